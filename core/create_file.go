@@ -1,0 +1,64 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type createFileParams struct {
+	Path    string `json:"path" jsonschema:"file to create or overwrite; missing parent directories are created"`
+	Content string `json:"content" jsonschema:"the complete contents of the file"`
+}
+
+var createFileTool = &mcp.Tool{
+	Name:        "create_file",
+	Description: "Create a file, or overwrite it, with the given content. Parent directories are created; an overwritten file keeps its mode; the write is atomic.",
+	Annotations: &mcp.ToolAnnotations{Title: "Create or overwrite file", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+}
+
+// createFile implements create_file (SPEC §2.7).
+func (b *boris) createFile(_ context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
+	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
+		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+	}
+	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	if err != nil {
+		return nil, err
+	}
+	existed, err := b.isFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
+		return nil, err
+	}
+	verb := "Created"
+	if existed {
+		verb = "Overwrote"
+	}
+	return textResult(fmt.Sprintf("%s %s (%d bytes).", verb, abs, len(p.Content))), nil
+}
+
+// isFile reports whether abs exists; a directory there is an error.
+func (b *boris) isFile(abs string) (bool, error) {
+	f, err := b.policy.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", abs, err)
+	}
+	if fi.IsDir() {
+		return false, fail(IsDirectory, "%s is a directory; create_file writes files", abs)
+	}
+	return true, nil
+}

@@ -1,0 +1,53 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// readForEdit reads the whole of a regular file an editing tool will
+// rewrite, refusing directories and files over --max-file-size.
+func (b *boris) readForEdit(abs string) ([]byte, error) {
+	f, err := b.policy.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", abs, err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, fail(IsDirectory, "%s is a directory, not a file", abs)
+	case !fi.Mode().IsRegular():
+		return nil, fail(InvalidInput, "%s is not a regular file", abs)
+	case fi.Size() > int64(b.cfg.MaxFileSize):
+		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit", abs, fi.Size(), b.cfg.MaxFileSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(b.cfg.MaxFileSize)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	return data, nil
+}
+
+// lineOf returns the 1-based line number of byte offset off in data.
+func lineOf(data []byte, off int) int {
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// snippet renders lines first..last of data (clamped) in cat -n style.
+func snippet(data []byte, first, last int) string {
+	var sb strings.Builder
+	first = max(first, 1)
+	_, _ = scanLines(bytes.NewReader(data), func(l line) bool {
+		if l.num >= first {
+			writeNumbered(&sb, l)
+		}
+		return l.num < last
+	})
+	return sb.String()
+}

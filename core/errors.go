@@ -1,0 +1,76 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/scope"
+)
+
+// Code is the stable identifier at the start of every tool error's text,
+// "[CODE] message" (SPEC §2.2). Agents and scripts may match on it; the
+// message after it is for reading and may change.
+type Code string
+
+// The documented set of tool error codes. New codes may be added; existing
+// ones keep their meaning.
+const (
+	InvalidInput   Code = "INVALID_INPUT"     // arguments missing, malformed or out of range
+	PathNotFound   Code = "PATH_NOT_FOUND"    // the file or directory does not exist
+	AccessDenied   Code = "ACCESS_DENIED"     // outside --allow-dir or matching --deny-dir
+	FileTooLarge   Code = "FILE_TOO_LARGE"    // over --max-file-size
+	BinaryFile     Code = "BINARY_FILE"       // view of a non-image binary file
+	IsDirectory    Code = "IS_DIRECTORY"      // a file operation named a directory
+	IOError        Code = "IO_ERROR"          // the filesystem failed
+	NotFoundInFile Code = "NOT_FOUND_IN_FILE" // str_replace: old_str does not occur
+	AmbiguousMatch Code = "AMBIGUOUS_MATCH"   // str_replace: old_str occurs more than once
+	ExecError      Code = "EXEC_ERROR"        // the shell could not be started
+	TaskNotFound   Code = "TASK_NOT_FOUND"    // unknown or already collected background task
+	TaskLimit      Code = "TASK_LIMIT"        // --background-task-limit tasks already running
+)
+
+// Error is a tool's operational failure: it becomes a CallToolResult with
+// isError set, never a JSON-RPC error.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("[%s] %s", e.Code, e.Msg) }
+
+// fail builds an *Error.
+func fail(code Code, format string, args ...any) error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// classify maps any error a tool returns onto the code set: scoping refusals
+// and missing files keep their meaning wherever they come from.
+func classify(err error) *Error {
+	var te *Error
+	switch {
+	case errors.As(err, &te):
+		return te
+	case errors.Is(err, scope.ErrDenied):
+		return &Error{Code: AccessDenied, Msg: err.Error()}
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Code: PathNotFound, Msg: err.Error()}
+	default:
+		return &Error{Code: IOError, Msg: err.Error()}
+	}
+}
+
+// errorResult renders err as an isError tool result.
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: classify(err).Error()}},
+	}
+}
+
+// textResult is a successful result of one text block.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

@@ -1,0 +1,148 @@
+package scope
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// escapeMsg is the text of os.Root's unexported errPathEscapes. os.Root
+// reports a symlink (or ..) leading out of the root only through this error,
+// so it is recognised by message to turn it into ErrDenied.
+const escapeMsg = "path escapes from parent"
+
+// Open opens a path returned by Resolve for reading (file or directory).
+// The open goes through the *os.Root of the allowed directory containing the
+// path, so a symlink swapped in since Resolve cannot lead outside it; the
+// real path of the opened descriptor is then re-checked against the policy
+// (Linux only) to catch redirection into a denied place inside the root.
+// A missing file yields an error wrapping fs.ErrNotExist.
+func (p *Policy) Open(abs string) (*os.File, error) {
+	root, _, rel, err := p.locate(abs)
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, p.rootErr("open", abs, err)
+	}
+	if err := p.verifyFile(f, abs); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Readlink returns the target of the symlink at abs (which is not itself
+// resolved, since the point is to read the link) through the same root as
+// Open, for "name -> target" directory listings.
+func (p *Policy) Readlink(abs string) (string, error) {
+	root, _, rel, err := p.locate(abs)
+	if err != nil {
+		return "", err
+	}
+	target, err := root.Readlink(rel)
+	if err != nil {
+		return "", p.rootErr("readlink", abs, err)
+	}
+	return target, nil
+}
+
+// locate checks abs against the policy and returns the root whose directory
+// contains it, that directory (in the spelling abs uses) and abs relative to
+// it.
+func (p *Policy) locate(abs string) (root *os.Root, dir, rel string, err error) {
+	if err := p.Check(abs); err != nil {
+		return nil, "", "", err
+	}
+	abs = filepath.Clean(abs)
+	if len(p.allow) == 0 {
+		dir = filepath.VolumeName(abs) + string(filepath.Separator)
+		return p.all, dir, relTo(dir, abs), nil
+	}
+	best, bestDir := -1, ""
+	for i, d := range p.allow {
+		for _, dir := range []string{d.resolved, d.lexical} {
+			// The longest match wins so nested allow dirs use the
+			// innermost root.
+			if within(abs, dir) && len(dir) > len(bestDir) {
+				best, bestDir = i, dir
+			}
+		}
+	}
+	if best < 0 { // unreachable: Check passed, so some allow dir matched
+		return nil, "", "", denied(abs, "outside allowed directories")
+	}
+	return p.allow[best].root, bestDir, relTo(bestDir, abs), nil
+}
+
+// relTo returns abs relative to dir; abs is known to lie within dir.
+func relTo(dir, abs string) string {
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "." // cannot happen for a path within dir; stay inside the root
+	}
+	return rel
+}
+
+// rootErr translates an os.Root error: escapes become ErrDenied, other path
+// errors are reported against abs instead of the root-relative name. A
+// failure whose path now resolves to a refused place is also reported as
+// ErrDenied, because that is what a swapped symlink looks like.
+func (p *Policy) rootErr(op, abs string, err error) error {
+	if isEscape(err) {
+		return denied(abs, "a symlink leads outside its allowed directory")
+	}
+	if res, rerr := resolvePath(abs); rerr == nil {
+		if reason := p.refusal(res); reason != "" {
+			return denied(abs+" (now resolves to "+res+")", reason)
+		}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: op, Path: abs, Err: pe.Err}
+	}
+	return err
+}
+
+// isEscape reports whether err is os.Root's "path escapes" refusal.
+func isEscape(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == escapeMsg {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyFile re-checks the real path of an open descriptor. On platforms
+// without a way to read it (realPath reports !ok) the os.Root confinement
+// is the only guarantee.
+func (p *Policy) verifyFile(f *os.File, abs string) error {
+	real, ok, err := realPath(f)
+	if err != nil {
+		return denied(abs, "cannot verify the real path of the opened file: "+err.Error())
+	}
+	if !ok {
+		return nil
+	}
+	for _, cand := range realCandidates(real) {
+		if reason := p.refusal(cand); reason != "" {
+			return denied(abs+" (opened "+real+")", reason)
+		}
+	}
+	return nil
+}
+
+// realCandidates returns the paths to check for a descriptor's real path.
+// Linux appends " (deleted)" to unlinked files; both spellings are checked
+// so the suffix cannot hide a deny match.
+func realCandidates(real string) []string {
+	const deleted = " (deleted)"
+	if trimmed, ok := strings.CutSuffix(real, deleted); ok {
+		return []string{real, trimmed}
+	}
+	return []string{real}
+}

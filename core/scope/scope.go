@@ -1,0 +1,252 @@
+// Package scope provides path scoping for Boris's file tools: it turns a
+// tool's path argument into a checked absolute path, decides whether that
+// path is inside the --allow-dir set and outside every --deny-dir rule, and
+// performs the actual file-system access (read, readlink, atomic write)
+// through *os.Root handles so that a symlink swapped in between the check and
+// the use cannot redirect the operation outside the allowed directories.
+//
+// The policy is checked twice for every tool path: once on the lexical
+// absolute path (so a symlink that lives inside a denied directory cannot be
+// used as a door to an allowed file) and once on the fully resolved path (so
+// a symlink inside an allowed directory cannot point outside it). File
+// descriptors are re-checked after opening (Linux: via /proc/self/fd) to
+// catch a race that redirects into a denied place inside the same root.
+package scope
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// ErrDenied is wrapped by every refusal made by this package, so callers can
+// map it to the ACCESS_DENIED tool error with errors.Is.
+var ErrDenied = errors.New("access denied")
+
+// Policy is an immutable set of allow and deny rules plus the *os.Root
+// handles used to access files under them. It is safe for concurrent use.
+type Policy struct {
+	allow []allowDir // empty = whole file system allowed
+	// all is the root used when there are no allow directories.
+	all *os.Root
+
+	denyRaw   []string // deny entries as given, for display
+	denyPaths []denyPath
+	denyPats  []denyPattern
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// beforeRename, when set (tests only), runs between writing the temp
+	// file and renaming it, to exercise the cleanup of a failed rename.
+	beforeRename func()
+}
+
+// allowDir is one --allow-dir entry. Both spellings are kept because tool
+// paths are checked lexically as well as resolved: a user who allowed
+// /tmp/work (a symlink to /private/tmp/work) must be able to name files as
+// /tmp/work/x.
+type allowDir struct {
+	lexical  string
+	resolved string
+	root     *os.Root // opened on resolved
+}
+
+// New builds a policy. base is the directory relative allow/deny entries are
+// resolved against (empty = the process working directory).
+//
+// allow entries are directories; each is made absolute, cleaned and
+// symlink-resolved, and must exist and be a directory. No entries means the
+// whole file system is allowed.
+//
+// deny entries are plain paths (denying the path and everything beneath it)
+// or doublestar patterns (any entry containing one of *?[{), which deny a
+// path when they match it or any of its ancestors. Relative patterns
+// starting with ** match anywhere; other relative patterns are anchored at
+// base. Deny always beats allow.
+func New(base string, allow, deny []string) (*Policy, error) {
+	base, err := filepath.Abs(base)
+	if err != nil {
+		return nil, fmt.Errorf("scope: base directory %q: %w", base, err)
+	}
+	p := &Policy{denyRaw: append([]string(nil), deny...)}
+	if err := p.addDeny(base, deny); err != nil {
+		return nil, err
+	}
+	if err := p.openAllow(base, allow); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openAllow resolves every allow entry and opens its root. With no entries a
+// single root on "/" serves every path, so Open and WriteFile still go
+// through os.Root.
+func (p *Policy) openAllow(base string, allow []string) error {
+	if len(allow) == 0 {
+		r, err := os.OpenRoot(string(filepath.Separator))
+		if err != nil {
+			return fmt.Errorf("scope: opening file-system root: %w", err)
+		}
+		p.all = r
+		return nil
+	}
+	for _, a := range allow {
+		d, err := openAllowDir(base, a)
+		if err != nil {
+			return err
+		}
+		p.allow = append(p.allow, d)
+	}
+	return nil
+}
+
+// openAllowDir validates one allow entry and opens an *os.Root on it.
+func openAllowDir(base, entry string) (allowDir, error) {
+	if entry == "" {
+		return allowDir{}, errors.New("scope: empty allow directory")
+	}
+	lex := absFrom(base, entry)
+	res, err := filepath.EvalSymlinks(lex)
+	if err != nil {
+		return allowDir{}, fmt.Errorf("scope: allow directory %q: %w", entry, err)
+	}
+	fi, err := os.Stat(res)
+	if err != nil {
+		return allowDir{}, fmt.Errorf("scope: allow directory %q: %w", entry, err)
+	}
+	if !fi.IsDir() {
+		return allowDir{}, fmt.Errorf("scope: allow directory %q: not a directory", entry)
+	}
+	r, err := os.OpenRoot(res)
+	if err != nil {
+		return allowDir{}, fmt.Errorf("scope: allow directory %q: %w", entry, err)
+	}
+	return allowDir{lexical: lex, resolved: res, root: r}, nil
+}
+
+// absFrom makes p absolute relative to base and cleans it.
+func absFrom(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// Close releases the *os.Root handles. The policy must not be used
+// afterwards. Calling Close more than once is harmless.
+func (p *Policy) Close() error {
+	p.closeOnce.Do(func() {
+		var errs []error
+		for _, d := range p.allow {
+			errs = append(errs, d.root.Close())
+		}
+		if p.all != nil {
+			errs = append(errs, p.all.Close())
+		}
+		p.closeErr = errors.Join(errs...)
+	})
+	return p.closeErr
+}
+
+// Allowed returns the resolved allow directories for display; nil means the
+// whole file system is allowed.
+func (p *Policy) Allowed() []string {
+	if len(p.allow) == 0 {
+		return nil
+	}
+	out := make([]string, len(p.allow))
+	for i, d := range p.allow {
+		out[i] = d.resolved
+	}
+	return out
+}
+
+// Denied returns the deny entries exactly as given to New, for display.
+func (p *Policy) Denied() []string {
+	if len(p.denyRaw) == 0 {
+		return nil
+	}
+	return append([]string(nil), p.denyRaw...)
+}
+
+// Resolve turns a tool's path argument into a checked absolute path.
+// Relative paths are joined to cwd; the result is cleaned and its symlinks
+// are resolved for the longest existing prefix (missing trailing components
+// are appended lexically so new files can be created). The policy is checked
+// on both the lexical and the resolved path; the resolved path is returned.
+func (p *Policy) Resolve(cwd, path string) (string, error) {
+	if path == "" {
+		return "", errors.New("path is required")
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	lex, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if reason := p.refusal(lex); reason != "" {
+		return "", denied(lex, reason)
+	}
+	res, err := resolvePath(lex)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", lex, err)
+	}
+	if reason := p.refusal(res); reason != "" {
+		return "", denied(fmt.Sprintf("%s (resolves to %s)", lex, res), reason)
+	}
+	return res, nil
+}
+
+// Check reports whether an absolute, already-resolved path is allowed. It
+// returns an error wrapping ErrDenied, or nil. Walkers use it to skip denied
+// entries without opening them; it never touches the file system.
+func (p *Policy) Check(abs string) error {
+	if !filepath.IsAbs(abs) {
+		return denied(abs, "not an absolute path")
+	}
+	abs = filepath.Clean(abs)
+	if reason := p.refusal(abs); reason != "" {
+		return denied(abs, reason)
+	}
+	return nil
+}
+
+// denied builds the refusal error: the message names the path and the
+// reason, and wraps ErrDenied.
+func denied(what, reason string) error {
+	return fmt.Errorf("%w: %s: %s", ErrDenied, what, reason)
+}
+
+// refusal returns why a clean absolute path is refused, or "" when it is
+// allowed. Deny is checked first because it beats allow.
+func (p *Policy) refusal(abs string) string {
+	if reason := p.denyReason(abs); reason != "" {
+		return reason
+	}
+	if len(p.allow) == 0 {
+		return ""
+	}
+	for _, d := range p.allow {
+		if within(abs, d.resolved) || within(abs, d.lexical) {
+			return ""
+		}
+	}
+	return "outside allowed directories (" + strings.Join(p.Allowed(), ", ") + ")"
+}
+
+// within reports whether clean absolute path is dir or lies beneath it.
+func within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}

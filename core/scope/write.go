@@ -1,0 +1,214 @@
+package scope
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteFile atomically replaces or creates abs with data. Missing parent
+// directories are created (0755) one level at a time, each through an
+// *os.Root on its verified parent, so a directory swapped for a symlink
+// cannot make us create anything outside the allowed, non-denied tree. The
+// data goes to a temporary file in the target's directory, is fsynced and
+// renamed over the target. An existing target keeps its permission bits;
+// perm (subject to umask) applies only to new files. The temporary file is
+// removed on any failure.
+func (p *Policy) WriteFile(abs string, data []byte, perm fs.FileMode) error {
+	root, rootDir, rel, err := p.locate(abs)
+	if err != nil {
+		return err
+	}
+	abs = filepath.Clean(abs)
+	if rel == "." {
+		return &fs.PathError{Op: "write", Path: abs, Err: errors.New("is a directory")}
+	}
+	dir, dirReal, err := p.openParent(root, rootDir, filepath.Dir(rel), abs)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	name := filepath.Base(rel)
+	if err := p.Check(filepath.Join(dirReal, name)); err != nil {
+		return err
+	}
+	mode, preserve, err := targetMode(dir, abs, name, perm)
+	if err != nil {
+		return err
+	}
+	return p.writeAtomic(dir, abs, name, data, mode, preserve)
+}
+
+// openParent walks relDir below root (open on rootDir), creating missing
+// directories and re-checking the real path of every directory it enters,
+// and returns a root on the final directory together with its verified path.
+func (p *Policy) openParent(root *os.Root, rootDir, relDir, abs string) (*os.Root, string, error) {
+	cur, err := root.OpenRoot(".")
+	if err != nil {
+		return nil, "", p.rootErr("open", abs, err)
+	}
+	real, err := p.verifyRoot(cur, rootDir, abs)
+	if err != nil {
+		cur.Close()
+		return nil, "", err
+	}
+	path := rootDir
+	for _, comp := range splitRel(relDir) {
+		path = filepath.Join(path, comp)
+		if cur, real, err = p.descend(cur, comp, path, abs); err != nil {
+			return nil, "", err
+		}
+	}
+	return cur, real, nil
+}
+
+// descend moves from cur into its child comp (expected at path), creating
+// it if missing. cur is always closed; the child is returned only once its
+// real path has passed the policy.
+func (p *Policy) descend(cur *os.Root, comp, path, abs string) (*os.Root, string, error) {
+	next, err := p.enterDir(cur, comp, abs)
+	cur.Close()
+	if err != nil {
+		return nil, "", err
+	}
+	real, err := p.verifyRoot(next, path, abs)
+	if err != nil {
+		next.Close()
+		return nil, "", err
+	}
+	return next, real, nil
+}
+
+// splitRel splits a clean relative directory into components ("." = none).
+func splitRel(rel string) []string {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	return strings.Split(rel, string(filepath.Separator))
+}
+
+// enterDir creates comp in cur if missing and opens a root on it. Mkdir
+// never follows a symlink in its final component, and OpenRoot refuses one
+// leading outside cur, so neither step can act outside the verified parent.
+func (p *Policy) enterDir(cur *os.Root, comp, abs string) (*os.Root, error) {
+	if err := cur.Mkdir(comp, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, p.rootErr("mkdir", abs, err)
+	}
+	next, err := cur.OpenRoot(comp)
+	if err != nil {
+		return nil, p.rootErr("open", abs, err)
+	}
+	return next, nil
+}
+
+// verifyRoot returns the real path of the directory r is open on and checks
+// it against the policy. Where the real path cannot be read, expect (the
+// lexical path we meant to open) is returned instead.
+func (p *Policy) verifyRoot(r *os.Root, expect, abs string) (string, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return "", p.rootErr("open", abs, err)
+	}
+	defer f.Close()
+	real, ok, err := realPath(f)
+	if err != nil {
+		return "", denied(abs, "cannot verify the real path of its directory: "+err.Error())
+	}
+	if !ok {
+		return expect, nil
+	}
+	if reason := p.refusal(real); reason != "" {
+		return "", denied(abs+" (directory is really "+real+")", reason)
+	}
+	return real, nil
+}
+
+// targetMode decides the mode of the replacement file: the existing
+// target's bits when there is one, else perm. A directory target is an
+// error; a symlink target is refused because Resolve never returns one, so
+// it must have been swapped in.
+func targetMode(dir *os.Root, abs, name string, perm fs.FileMode) (fs.FileMode, bool, error) {
+	fi, err := dir.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return perm.Perm(), false, nil
+	case err != nil:
+		return 0, false, &fs.PathError{Op: "lstat", Path: abs, Err: unwrapPath(err)}
+	case fi.IsDir():
+		return 0, false, &fs.PathError{Op: "write", Path: abs, Err: errors.New("is a directory")}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return 0, false, denied(abs, "target became a symlink after it was resolved")
+	case !fi.Mode().IsRegular():
+		return 0, false, &fs.PathError{Op: "write", Path: abs, Err: errors.New("not a regular file")}
+	}
+	keep := fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	return fi.Mode() & keep, true, nil
+}
+
+// unwrapPath strips a *fs.PathError so it can be re-reported against abs.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// writeAtomic writes data to a fresh temporary file in dir and renames it
+// over name. O_EXCL guarantees the temp name is ours (never a planted
+// symlink); the deferred cleanup removes it unless the rename happened.
+func (p *Policy) writeAtomic(dir *os.Root, abs, name string, data []byte, mode fs.FileMode, preserve bool) (err error) {
+	tmp := "." + name + ".boris-" + rand.Text()[:12] + ".tmp"
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return &fs.PathError{Op: "create temp", Path: abs, Err: unwrapPath(err)}
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			dir.Remove(tmp)
+		}
+	}()
+	if err := fillTemp(f, data, mode, preserve); err != nil {
+		return &fs.PathError{Op: "write", Path: abs, Err: unwrapPath(err)}
+	}
+	if err := f.Close(); err != nil {
+		return &fs.PathError{Op: "close", Path: abs, Err: unwrapPath(err)}
+	}
+	if p.beforeRename != nil {
+		p.beforeRename()
+	}
+	if err := dir.Rename(tmp, name); err != nil {
+		return &fs.PathError{Op: "rename", Path: abs, Err: unwrapPath(err)}
+	}
+	syncDir(dir)
+	return nil
+}
+
+// fillTemp writes and fsyncs the temp file. Preserved modes are applied
+// with fchmod because OpenFile's mode is filtered by the umask.
+func fillTemp(f *os.File, data []byte, mode fs.FileMode, preserve bool) error {
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if preserve {
+		if err := f.Chmod(mode); err != nil {
+			return fmt.Errorf("preserving mode %v: %w", mode, err)
+		}
+	}
+	return f.Sync()
+}
+
+// syncDir fsyncs the directory so the rename survives a crash. Errors are
+// ignored: the data is already in place and some file systems refuse
+// directory fsync.
+func syncDir(dir *os.Root) {
+	if d, err := dir.Open("."); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,147 @@
+// Package core provides boris, the Boris MCP server: every tool an agent uses
+// (bash, view, str_replace, create_file), path scoping and shell logic,
+// served over stdio with the go-sdk.
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/core/shell"
+)
+
+// Version is the release version, stamped at build time with
+// -ldflags "-X github.com/mjkoo/boris/core.Version=...".
+var Version = "dev"
+
+// boris holds what every tool handler shares: the configuration, the path
+// policy and the shell with its tracked working directory.
+type boris struct {
+	cfg    *Config
+	policy *scope.Policy
+	shell  *shell.Shell
+	log    *slog.Logger
+	sdkLog *slog.Logger // the SDK's own chatter: warnings and up unless debugging
+}
+
+// toolSpec is one tool Boris can register.
+type toolSpec struct {
+	name string
+	add  func(*mcp.Server)
+}
+
+// specs lists every tool in registration order. It is the single place
+// tools are wired in; tools/list order is the SDK's (sorted by name), so it
+// is deterministic whatever the order here.
+func (b *boris) specs() []toolSpec {
+	return []toolSpec{
+		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
+		{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }},
+		{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
+		{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
+	}
+}
+
+// knownToolNames lists every tool name --disable-tools accepts.
+func knownToolNames() []string {
+	var names []string
+	for _, s := range (&boris{}).specs() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// newServer builds the MCP server with every enabled tool.
+func (b *boris) newServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, &mcp.ServerOptions{
+		Instructions: b.instructions(),
+		Logger:       b.sdkLog,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, spec := range b.specs() {
+		if !b.cfg.disabled(spec.name) {
+			spec.add(s)
+		}
+	}
+	return s
+}
+
+// instructions tells the agent where it is and how the tools behave
+// (SPEC §2.11).
+func (b *boris) instructions() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Boris gives you a coding workstation. Working directory: %s\n", b.shell.Dir())
+	if allowed := b.policy.Allowed(); len(allowed) > 0 {
+		fmt.Fprintf(&sb, "File tools may only touch: %s.\n", strings.Join(allowed, ", "))
+	} else {
+		sb.WriteString("File tools may touch any path.\n")
+	}
+	if denied := b.policy.Denied(); len(denied) > 0 {
+		fmt.Fprintf(&sb, "Always refused: %s.\n", strings.Join(denied, ", "))
+	}
+	sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " +
+		"The bash tool is not confined by the file scoping. " +
+		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
+		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
+	return sb.String()
+}
+
+// handlerFunc is a tool's logic: a result, or an error that becomes an
+// isError result with its code (SPEC §2.2).
+type handlerFunc[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, error)
+
+// addTool registers a tool whose input schema is derived from In. Arguments
+// are validated here rather than by the SDK so that malformed input gets the
+// same "[INVALID_INPUT] ..." form as every other tool error.
+func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema for tool %s: %v", t.Name, err)) // a programming error
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
+	}
+	tool := *t
+	tool.InputSchema = schema
+	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := decodeArgs[In](req.Params.Arguments, resolved)
+		if err == nil {
+			var res *mcp.CallToolResult
+			if res, err = h(ctx, req, in); err == nil {
+				return res, nil
+			}
+		}
+		b.log.Debug("tool error", "tool", t.Name, "err", err)
+		return errorResult(err), nil
+	})
+}
+
+// decodeArgs validates raw arguments against the tool's schema and decodes them.
+func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved) (In, error) {
+	var in In
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return in, fail(InvalidInput, "arguments are not valid JSON: %v", err)
+	}
+	if err := resolved.Validate(instance); err != nil {
+		return in, fail(InvalidInput, "invalid arguments: %v", err)
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, fail(InvalidInput, "invalid arguments: %v", err)
+	}
+	return in, nil
+}
+
+// ptr returns a pointer to v, for optional annotation fields.
+func ptr[T any](v T) *T { return &v }

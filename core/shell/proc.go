@@ -1,0 +1,210 @@
+package shell
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// chunkSize is the read size for output pipes: large enough to keep up
+	// with a command flooding its output, small enough to stay cheap.
+	chunkSize = 32 << 10
+
+	// drainTimeout is how long to wait for the output pipes to reach EOF
+	// after the process group was killed. They normally close at once; only
+	// a process that escaped the group (setsid, its own job-control group)
+	// can keep them open, and it must not hang Run.
+	drainTimeout = 2 * time.Second
+)
+
+// run is one command execution: the process, its output plumbing, and how
+// it ended.
+type run struct {
+	cmd    *exec.Cmd
+	opts   Options
+	dir    string // where it started
+	began  time.Time
+	stdout *Capped
+	stderr *Capped
+	filter *recordFilter // in front of stdout
+	last   *lastLine     // for Progress
+
+	pipes   []*os.File // read ends
+	readers sync.WaitGroup
+	exited  chan struct{} // closed once cmd.Wait has reaped the shell
+
+	timedOut, canceled bool
+}
+
+func newRun(s *Shell, command string, opts Options) *run {
+	r := &run{
+		opts:   opts,
+		stdout: NewCapped(opts.Limit),
+		stderr: NewCapped(opts.Limit),
+		last:   &lastLine{sentinel: s.sentinel},
+		exited: make(chan struct{}),
+	}
+	// The line tracker sits behind the filter so it never sees the record.
+	r.filter = newRecordFilter(r.withProgress(r.stdout), s.sentinel)
+	// $0 is the shell's path, as in a plain `/bin/bash -c command`; the
+	// command is $1, which the script shifts away.
+	r.cmd = exec.Command(s.path, "-c", s.script, s.path, command)
+	r.cmd.SysProcAttr = sysProcAttr()
+	return r
+}
+
+func (r *run) pgid() int { return r.cmd.Process.Pid }
+
+// start starts the shell with its output on pipes and launches the reader
+// and wait goroutines. The pipes are os.Pipes handed to the child directly,
+// rather than exec's copying goroutines, so Wait returns when the shell
+// exits and we decide ourselves how long to wait for leftover output.
+func (r *run) start() error {
+	writers, err := r.openPipes()
+	if err != nil {
+		return err
+	}
+	r.cmd.Dir = r.dir
+	r.cmd.Stdout, r.cmd.Stderr = writers[0], writers[1]
+	err = r.cmd.Start()
+	// The child has its own copies; ours must go so EOF can arrive.
+	for _, w := range writers {
+		w.Close()
+	}
+	if err != nil {
+		r.closePipes()
+		return err
+	}
+	r.began = time.Now()
+	for i, sink := range []io.Writer{r.filter, r.withProgress(r.stderr)} {
+		r.readers.Add(1)
+		go r.pump(r.pipes[i], sink)
+	}
+	go func() {
+		_ = r.cmd.Wait() // the outcome is read from ProcessState
+		close(r.exited)
+	}()
+	return nil
+}
+
+// openPipes creates the stdout and stderr pipes, keeps their read ends in
+// r.pipes and returns the write ends.
+func (r *run) openPipes() ([]*os.File, error) {
+	var writers []*os.File
+	for range 2 {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			for _, w := range writers {
+				w.Close()
+			}
+			r.closePipes()
+			return nil, err
+		}
+		r.pipes = append(r.pipes, rd)
+		writers = append(writers, wr)
+	}
+	return writers, nil
+}
+
+func (r *run) closePipes() {
+	for _, p := range r.pipes {
+		p.Close()
+	}
+}
+
+// withProgress adds a line tracker after sink when a Progress callback wants
+// lines; without one there is no need to scan the output.
+func (r *run) withProgress(sink io.Writer) io.Writer {
+	if r.opts.Progress == nil {
+		return sink
+	}
+	return io.MultiWriter(sink, &lineWriter{last: r.last})
+}
+
+// pump moves output from a pipe into w until EOF or the drain deadline.
+func (r *run) pump(p *os.File, w io.Writer) {
+	defer r.readers.Done()
+	buf := make([]byte, chunkSize)
+	for {
+		n, err := p.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n]) // our writers never fail
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// supervise waits for the shell to exit, reporting progress, and enforces
+// the timeout and ctx: whichever comes first starts termination.
+func (r *run) supervise(ctx context.Context) {
+	stop := startProgress(r.opts.Progress, r.opts.ProgressInterval, r.began, r.last)
+	defer stop()
+	var timeout, grace <-chan time.Time
+	if r.opts.Timeout > 0 {
+		t := time.NewTimer(r.opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	done := ctx.Done()
+	for {
+		select {
+		case <-r.exited:
+			return
+		case <-timeout:
+			r.timedOut = true
+			timeout, done, grace = nil, nil, r.terminate()
+		case <-done:
+			r.canceled = true
+			timeout, done, grace = nil, nil, r.terminate()
+		case <-grace:
+			_ = syscall.Kill(-r.pgid(), syscall.SIGKILL)
+			grace = nil
+		}
+	}
+}
+
+// terminate asks the whole group to stop (SIGTERM, so commands can clean
+// up) and returns when to insist with SIGKILL.
+func (r *run) terminate() <-chan time.Time {
+	_ = syscall.Kill(-r.pgid(), syscall.SIGTERM)
+	return time.After(r.opts.Grace)
+}
+
+// drain waits for the readers to reach EOF, giving up after drainTimeout,
+// then releases the pipes and the output the filter held back.
+func (r *run) drain() {
+	done := make(chan struct{})
+	go func() {
+		r.readers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainTimeout):
+		for _, p := range r.pipes {
+			_ = p.SetReadDeadline(time.Now())
+		}
+		<-done
+	}
+	r.closePipes()
+	r.filter.flush()
+}
+
+// exitCode reports the status as bash would: the exit status, or 128+signal
+// when the process was killed by a signal; -1 if unknown.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}

@@ -1,0 +1,117 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// snippetContext is how many lines around an edit str_replace shows.
+const snippetContext = 4
+
+type strReplaceParams struct {
+	Path       string `json:"path" jsonschema:"file to edit; relative paths resolve against the working directory"`
+	OldStr     string `json:"old_str" jsonschema:"exact text to replace, including whitespace and indentation; must occur exactly once unless replace_all is true"`
+	NewStr     string `json:"new_str,omitempty" jsonschema:"replacement text; empty or omitted deletes old_str"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
+}
+
+var strReplaceTool = &mcp.Tool{
+	Name: "str_replace",
+	Description: "Replace exact text in a file. old_str must occur exactly once (the error lists the line of every match otherwise) unless replace_all is true. " +
+		"Everything outside the replaced text is kept byte for byte (line endings, tabs, BOM, final newline, file mode); the write is atomic.",
+	Annotations: &mcp.ToolAnnotations{Title: "Replace text in file", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+}
+
+// strReplace implements str_replace (SPEC §2.6).
+func (b *boris) strReplace(_ context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
+	if p.OldStr == "" {
+		return nil, fail(InvalidInput, "old_str must not be empty; to write a whole file use create_file")
+	}
+	if p.OldStr == p.NewStr {
+		return nil, fail(InvalidInput, "old_str and new_str are identical: nothing to change")
+	}
+	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := b.readForEdit(abs)
+	if err != nil {
+		return nil, err
+	}
+	e, err := planEdit(data, p, abs)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
+		return nil, err
+	}
+	return textResult(e.report(abs)), nil
+}
+
+// edit is a planned replacement.
+type edit struct {
+	result    []byte
+	old, new  []byte
+	count     int
+	firstLine int // line of the first replacement, in the result
+}
+
+// planEdit finds old_str in data and computes the new contents. A CRLF file
+// edited with LF-only strings (as agents usually send them) is matched with
+// its own line endings, so the file keeps them.
+func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
+	e := &edit{old: []byte(p.OldStr), new: []byte(p.NewStr)}
+	e.count = bytes.Count(data, e.old)
+	if e.count == 0 && bytes.Contains(data, []byte("\r\n")) && !strings.Contains(p.OldStr, "\r") {
+		crlf := []byte(p.OldStr)
+		crlf = bytes.ReplaceAll(crlf, []byte("\n"), []byte("\r\n"))
+		if n := bytes.Count(data, crlf); n > 0 {
+			e.old, e.count = crlf, n
+			e.new = bytes.ReplaceAll(e.new, []byte("\n"), []byte("\r\n"))
+		}
+	}
+	switch {
+	case e.count == 0:
+		return nil, fail(NotFoundInFile, "old_str was not found in %s. It must match exactly, including whitespace and indentation: view the file and copy the current text", abs)
+	case e.count > 1 && !p.ReplaceAll:
+		return nil, fail(AmbiguousMatch, "old_str occurs %d times in %s, at lines %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
+			e.count, abs, matchLines(data, e.old))
+	}
+	at := bytes.Index(data, e.old)
+	e.firstLine = lineOf(data, at)
+	if p.ReplaceAll {
+		e.result = bytes.ReplaceAll(data, e.old, e.new)
+		return e, nil
+	}
+	e.result = make([]byte, 0, len(data)-len(e.old)+len(e.new))
+	e.result = append(append(append(e.result, data[:at]...), e.new...), data[at+len(e.old):]...)
+	return e, nil
+}
+
+// matchLines lists the starting line of every occurrence of old in data.
+func matchLines(data, old []byte) string {
+	var lines []string
+	for off := 0; ; {
+		i := bytes.Index(data[off:], old)
+		if i < 0 {
+			return strings.Join(lines, ", ")
+		}
+		lines = append(lines, fmt.Sprint(lineOf(data, off+i)))
+		off += i + max(len(old), 1)
+	}
+}
+
+// report describes a done edit: the count for replace_all, otherwise the
+// edited region with line numbers so the agent can check it.
+func (e *edit) report(abs string) string {
+	if e.count > 1 {
+		return fmt.Sprintf("Replaced %d occurrences in %s.", e.count, abs)
+	}
+	last := e.firstLine + bytes.Count(bytes.TrimSuffix(e.new, []byte("\n")), []byte("\n"))
+	return fmt.Sprintf("Edited %s. The edited region now reads:\n%s", abs,
+		snippet(e.result, e.firstLine-snippetContext, last+snippetContext))
+}

@@ -1,0 +1,170 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// defaultViewLines is how many lines view shows without a view_range.
+const defaultViewLines = 2000
+
+type viewParams struct {
+	Path      string `json:"path" jsonschema:"file or directory to view; relative paths resolve against the working directory"`
+	ViewRange []int  `json:"view_range,omitempty" jsonschema:"optional [start, end] line range, 1-based and inclusive; end -1 means to the end of the file"`
+}
+
+var viewTool = &mcp.Tool{
+	Name: "view",
+	Description: "View a file with line numbers (cat -n style), or list a directory two levels deep. " +
+		"Lines over 2000 characters are cut; without view_range, files over 2000 lines show the first 2000. " +
+		"Images (PNG, JPEG, GIF, WebP, SVG) are returned as images; other binary files are refused.",
+	Annotations: &mcp.ToolAnnotations{Title: "View file or directory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+}
+
+// view implements the view tool (SPEC §2.5).
+func (b *boris) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*mcp.CallToolResult, error) {
+	rng, err := parseRange(p.ViewRange)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.policy.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", abs, err)
+	}
+	if fi.IsDir() {
+		if rng != nil {
+			return nil, fail(InvalidInput, "view_range applies to files, but %s is a directory", abs)
+		}
+		return b.listDir(abs)
+	}
+	return b.viewFile(f, abs, fi.Size(), rng)
+}
+
+// lineRange is a validated view_range; end 0 means to the end of the file.
+type lineRange struct{ start, end int }
+
+func parseRange(r []int) (*lineRange, error) {
+	switch {
+	case r == nil:
+		return nil, nil
+	case len(r) != 2:
+		return nil, fail(InvalidInput, "view_range must be [start, end], got %d numbers", len(r))
+	case r[0] < 1:
+		return nil, fail(InvalidInput, "view_range start must be 1 or more, got %d", r[0])
+	case r[1] == -1:
+		return &lineRange{start: r[0]}, nil
+	case r[1] < r[0]:
+		return nil, fail(InvalidInput, "view_range end %d is before start %d (use -1 for the end of the file)", r[1], r[0])
+	}
+	return &lineRange{start: r[0], end: r[1]}, nil
+}
+
+// viewFile shows a file's lines, or its image, or refuses a binary.
+func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*mcp.CallToolResult, error) {
+	head := make([]byte, 8192)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	head = head[:n]
+	if mime := imageType(abs, head); mime != "" {
+		return b.viewImage(f, abs, size, head, mime)
+	}
+	if isBinary(head) {
+		return nil, fail(BinaryFile, "%s is a binary file (%d bytes, detected type %s); view shows text and images only", abs, size, http.DetectContentType(head))
+	}
+	if rng == nil && size > int64(b.cfg.MaxFileSize) {
+		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
+	}
+	return b.viewLines(io.MultiReader(bytes.NewReader(head), f), abs, rng)
+}
+
+// viewLines streams the selected lines, then counts the rest so it can say
+// how long the file is: memory stays bounded by the window, not the file.
+func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToolResult, error) {
+	start, end, windowed := 1, defaultViewLines, rng == nil
+	if rng != nil {
+		start, end = rng.start, rng.end
+	}
+	var sb strings.Builder
+	total, err := scanLines(r, func(l line) bool {
+		if l.num >= start && (end == 0 || l.num <= end) {
+			writeNumbered(&sb, l)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	switch {
+	case total == 0:
+		return textResult(fmt.Sprintf("%s is empty.", abs)), nil
+	case start > total:
+		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %d lines", start, abs, total)
+	case windowed && total > defaultViewLines:
+		fmt.Fprintf(&sb, "\n[Showing lines 1-%d of %d. Pass view_range, e.g. [%d, %d], to see more.]\n",
+			defaultViewLines, total, defaultViewLines+1, min(total, 2*defaultViewLines))
+	}
+	return textResult(sb.String()), nil
+}
+
+// viewImage returns the whole image as MCP image content.
+func (b *boris) viewImage(f *os.File, abs string, size int64, head []byte, mime string) (*mcp.CallToolResult, error) {
+	if size > int64(b.cfg.MaxFileSize) {
+		return nil, fail(FileTooLarge, "image %s is %d bytes, over the %s limit", abs, size, b.cfg.MaxFileSize)
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, int64(b.cfg.MaxFileSize)))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	data := append(head, rest...)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: mime}}}, nil
+}
+
+// imageType returns the MIME type of an image view can return, or "".
+// Raster formats are sniffed from their magic bytes; SVG is text, so it is
+// known by its extension.
+func imageType(path string, head []byte) string {
+	switch mime := http.DetectContentType(head); mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return mime
+	}
+	if strings.EqualFold(filepath.Ext(path), ".svg") {
+		return "image/svg+xml"
+	}
+	return ""
+}
+
+// isBinary reports whether a file's first bytes look like binary data: a NUL
+// byte, or bytes that are not UTF-8 (allowing a rune cut at the buffer's end).
+func isBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	for len(head) > 0 {
+		r, size := utf8.DecodeRune(head)
+		if r == utf8.RuneError && size == 1 {
+			return len(head) >= utf8.UTFMax || utf8.FullRune(head)
+		}
+		head = head[size:]
+	}
+	return false
+}

@@ -1,0 +1,255 @@
+// Package flagenv provides command-line configuration for Boris's binaries:
+// every setting is a struct field that is both a flag and an environment
+// variable, with the precedence flag > environment > default.
+//
+// A field is described by struct tags:
+//
+//	Workdir string `flag:"workdir" env:"BORIS_WORKDIR" envDefault:"." help:"initial working directory"`
+//
+// Environment variables and defaults are read by github.com/caarlos0/env;
+// flags are then applied on top with the standard flag package. Slice fields
+// are repeatable flags that also accept comma-separated values; the first
+// flag occurrence replaces what the environment gave.
+package flagenv
+
+import (
+	"encoding"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// ErrHelp is returned by Parse when -h or --help was given; the usage text
+// has already been written.
+var ErrHelp = flag.ErrHelp
+
+// UsageError is a bad setting: it names the setting and what is accepted.
+// Binaries exit with status 2 on it.
+type UsageError struct {
+	Msg string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Command describes a binary for its usage text.
+type Command struct {
+	Name     string // binary name, e.g. "boris"
+	Synopsis string // one line shown under the usage line
+	Usage    string // usage line after the name, e.g. "[flags]"
+}
+
+// Parse fills cfg (a pointer to a tagged struct) from environ (KEY=VALUE
+// pairs, as os.Environ returns) and args. It returns the arguments left after
+// the flags. Usage text for --help goes to out.
+func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]string, error) {
+	if err := env.ParseWithOptions(cfg, env.Options{Environment: env.ToMap(environ)}); err != nil {
+		return nil, envError(cfg, err)
+	}
+	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fields := bind(fs, cfg)
+	fs.Usage = func() { writeUsage(out, cmd, fields) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return nil, ErrHelp
+		}
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	return fs.Args(), nil
+}
+
+// field is one setting: its flag, env twin, default and help.
+type field struct {
+	flag, env, def, help string
+	value                flag.Value
+	isBool               bool
+}
+
+// bind registers a flag for every tagged field of cfg, pointing at the field
+// itself so that a flag overwrites what the environment put there.
+func bind(fs *flag.FlagSet, cfg any) []field {
+	v := reflect.ValueOf(cfg).Elem()
+	t := v.Type()
+	var fields []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name := sf.Tag.Get("flag")
+		if name == "" {
+			continue
+		}
+		f := field{
+			flag:  name,
+			env:   sf.Tag.Get("env"),
+			def:   sf.Tag.Get("envDefault"),
+			help:  sf.Tag.Get("help"),
+			value: newValue(v.Field(i)),
+		}
+		f.isBool = sf.Type.Kind() == reflect.Bool
+		fs.Var(f.value, name, f.help)
+		fields = append(fields, f)
+	}
+	return fields
+}
+
+// envError turns the env library's error into a UsageError naming the
+// variable, so a bad BORIS_TIMEOUT reads like a bad --timeout.
+func envError(cfg any, err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) || len(agg.Errors) == 0 {
+		return &UsageError{Msg: err.Error()}
+	}
+	var pe env.ParseError
+	if errors.As(agg.Errors[0], &pe) {
+		sf, _ := reflect.TypeOf(cfg).Elem().FieldByName(pe.Name)
+		return &UsageError{Msg: fmt.Sprintf("invalid value for %s: %v", sf.Tag.Get("env"), unwrapAll(pe.Err))}
+	}
+	return &UsageError{Msg: agg.Errors[0].Error()}
+}
+
+func unwrapAll(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// writeUsage prints the synopsis and one entry per setting with its env
+// name and default.
+func writeUsage(out io.Writer, cmd Command, fields []field) {
+	fmt.Fprintf(out, "Usage: %s %s\n\n%s\n\nSettings (flag, environment variable, default):\n", cmd.Name, cmd.Usage, cmd.Synopsis)
+	for _, f := range fields {
+		arg := " value"
+		if f.isBool {
+			arg = ""
+		}
+		fmt.Fprintf(out, "  --%s%s\n", f.flag, arg)
+		fmt.Fprintf(out, "        %s\n", f.help)
+		def := f.def
+		if def == "" {
+			def = "none"
+		}
+		if f.env != "" {
+			fmt.Fprintf(out, "        env %s, default %s\n", f.env, def)
+		}
+	}
+}
+
+// newValue adapts a struct field to flag.Value.
+func newValue(v reflect.Value) flag.Value {
+	if tu, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return &textValue{v: v, tu: tu}
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		return &boolValue{v: v}
+	case reflect.Slice:
+		return &sliceValue{v: v}
+	default:
+		return &scalarValue{v: v}
+	}
+}
+
+type textValue struct {
+	v  reflect.Value
+	tu encoding.TextUnmarshaler
+}
+
+func (t *textValue) Set(s string) error { return t.tu.UnmarshalText([]byte(s)) }
+func (t *textValue) String() string {
+	if t == nil || !t.v.IsValid() {
+		return ""
+	}
+	return fmt.Sprint(t.v.Interface())
+}
+
+type boolValue struct{ v reflect.Value }
+
+func (b *boolValue) IsBoolFlag() bool { return true }
+func (b *boolValue) Set(s string) error {
+	x, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	b.v.SetBool(x)
+	return nil
+}
+func (b *boolValue) String() string {
+	if b == nil || !b.v.IsValid() {
+		return ""
+	}
+	return strconv.FormatBool(b.v.Bool())
+}
+
+type scalarValue struct{ v reflect.Value }
+
+func (s *scalarValue) Set(x string) error {
+	switch s.v.Kind() {
+	case reflect.String:
+		s.v.SetString(x)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return errors.New("want an integer")
+		}
+		s.v.SetInt(n)
+	default:
+		return fmt.Errorf("unsupported setting type %s", s.v.Type())
+	}
+	return nil
+}
+func (s *scalarValue) String() string {
+	if s == nil || !s.v.IsValid() {
+		return ""
+	}
+	return fmt.Sprint(s.v.Interface())
+}
+
+// sliceValue is a repeatable string flag. The first use on the command line
+// replaces the environment's list (flag beats env); later uses append.
+type sliceValue struct {
+	v       reflect.Value
+	touched bool
+}
+
+func (s *sliceValue) Set(x string) error {
+	if !s.touched {
+		s.v.Set(reflect.MakeSlice(s.v.Type(), 0, 1))
+		s.touched = true
+	}
+	for _, part := range strings.Split(x, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			s.v.Set(reflect.Append(s.v, reflect.ValueOf(part)))
+		}
+	}
+	return nil
+}
+func (s *sliceValue) String() string {
+	if s == nil || !s.v.IsValid() {
+		return ""
+	}
+	return fmt.Sprint(s.v.Interface())
+}
+
+// ExitCode is the process exit status for an error Main returned: 0 for
+// none or --help, 2 for a bad setting, 1 otherwise.
+func ExitCode(err error) int {
+	var ue *UsageError
+	switch {
+	case err == nil || errors.Is(err, ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	default:
+		return 1
+	}
+}

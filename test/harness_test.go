@@ -1,0 +1,159 @@
+// Package test holds Boris's end-to-end tests: they build the real binaries
+// and drive them through real MCP clients.
+package test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// borisBin is the boris binary built once for the whole test run.
+var borisBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "boris-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		os.Exit(1)
+	}
+	borisBin = filepath.Join(dir, "boris")
+	build := exec.Command("go", "build", "-o", borisBin, "github.com/mjkoo/boris/cmd/boris")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build boris: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// core is a running boris process with a connected go-sdk client.
+type core struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	session *mcp.ClientSession
+	stderr  *syncWriter
+}
+
+// coreOptions tune startCore.
+type coreOptions struct {
+	args     []string
+	env      []string
+	progress func(*mcp.ProgressNotificationClientRequest)
+}
+
+// startCore spawns boris with args through mcp.CommandTransport and
+// initializes a session. The process is closed at the end of the test.
+func startCore(t *testing.T, args ...string) *core {
+	t.Helper()
+	return startCoreWith(t, coreOptions{args: args})
+}
+
+func startCoreWith(t *testing.T, o coreOptions) *core {
+	t.Helper()
+	cmd := exec.Command(borisBin, o.args...)
+	cmd.Env = append(os.Environ(), o.env...)
+	stderr := &syncWriter{b: &strings.Builder{}}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			if o.progress != nil {
+				o.progress(req)
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to boris %v: %v", o.args, err)
+	}
+	c := &core{t: t, cmd: cmd, session: session, stderr: stderr}
+	t.Cleanup(func() { _ = session.Close() })
+	return c
+}
+
+// call runs a tool and fails the test on a protocol error.
+func (c *core) call(name string, args map[string]any) *mcp.CallToolResult {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("call %s %v: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+// ok runs a tool that must succeed and returns its text.
+func (c *core) ok(name string, args map[string]any) string {
+	c.t.Helper()
+	res := c.call(name, args)
+	if res.IsError {
+		c.t.Fatalf("call %s %v: got error %q, want success", name, args, text(res))
+	}
+	return text(res)
+}
+
+// fails runs a tool that must fail with code and returns the error text.
+func (c *core) fails(code, name string, args map[string]any) string {
+	c.t.Helper()
+	res := c.call(name, args)
+	got := text(res)
+	if !res.IsError || !strings.HasPrefix(got, "["+code+"] ") {
+		c.t.Fatalf("call %s %v: got isError=%v %q, want an error starting with [%s]", name, args, res.IsError, got, code)
+	}
+	return got
+}
+
+// text joins a result's text content.
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// writeFile writes a fixture file, creating parents.
+func writeFile(t *testing.T, path string, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readFile returns a file's contents or fails the test.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// realTempDir is t.TempDir with symlinks resolved, so paths in results
+// compare equal.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
