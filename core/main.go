@@ -54,7 +54,9 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		b.shell.Close()
 	}()
 	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path())
-	t := &mcp.IOTransport{Reader: stdin, Writer: stdout, MaxLineLength: cfg.maxLine()}
+	out := &lockedWriter{w: stdout}
+	in := newScreenedReader(stdin, out, cfg.maxLine())
+	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
 	err = b.newServer().Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		err = nil // a signal or a closed stdin is a normal end

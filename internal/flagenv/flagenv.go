@@ -54,10 +54,12 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fields := bind(fs, cfg)
-	fs.Usage = func() { writeUsage(out, cmd, fields) }
+	// The flag package calls Usage on every parse error; help text belongs
+	// only to --help, and never on a protocol stream.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			writeUsage(out, cmd, fields)
 			return nil, ErrHelp
 		}
 		return nil, &UsageError{Msg: err.Error()}
