@@ -5,12 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // maxLineChars is where view cuts a long line (SPEC §2.5).
 const maxLineChars = 2000
+
+// Buffers reused across calls: a small view should cost little more than
+// its own output.
+var (
+	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	keepPool   = sync.Pool{New: func() any { b := make([]byte, 0, maxLineChars*utf8.UTFMax); return &b }}
+)
 
 // line is one line of a file as view shows it: at most maxLineChars
 // characters of text (no line terminator) and the line's full length.
@@ -24,8 +33,12 @@ type line struct {
 // the cut length whatever the line lengths: a 1 GB line costs no more than a
 // short one. fn returns false to stop. It returns the number of lines read.
 func scanLines(r io.Reader, fn func(l line) bool) (int, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	keep := make([]byte, 0, maxLineChars*utf8.UTFMax)
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() { br.Reset(nil); readerPool.Put(br) }()
+	keepp := keepPool.Get().(*[]byte)
+	defer keepPool.Put(keepp)
+	keep := *keepp
 	n := 0
 	for {
 		l, err := readLine(br, keep[:0])
@@ -99,7 +112,14 @@ func cutChars(b []byte, n int) []byte {
 // writeNumbered writes l in cat -n style: the number right-aligned in six
 // columns, a tab, the text, and a note when the line was cut.
 func writeNumbered(sb *strings.Builder, l line) {
-	fmt.Fprintf(sb, "%6d\t%s", l.num, l.text)
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(l.num), 10)
+	for range 6 - len(digits) {
+		sb.WriteByte(' ')
+	}
+	sb.Write(digits)
+	sb.WriteByte('\t')
+	sb.Write(l.text)
 	if l.chars > maxLineChars {
 		fmt.Fprintf(sb, " [... line cut: %d of %d characters shown]", maxLineChars, l.chars)
 	}

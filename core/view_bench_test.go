@@ -1,0 +1,85 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkViewSmall measures a small view call through an in-memory MCP
+// session: the server-side cost behind test/bench's small-call latency.
+func BenchmarkViewSmall(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&sb, "line %d of a small file\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := ParseConfig([]string{"--workdir", dir}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	bo, err := newBoris(cfg, log, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bo.close()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := bo.newServer().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": "small.txt"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatalf("view: %v %v", err, res)
+		}
+	}
+}
+
+// BenchmarkViewHandler measures the view handler alone, without MCP.
+func BenchmarkViewHandler(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&sb, "line %d of a small file\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := ParseConfig([]string{"--workdir", dir}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	bo, err := newBoris(cfg, log, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bo.close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := bo.view(context.Background(), nil, viewParams{Path: "small.txt"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
