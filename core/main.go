@@ -110,4 +110,3 @@ func (c *Config) logger(w io.Writer, floor slog.Level) (*slog.Logger, error) {
 func (c *Config) maxLine() int {
 	return max(mcp.DefaultMaxLineLength, int(c.MaxFileSize)*6+1<<20)
 }
-
