@@ -71,7 +71,7 @@ func (c *Config) validate() error {
 // validateTools checks --disable-tools against every tool name Boris knows,
 // so a typo is reported instead of silently leaving a tool enabled.
 func (c *Config) validateTools() error {
-	known := knownToolNames()
+	known := knownToolNames(c)
 	for _, name := range c.DisableTools {
 		if !slices.Contains(known, name) {
 			return usage("invalid value %q for --disable-tools: want one of %s", name, strings.Join(known, ", "))

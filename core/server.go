@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,22 +40,30 @@ type toolSpec struct {
 
 // specs lists every tool in registration order. It is the single place
 // tools are wired in; tools/list order is the SDK's (sorted by name), so it
-// is deterministic whatever the order here.
+// is deterministic whatever the order here. With --anthropic-compat the
+// three file tools become one str_replace_editor (SPEC §2.9).
 func (b *boris) specs() []toolSpec {
-	return []toolSpec{
+	specs := []toolSpec{
 		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
-		{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }},
-		{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
-		{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
 	}
+	if b.cfg.AnthropicCompat {
+		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, editorTool, b.editor) }})
+	}
+	return append(specs,
+		toolSpec{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }},
+		toolSpec{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
+		toolSpec{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
+	)
 }
 
-// knownToolNames lists every tool name --disable-tools accepts.
-func knownToolNames() []string {
+// knownToolNames lists the tool names --disable-tools accepts with cfg's
+// schema choice.
+func knownToolNames(cfg *Config) []string {
 	var names []string
-	for _, s := range (&boris{}).specs() {
+	for _, s := range (&boris{cfg: cfg}).specs() {
 		names = append(names, s.name)
 	}
+	slices.Sort(names)
 	return names
 }
 
@@ -105,6 +114,9 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	if err != nil {
 		panic(fmt.Sprintf("schema for tool %s: %v", t.Name, err)) // a programming error
 	}
+	if tuner, ok := any(new(In)).(schemaTuner); ok {
+		tuner.tuneSchema(schema)
+	}
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
@@ -122,6 +134,12 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 		b.log.Debug("tool error", "tool", t.Name, "err", err)
 		return errorResult(err), nil
 	})
+}
+
+// schemaTuner is implemented by parameter structs whose schema needs more
+// than struct tags can say, such as an enum.
+type schemaTuner interface {
+	tuneSchema(*jsonschema.Schema)
 }
 
 // decodeArgs validates raw arguments against the tool's schema and decodes them.
