@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 )
@@ -151,6 +152,9 @@ func newValue(v reflect.Value) flag.Value {
 	if tu, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		return &textValue{v: v, tu: tu}
 	}
+	if v.Type() == reflect.TypeFor[time.Duration]() {
+		return &durationValue{v: v}
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		return &boolValue{v: v}
@@ -172,6 +176,23 @@ func (t *textValue) String() string {
 		return ""
 	}
 	return fmt.Sprint(t.v.Interface())
+}
+
+type durationValue struct{ v reflect.Value }
+
+func (d *durationValue) Set(s string) error {
+	x, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a duration such as 30s, 5m or 12h")
+	}
+	d.v.SetInt(int64(x))
+	return nil
+}
+func (d *durationValue) String() string {
+	if d == nil || !d.v.IsValid() {
+		return ""
+	}
+	return time.Duration(d.v.Int()).String()
 }
 
 type boolValue struct{ v reflect.Value }

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mjkoo/boris/internal/flagenv"
+)
+
+// Config is the gateway's configuration (SPEC §3.1). Every field is a flag
+// and a BORIS_GATEWAY_* environment variable; the flag wins.
+type Config struct {
+	Listen             string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
+	Core               string        `flag:"core" env:"BORIS_GATEWAY_CORE" help:"path of the boris binary (default: next to boris-gateway, then $PATH)"`
+	PublicURL          string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
+	AllowedOrigins     []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
+	SessionIdleTimeout time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
+	SessionMaxLifetime time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
+	MaxSessions        int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
+	MaxBody            flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
+	Auth               string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" envDefault:"" help:"set to none to run without authentication (loopback addresses only)"`
+	ShutdownTimeout    time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
+	LogLevel           string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
+	LogFormat          string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
+	Version            bool          `flag:"version" help:"print the version and exit"`
+
+	// CoreArgs are the arguments after "--", passed to every core.
+	CoreArgs []string
+}
+
+var command = flagenv.Command{
+	Name:  "boris-gateway",
+	Usage: "[flags] [-- boris flags...]",
+	Synopsis: "boris-gateway serves MCP over Streamable HTTP at /mcp, spawning one boris core per session.\n" +
+		"Arguments after -- are passed to every core (e.g. -- --workdir /srv/project).",
+}
+
+// ParseConfig reads the configuration from args and environ; help goes to out.
+func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
+	var cfg Config
+	rest, err := flagenv.Parse(command, &cfg, args, environ, out)
+	if err != nil {
+		return nil, err
+	}
+	cfg.CoreArgs = rest
+	return &cfg, cfg.validate()
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.MaxSessions < 1:
+		return usage("invalid value %d for --max-sessions: want 1 or more", c.MaxSessions)
+	case c.SessionIdleTimeout <= 0:
+		return usage("invalid value %s for --session-idle-timeout: want a positive duration such as 30m", c.SessionIdleTimeout)
+	case c.SessionMaxLifetime <= 0:
+		return usage("invalid value %s for --session-max-lifetime: want a positive duration such as 12h", c.SessionMaxLifetime)
+	case c.Auth != "" && c.Auth != "none":
+		return usage("invalid value %q for --auth: want none (or leave unset)", c.Auth)
+	case !slices.Contains([]string{"text", "json"}, c.LogFormat):
+		return usage("invalid value %q for --log-format: want text or json", c.LogFormat)
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return usage("invalid value %q for --listen: want host:port", c.Listen)
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usage("invalid value %q for --public-url: want an absolute http(s) URL", c.PublicURL)
+		}
+	}
+	if _, err := c.level(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// loopback reports whether the listen address is a loopback one.
+func (c *Config) loopback() bool {
+	host, _, _ := net.SplitHostPort(c.Listen)
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c *Config) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return l, usage("invalid value %q for --log-level: want debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}
+
+func (c *Config) logger(w io.Writer) *slog.Logger {
+	level, _ := c.level()
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// publicOrigin is the scheme://host of --public-url, or "".
+func (c *Config) publicOrigin() string {
+	if c.PublicURL == "" {
+		return ""
+	}
+	u, _ := url.Parse(c.PublicURL)
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
+func usage(format string, args ...any) error {
+	return &flagenv.UsageError{Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,218 @@
+// Package gateway provides boris-gateway: MCP Streamable HTTP served at /mcp
+// and bridged to one boris core process per session over stdio.
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// supportedVersions are the MCP revisions whose Streamable HTTP transport
+// the gateway speaks.
+var supportedVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+
+// defaultVersion is assumed when MCP-Protocol-Version is absent
+// (2025-06-18 basic/transports: "the server SHOULD assume protocol version
+// 2025-03-26").
+const defaultVersion = "2025-03-26"
+
+// Principal is who made a request, as the authentication layer decided.
+type Principal struct {
+	// Subject owns the sessions it creates; "" when authentication is off.
+	Subject string
+	// CoreArgs are extra arguments for cores this principal starts, such as
+	// the tool restrictions its scopes imply.
+	CoreArgs []string
+}
+
+// Options configure a Handler. Zero values select the documented defaults.
+type Options struct {
+	Core     string   // path of the boris binary; required
+	CoreArgs []string // arguments for every core
+
+	MaxSessions int           // open sessions; 0 means 64
+	IdleTimeout time.Duration // end a session without requests this long; 0 means 30m
+	MaxLifetime time.Duration // end a session this long after it began; 0 means 12h
+	MaxBody     int64         // largest request body; 0 means 4 MiB
+	KeepAlive   time.Duration // SSE keep-alive comment interval; 0 means 15s
+
+	// Security of the HTTP surface; see checkOrigin.
+	AllowedOrigins []string
+	PublicURL      string
+	Loopback       bool // the listener is on a loopback address
+
+	// Principal, if non-nil, returns the authenticated principal of a
+	// request that passed Authenticate. If nil, every request is anonymous.
+	Principal func(*http.Request) Principal
+	// Authenticate, if non-nil, wraps the MCP endpoint (not /healthz) to
+	// refuse unauthenticated requests.
+	Authenticate func(http.Handler) http.Handler
+
+	Logger *slog.Logger // nil means no logs
+}
+
+// Handler serves /mcp and /healthz. Create it with NewHandler; call Close
+// to end every session.
+type Handler struct {
+	opts     Options
+	log      *slog.Logger
+	table    *table
+	spawner  *spawner
+	root     http.Handler
+	stopReap context.CancelFunc
+	draining chan struct{} // closed by Drain: GET streams end
+}
+
+// NewHandler returns a Handler and starts its session reaper.
+func NewHandler(opts Options) *Handler {
+	opts = withDefaults(opts)
+	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(), draining: make(chan struct{})}
+	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
+	var ctx context.Context
+	ctx, h.stopReap = context.WithCancel(context.Background())
+	go h.table.reap(ctx)
+	h.root = h.routes()
+	return h
+}
+
+func withDefaults(o Options) Options {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 64
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 30 * time.Minute
+	}
+	if o.MaxLifetime <= 0 {
+		o.MaxLifetime = 12 * time.Hour
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 4 << 20
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Principal == nil {
+		o.Principal = func(*http.Request) Principal { return Principal{} }
+	}
+	return o
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
+
+// Sessions reports how many sessions are open.
+func (h *Handler) Sessions() int { return h.table.count() }
+
+// Drain ends every open GET stream, so a server shutdown is not held up by
+// streams that never finish; POSTs in flight carry on.
+func (h *Handler) Drain() {
+	select {
+	case <-h.draining:
+	default:
+		close(h.draining)
+	}
+}
+
+// Close ends every session and its core, and stops the reaper.
+func (h *Handler) Close() {
+	h.Drain()
+	h.stopReap()
+	h.table.endAll("gateway shutting down")
+}
+
+// routes builds the handler tree: request logging outermost, then CORS,
+// Origin and Host checks, authentication, and the MCP endpoint.
+func (h *Handler) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", h.healthz)
+	var mcp http.Handler = http.HandlerFunc(h.serveMCP)
+	if h.opts.Authenticate != nil {
+		mcp = h.opts.Authenticate(mcp)
+	}
+	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
+	return h.logRequests(mux)
+}
+
+func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "sessions": h.table.count()})
+}
+
+// serveMCP dispatches the MCP endpoint's methods (Streamable HTTP).
+func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
+	}
+}
+
+// writeError answers with a status and a JSON-RPC error body.
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorResponse(id, code, msg))
+}
+
+// newSessionID returns 128 random bits in hex: visible ASCII, unguessable.
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// session finds the session a request names, answering 400 when it names
+// none, 404 when it is unknown, ended, or another subject's (a session
+// belongs to the subject that created it), and 400 for an unsupported
+// MCP-Protocol-Version.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
+		return nil
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
+		return nil
+	}
+	s := h.table.get(sid)
+	if s == nil || s.subject != h.opts.Principal(r).Subject {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
+		return nil
+	}
+	s.touch()
+	return s
+}
+
+// readBody reads a POST body within the size limit, answering 413 beyond it.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "request body over the gateway's limit")
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
+		return nil, false
+	}
+	return body, true
+}

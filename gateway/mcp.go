@@ -1,0 +1,140 @@
+package gateway
+
+import (
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// codeRequestCancelled answers a request the client cancelled.
+const codeRequestCancelled = -32800
+
+// post handles a client message (Streamable HTTP "Sending Messages to the
+// Server").
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
+		return
+	}
+	acc := parseAccept(r.Header.Get("Accept"))
+	if !acc.json && !acc.sse {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	m, err := decode(body)
+	switch {
+	case err == errBatch:
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+		return
+	}
+	if m.req != nil && m.req.Method == "initialize" {
+		h.initialize(w, r, m, acc)
+		return
+	}
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	if !m.isCall() {
+		h.forward(w, s, m)
+		return
+	}
+	h.call(w, r, s, m, acc)
+}
+
+// forward passes a notification or a response to the core: 202, no body.
+func (h *Handler) forward(w http.ResponseWriter, s *session, m *message) {
+	if m.req != nil && m.req.Method == "notifications/cancelled" {
+		// Forwarded unchanged; the request it names gets no response from
+		// the core, so its HTTP request is ended here.
+		defer s.cancel(cancelledID(m.req.Params))
+	}
+	if err := s.core.send(m.raw); err != nil {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// initialize starts a session: a fresh core gets the client's initialize
+// verbatim, so the core negotiates with the real client.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message, acc accepts) {
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, "initialize must not carry Mcp-Session-Id: a session is initialized once")
+		return
+	}
+	if !m.isCall() {
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "initialize must be a request with an id")
+		return
+	}
+	if !h.table.reserve() {
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusServiceUnavailable, m.req.ID, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
+		return
+	}
+	p := h.opts.Principal(r)
+	s, err := h.startSession(p)
+	if err != nil {
+		h.table.release()
+		h.log.Error("cannot start core", "err", err)
+		writeError(w, http.StatusInternalServerError, m.req.ID, jsonrpc.CodeInternalError, "cannot start a core for this session")
+		return
+	}
+	h.log.Info("session started", "session", s.id, "subject", s.subject)
+	w.Header().Set("Mcp-Session-Id", s.id)
+	h.call(w, r, s, m, acc)
+}
+
+// startSession spawns a core and opens its session.
+func (h *Handler) startSession(p Principal) (*session, error) {
+	args := append(append([]string{}, h.opts.CoreArgs...), p.CoreArgs...)
+	core, err := spawnCore(h.spawner, h.opts.Core, args, h.log)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(newSessionID(), p.Subject, core, h.log)
+	h.table.add(s)
+	go s.route(h.table.end)
+	return s, nil
+}
+
+// call forwards a request and streams back what the core sends for it.
+func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *message, acc accepts) {
+	c, ok := s.register(m)
+	if !ok {
+		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, "a request with this id is already in flight")
+		return
+	}
+	start := time.Now()
+	if err := s.core.send(m.raw); err != nil {
+		s.forget(c)
+		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
+		return
+	}
+	res := h.await(w, r, s, c, acc)
+	if m.req.Method == "tools/call" {
+		h.logToolCall(s, m, res, time.Since(start))
+	}
+}
+
+// logToolCall writes the one log line per tool call: never arguments or
+// results, only what happened.
+func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duration) {
+	result := "abandoned"
+	if res != nil {
+		if dm, err := decode(res); err == nil && dm.res != nil {
+			result = outcome(dm.res)
+		}
+	}
+	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", toolName(m.req.Params),
+		"duration", d.Round(time.Microsecond), "outcome", result)
+}

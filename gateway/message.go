@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// message is a decoded JSON-RPC message with the raw bytes kept, so the
+// gateway forwards exactly what it received in either direction.
+type message struct {
+	raw []byte
+	req *jsonrpc.Request  // request or notification
+	res *jsonrpc.Response // response
+}
+
+// decode parses one JSON-RPC message with go-sdk's decoder. A JSON array
+// (a batch) is refused: the gateway speaks the revisions without batches.
+func decode(raw []byte) (*message, error) {
+	if first := firstByte(raw); first == '[' {
+		return nil, errBatch
+	}
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := &message{raw: raw}
+	switch msg := msg.(type) {
+	case *jsonrpc.Request:
+		m.req = msg
+	case *jsonrpc.Response:
+		m.res = msg
+	}
+	return m, nil
+}
+
+var errBatch = fmt.Errorf("JSON-RPC batches are not supported")
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// isCall reports whether m is a request expecting a response.
+func (m *message) isCall() bool { return m.req != nil && m.req.IsCall() }
+
+// idKey is a map key for a JSON-RPC id: ints and strings never collide.
+func idKey(id jsonrpc.ID) string {
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
+}
+
+// tokenKey is a map key for a progress token, however it was spelled.
+func tokenKey(tok any) string {
+	if f, ok := tok.(float64); ok && f == float64(int64(f)) {
+		return fmt.Sprintf("n:%d", int64(f))
+	}
+	if s, ok := tok.(string); ok {
+		return "s:" + s
+	}
+	return fmt.Sprintf("%T:%v", tok, tok)
+}
+
+// progressTokenOf returns the key of params._meta.progressToken, or "".
+func progressTokenOf(params json.RawMessage) string {
+	var p struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Meta.ProgressToken == nil {
+		return ""
+	}
+	return tokenKey(p.Meta.ProgressToken)
+}
+
+// notifiedToken returns the key of a notifications/progress message's
+// progressToken, or "".
+func notifiedToken(params json.RawMessage) string {
+	var p struct {
+		ProgressToken any `json:"progressToken"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.ProgressToken == nil {
+		return ""
+	}
+	return tokenKey(p.ProgressToken)
+}
+
+// cancelledID returns the id key of a notifications/cancelled message.
+func cancelledID(params json.RawMessage) string {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return ""
+	}
+	id, err := jsonrpc.MakeID(normalizeNumber(p.RequestID))
+	if err != nil {
+		return ""
+	}
+	return idKey(id)
+}
+
+// normalizeNumber turns a JSON number decoded as float64 into the int64 a
+// jsonrpc.ID holds.
+func normalizeNumber(v any) any {
+	if f, ok := v.(float64); ok {
+		return int64(f)
+	}
+	return v
+}
+
+// toolName returns params.name of a tools/call request.
+func toolName(params json.RawMessage) string {
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Name
+}
+
+// outcome summarises a response for the log: "ok", "tool_error" for an
+// isError result, or "error" for a JSON-RPC error.
+func outcome(res *jsonrpc.Response) string {
+	if res.Error != nil {
+		return "error"
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	if json.Unmarshal(res.Result, &r) == nil && r.IsError {
+		return "tool_error"
+	}
+	return "ok"
+}
+
+// errorResponse encodes a JSON-RPC error response. id may be the zero ID,
+// which encodes as null (JSON-RPC 2.0 §5.1: id unknown).
+func errorResponse(id jsonrpc.ID, code int64, msg string) []byte {
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		// Only a programming error can get here; keep the wire valid anyway.
+		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+	}
+	return b
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package gateway
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// sysProcAttr puts a core in its own process group. Without Linux's
+// parent-death signal, cores notice a dead gateway by their stdin closing.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// spawner starts processes; elsewhere than Linux no thread pinning is needed.
+type spawner struct{}
+
+func newSpawner() *spawner { return &spawner{} }
+
+func (s *spawner) start(cmd *exec.Cmd) error { return cmd.Start() }

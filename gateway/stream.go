@@ -1,0 +1,157 @@
+package gateway
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// reply is how a request's HTTP response is written. Headers wait until the
+// first message: a lone response goes out as application/json when the
+// client accepts it; anything before it (progress) switches to
+// text/event-stream.
+type reply struct {
+	w   http.ResponseWriter
+	acc accepts
+	sse *sseWriter
+}
+
+// note sends a message tied to the request, starting a stream if needed.
+// It reports false when the client accepts only JSON, which cannot carry it.
+func (rp *reply) note(raw []byte) bool {
+	if rp.sse == nil {
+		if !rp.acc.sse {
+			return false
+		}
+		rp.sse = startSSE(rp.w)
+	}
+	_ = rp.sse.event(raw)
+	return true
+}
+
+// final sends the response and ends the reply.
+func (rp *reply) final(raw []byte) {
+	if rp.sse == nil && rp.acc.json {
+		rp.w.Header().Set("Content-Type", "application/json")
+		_, _ = rp.w.Write(raw)
+		return
+	}
+	rp.note(raw)
+}
+
+// keepAlive sends a keep-alive comment, opening the stream if allowed.
+func (rp *reply) keepAlive() {
+	if rp.sse == nil && rp.acc.sse {
+		rp.sse = startSSE(rp.w)
+	}
+	if rp.sse != nil {
+		_ = rp.sse.comment("keep-alive")
+	}
+}
+
+// await writes everything the core sends for c until its response, and
+// returns that response (nil if there was none).
+func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc accepts) []byte {
+	rp := &reply{w: w, acc: acc}
+	tick := time.NewTicker(h.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case raw := <-c.notes:
+			h.noteOrStream(rp, s, raw)
+		case raw := <-c.resp:
+			h.drainNotes(rp, s, c)
+			rp.final(raw)
+			return raw
+		case <-tick.C:
+			rp.keepAlive()
+		case <-c.ended:
+			rp.final(errorResponse(c.id, codeRequestCancelled, "request cancelled by the client"))
+			return nil
+		case <-s.done:
+			h.drainNotes(rp, s, c)
+			rp.final(errorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason))
+			return nil
+		case <-r.Context().Done():
+			// The client went away. Per the transport spec a disconnect is
+			// not a cancellation: the request runs on, its response dropped.
+			s.forget(c)
+			return nil
+		}
+	}
+}
+
+// noteOrStream delivers a request-scoped message on the request's stream,
+// or on the session's GET stream when the client accepts only JSON.
+func (h *Handler) noteOrStream(rp *reply, s *session, raw []byte) {
+	if !rp.note(raw) {
+		s.mu.Lock()
+		s.toStreamLocked(raw)
+		s.mu.Unlock()
+	}
+}
+
+// drainNotes sends messages that arrived before the response, keeping order.
+func (h *Handler) drainNotes(rp *reply, s *session, c *call) {
+	for {
+		select {
+		case raw := <-c.notes:
+			h.noteOrStream(rp, s, raw)
+		default:
+			return
+		}
+	}
+}
+
+// get opens the session's stream for messages not tied to a request. One
+// stream per session: a second gets 409 and ends nothing.
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	if !parseAccept(r.Header.Get("Accept")).sse {
+		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "GET needs Accept: text/event-stream")
+		return
+	}
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	ch, ok := s.openStream()
+	if !ok {
+		writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
+		return
+	}
+	defer s.closeStream(ch)
+	sse := startSSE(w)
+	tick := time.NewTicker(h.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case raw := <-ch:
+			err = sse.event(raw)
+		case <-tick.C:
+			err = sse.comment("keep-alive")
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-h.draining:
+			return
+		}
+		if err != nil {
+			return
+		}
+		s.touch()
+	}
+}
+
+// delete ends a session at the client's request: its core is killed with
+// its process group before the 204, and the id gives 404 from then on.
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	s := h.session(w, r)
+	if s == nil {
+		return
+	}
+	h.table.end(s, "deleted by client")
+	w.WriteHeader(http.StatusNoContent)
+}
