@@ -20,6 +20,7 @@ type Config struct {
 	Timeout               int          `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" help:"default bash timeout in seconds"`
 	MaxFileSize           flagenv.Size `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle (10MB, 512KB or bytes)"`
 	DisableTools          []string     `flag:"disable-tools" env:"BORIS_DISABLE_TOOLS" help:"tool names not to register (repeatable; bash also removes the task tools)"`
+	ReadOnly              bool         `flag:"read-only" env:"BORIS_READ_ONLY" envDefault:"false" help:"register no writing tools (str_replace_editor keeps only view)"`
 	AnthropicCompat       bool         `flag:"anthropic-compat" env:"BORIS_ANTHROPIC_COMPAT" envDefault:"false" help:"expose the tool schemas Claude models are trained on"`
 	BackgroundTaskLimit   int          `flag:"background-task-limit" env:"BORIS_BACKGROUND_TASK_LIMIT" envDefault:"10" help:"background tasks running at once"`
 	BackgroundTaskTimeout int          `flag:"background-task-timeout" env:"BORIS_BACKGROUND_TASK_TIMEOUT" envDefault:"0" help:"safety-net lifetime of a background task in seconds (0 = none)"`

@@ -38,10 +38,25 @@ var editorTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "File editor", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
+// editorTool is str_replace_editor as this core registers it: with
+// --read-only only view works, and the annotations say so.
+func (b *boris) editorTool() *mcp.Tool {
+	if !b.cfg.ReadOnly {
+		return editorTool
+	}
+	t := *editorTool
+	t.Description = "View files and directories (this server is read-only: create, str_replace and insert are refused). " + t.Description
+	t.Annotations = &mcp.ToolAnnotations{Title: "File viewer", ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	return &t
+}
+
 // editor dispatches str_replace_editor's commands onto the split tools' logic.
 func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorParams) (*mcp.CallToolResult, error) {
 	if err := p.checkApplicable(); err != nil {
 		return nil, err
+	}
+	if b.cfg.ReadOnly && p.Command != "view" {
+		return nil, fail(AccessDenied, "this server is read-only: %s is not allowed, only view", p.Command)
 	}
 	switch p.Command {
 	case "view":

@@ -16,19 +16,31 @@ import (
 // Config is the gateway's configuration (SPEC §3.1). Every field is a flag
 // and a BORIS_GATEWAY_* environment variable; the flag wins.
 type Config struct {
-	Listen             string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
-	Core               string        `flag:"core" env:"BORIS_GATEWAY_CORE" help:"path of the boris binary (default: next to boris-gateway, then $PATH)"`
-	PublicURL          string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
-	AllowedOrigins     []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
-	SessionIdleTimeout time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
-	SessionMaxLifetime time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
-	MaxSessions        int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
-	MaxBody            flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
-	Auth               string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" envDefault:"" help:"set to none to run without authentication (loopback addresses only)"`
-	ShutdownTimeout    time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
-	LogLevel           string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
-	LogFormat          string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
-	Version            bool          `flag:"version" help:"print the version and exit"`
+	Listen              string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
+	Core                string        `flag:"core" env:"BORIS_GATEWAY_CORE" help:"path of the boris binary (default: next to boris-gateway, then $PATH)"`
+	PublicURL           string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
+	AllowedOrigins      []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
+	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
+	SessionMaxLifetime  time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
+	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
+	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
+	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" envDefault:"" help:"set to none to run without authentication (loopback addresses only)"`
+	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" help:"static bearer token, NAME=TOKEN names its subject (repeatable; at least 16 characters)"`
+	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
+	GenerateToken       bool          `flag:"generate-token" env:"BORIS_GATEWAY_GENERATE_TOKEN" envDefault:"false" help:"generate a random token at start-up and print it once on stderr"`
+	JWTSecretFile       string        `flag:"jwt-secret-file" env:"BORIS_GATEWAY_JWT_SECRET_FILE" help:"file holding an HMAC secret (at least 32 bytes) for HS256/384/512 JWTs"`
+	JWTSecret           string        `env:"BORIS_GATEWAY_JWT_SECRET"`
+	JWTPublicKeys       []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable)"`
+	JWKSURL             string        `flag:"jwks-url" env:"BORIS_GATEWAY_JWKS_URL" help:"JSON Web Key Set URL of your identity provider (cached; refreshed on an unknown kid)"`
+	JWTIssuer           string        `flag:"jwt-issuer" env:"BORIS_GATEWAY_JWT_ISSUER" help:"required iss claim of JWTs"`
+	JWTAudience         string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" help:"required aud claim of JWTs (default: --public-url)"`
+	JWTLeeway           time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
+	AuthorizationServer []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
+	WorkdirTemplate     string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`
+	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
+	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
+	LogFormat           string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
+	Version             bool          `flag:"version" help:"print the version and exit"`
 
 	// CoreArgs are the arguments after "--", passed to every core.
 	CoreArgs []string
@@ -67,6 +79,15 @@ func (c *Config) validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return usage("invalid value %q for --listen: want host:port", c.Listen)
+	}
+	if len(c.AuthorizationServer) > 0 && c.PublicURL == "" {
+		return usage("--authorization-server needs --public-url: the metadata names the resource by its public URL")
+	}
+	if c.WorkdirTemplate != "" && !strings.Contains(c.WorkdirTemplate, "{sub}") {
+		return usage("invalid value %q for --workdir-template: want a path containing {sub}", c.WorkdirTemplate)
+	}
+	if c.JWTLeeway < 0 || c.JWTLeeway > 5*time.Minute {
+		return usage("invalid value %s for --jwt-leeway: want 0 to 5m", c.JWTLeeway)
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

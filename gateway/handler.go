@@ -33,6 +33,9 @@ type Principal struct {
 	// CoreArgs are extra arguments for cores this principal starts, such as
 	// the tool restrictions its scopes imply.
 	CoreArgs []string
+	// Workdir, if set, is the principal's own working directory: created
+	// (0700) when a session starts and given to the core as --workdir.
+	Workdir string
 }
 
 // Options configure a Handler. Zero values select the documented defaults.
@@ -57,6 +60,9 @@ type Options struct {
 	// Authenticate, if non-nil, wraps the MCP endpoint (not /healthz) to
 	// refuse unauthenticated requests.
 	Authenticate func(http.Handler) http.Handler
+	// Metadata, if non-nil, serves RFC 9728 protected-resource metadata at
+	// /.well-known/oauth-protected-resource (and below it), unauthenticated.
+	Metadata http.Handler
 
 	Logger *slog.Logger // nil means no logs
 }
@@ -137,6 +143,10 @@ func (h *Handler) Close() {
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.healthz)
+	if h.opts.Metadata != nil {
+		mux.Handle("GET /.well-known/oauth-protected-resource", h.opts.Metadata)
+		mux.Handle("GET /.well-known/oauth-protected-resource/", h.opts.Metadata)
+	}
 	var mcp http.Handler = http.HandlerFunc(h.serveMCP)
 	if h.opts.Authenticate != nil {
 		mcp = h.opts.Authenticate(mcp)

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/mjkoo/boris/auth"
 	"github.com/mjkoo/boris/core"
 )
 
@@ -28,8 +31,9 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return nil
 	}
 	log := cfg.logger(stderr)
-	if !cfg.loopback() {
-		return usage("refusing to listen on non-loopback address %s without authentication", cfg.Listen)
+	as, err := cfg.authSetup(ctx, log)
+	if err != nil {
+		return err
 	}
 	corePath, err := findCore(cfg.Core)
 	if err != nil {
@@ -44,14 +48,19 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxSessions: cfg.MaxSessions, IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
+		Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 	})
-	log.Warn("no authentication configured: serving loopback clients only")
-	log.Info("boris-gateway listening", "url", "http://"+ln.Addr().String()+"/mcp", "core", corePath, "version", core.Version)
-	return serve(ctx, ln, h, cfg.ShutdownTimeout)
+	if as.middleware == nil {
+		log.Warn("authentication is off (--auth none): serving loopback clients only")
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	log.Info("boris-gateway listening", "url", url, "core", corePath, "version", core.Version)
+	printConnect(stderr, url, as.generated)
+	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, log)
 }
 
 // serve runs the HTTP server until a signal, then shuts down in order.
-func serve(ctx context.Context, ln net.Listener, h *Handler, drain time.Duration) error {
+func serve(ctx context.Context, ln net.Listener, h *Handler, tokens *auth.StaticTokens, drain time.Duration, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second, // a slow client cannot pin a connection
@@ -63,11 +72,20 @@ func serve(ctx context.Context, ln net.Listener, h *Handler, drain time.Duration
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		h.Close()
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+wait:
+	for {
+		select {
+		case err := <-errc:
+			h.Close()
+			return fmt.Errorf("serve: %w", err)
+		case <-hup:
+			reload(tokens, log)
+		case <-ctx.Done():
+			break wait
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
@@ -78,4 +96,16 @@ func serve(ctx context.Context, ln net.Listener, h *Handler, drain time.Duration
 	}
 	_ = srv.Close()
 	return nil
+}
+
+// reload re-reads the token file on SIGHUP; a bad file keeps the old tokens.
+func reload(tokens *auth.StaticTokens, log *slog.Logger) {
+	if tokens == nil {
+		return
+	}
+	if err := tokens.Reload(); err != nil {
+		log.Error("token file reload failed; keeping the previous tokens", "err", err)
+		return
+	}
+	log.Info("token file reloaded", "tokens", tokens.Len())
 }

@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -97,6 +99,12 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 // startSession spawns a core and opens its session.
 func (h *Handler) startSession(p Principal) (*session, error) {
 	args := append(append([]string{}, h.opts.CoreArgs...), p.CoreArgs...)
+	if p.Workdir != "" {
+		if err := os.MkdirAll(p.Workdir, 0o700); err != nil {
+			return nil, fmt.Errorf("create working directory: %w", err)
+		}
+		args = append(args, "--workdir", p.Workdir)
+	}
 	core, err := spawnCore(h.spawner, h.opts.Core, args, h.log)
 	if err != nil {
 		return nil, err
