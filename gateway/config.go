@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -37,6 +38,7 @@ type Config struct {
 	JWTLeeway           time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
 	AuthorizationServer []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
 	WorkdirTemplate     string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`
+	TrustedProxies      []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
 	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
 	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat           string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
@@ -97,7 +99,25 @@ func (c *Config) validate() error {
 	if _, err := c.level(); err != nil {
 		return err
 	}
-	return nil
+	_, err := c.proxies()
+	return err
+}
+
+// proxies parses --trusted-proxies; a bare address means just that host.
+func (c *Config) proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, usage("invalid value %q for --trusted-proxies: want CIDRs such as 10.0.0.0/8 or 127.0.0.1/32", s)
+			}
+			p = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // loopback reports whether the listen address is a loopback one.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -53,6 +54,9 @@ type Options struct {
 	AllowedOrigins []string
 	PublicURL      string
 	Loopback       bool // the listener is on a loopback address
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// in logs; from anyone else the header is ignored.
+	TrustedProxies []netip.Prefix
 
 	// Principal, if non-nil, returns the authenticated principal of a
 	// request that passed Authenticate. If nil, every request is anonymous.

@@ -39,6 +39,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	proxies, _ := cfg.proxies() // validated by ParseConfig
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
@@ -48,7 +49,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxSessions: cfg.MaxSessions, IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
-		Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
+		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -131,7 +132,38 @@ func (h *Handler) logRequests(next http.Handler) http.Handler {
 			sid = r.Header.Get("Mcp-Session-Id")
 		}
 		h.log.Info("http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"session", sid, "remote", r.RemoteAddr, "duration", time.Since(start).Round(time.Microsecond))
+			"session", sid, "remote", h.clientAddr(r), "duration", time.Since(start).Round(time.Microsecond))
 	})
 }
 
+// clientAddr is the client's address for logs: the peer, or, when the peer
+// is a trusted proxy, the nearest X-Forwarded-For entry that is not itself
+// a trusted proxy (entries are appended left to right, RFC 7239 §5.2 style,
+// so only the right-hand ones were written by proxies we trust).
+func (h *Handler) clientAddr(r *http.Request) string {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil || !h.trusted(peer.Addr()) {
+		return r.RemoteAddr
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		addr, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if !h.trusted(addr) {
+			return addr.String()
+		}
+	}
+	return r.RemoteAddr
+}
+
+func (h *Handler) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range h.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
