@@ -7,17 +7,21 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench clean
+.PHONY: all build run test vet bench bench-gateway clean
 
 all: build
 
 ## build: static binaries in ./bin
 build:
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris ./cmd/boris
+	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris-gateway ./cmd/boris-gateway
 
-## run: build, then print the client configuration for this checkout
+## run: build, print the stdio client configuration, then start the gateway
+## on 127.0.0.1:8080 with a generated token (printed with client configs)
+RUN_WORKDIR ?= $(CURDIR)
 run: build
 	@./scripts/print-config.sh "$(abspath $(BIN))/boris"
+	exec $(BIN)/boris-gateway --listen 127.0.0.1:8080 -- --workdir "$(RUN_WORKDIR)"
 
 ## test: vet and every test, unit and end-to-end (installs Go modules itself)
 test:
@@ -28,6 +32,10 @@ test:
 ## bench: startup and call latency against @modelcontextprotocol/server-filesystem
 bench:
 	$(GO) run ./test/bench
+
+## bench-gateway: boris-gateway against supergateway (npm), and direct stdio
+bench-gateway:
+	$(GO) run ./test/bench/gateway
 
 clean:
 	rm -rf $(BIN)

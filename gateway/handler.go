@@ -22,6 +22,9 @@ import (
 // the gateway speaks.
 var supportedVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
 
+// bodyReadTimeout bounds reading one request body.
+const bodyReadTimeout = 30 * time.Second
+
 // defaultVersion is assumed when MCP-Protocol-Version is absent
 // (2025-06-18 basic/transports: "the server SHOULD assume protocol version
 // 2025-03-26").
@@ -218,7 +221,12 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 
 // readBody reads a POST body within the size limit, answering 413 beyond it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	// A client trickling its body cannot hold the connection: the body has
+	// a deadline of its own (the header's is the server's ReadHeaderTimeout).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	_ = rc.SetReadDeadline(time.Time{})
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):

@@ -6,7 +6,7 @@ workdir=${BORIS_WORKDIR:-$PWD}
 "$boris" --version
 cat <<CONFIG
 
-boris is a stdio MCP server: your MCP client starts it. Add this to the client's
+Local use (stdio): your MCP client starts boris itself. Add this to the client's
 configuration (Claude Desktop: claude_desktop_config.json; Cursor: ~/.cursor/mcp.json):
 
 {
@@ -23,4 +23,7 @@ Claude Code:
   claude mcp add boris -- "$boris" --workdir "$workdir"
 
 Flags: "$boris" --help
+
+Remote use (HTTP): starting boris-gateway on http://127.0.0.1:8080/mcp now; it prints a
+generated bearer token and client configurations below. Ctrl-C stops it.
 CONFIG
