@@ -16,9 +16,10 @@ import (
 const maxTimeoutMs = 600000
 
 type bashParams struct {
-	Command     string `json:"command" jsonschema:"the shell command to run with bash -c (or sh when bash is absent)"`
-	Timeout     int    `json:"timeout,omitempty" jsonschema:"timeout in milliseconds; default is the server's --timeout (120000 unless configured); at most 600000"`
-	Description string `json:"description,omitempty" jsonschema:"optional short description of what the command does, for logs"`
+	Command         string `json:"command" jsonschema:"the shell command to run with bash -c (or sh when bash is absent)"`
+	Timeout         int    `json:"timeout,omitempty" jsonschema:"timeout in milliseconds; default is the server's --timeout (120000 unless configured); at most 600000"`
+	Description     string `json:"description,omitempty" jsonschema:"optional short description of what the command does, for logs"`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"run the command as a background task: the call returns a task_id at once; read the output with task_output, end it with task_stop. timeout does not apply; the server's --background-task-timeout does, if set"`
 }
 
 var bashTool = &mcp.Tool{
@@ -26,7 +27,9 @@ var bashTool = &mcp.Tool{
 	Description: "Run a shell command. stdin is /dev/null; the working directory persists across calls (cd holds for the next call), other shell state does not. " +
 		"On timeout the command's whole process group gets SIGTERM, then SIGKILL 5 s later. stdout and stderr are each capped at 30000 characters, keeping the head and the tail. " +
 		"The result lists stdout, then stderr (each only when non-empty), then exit_code; a non-zero exit code is not an error. " +
-		"Progress notifications with the latest output line are sent while the command runs when the request has a progress token.",
+		"Progress notifications with the latest output line are sent while the command runs when the request has a progress token. " +
+		"With run_in_background the command becomes a background task (for servers, watchers, long builds): the result is its task_id, task_output reads its output, task_stop ends it; " +
+		"it starts in the working directory but its cd does not change the directory of later calls.",
 	Annotations: &mcp.ToolAnnotations{Title: "Run shell command", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 }
 
@@ -38,6 +41,9 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	timeout, err := b.bashTimeout(p.Timeout)
 	if err != nil {
 		return nil, err
+	}
+	if p.RunInBackground {
+		return b.startTask(p.Command)
 	}
 	opts := shell.Options{Timeout: timeout, Progress: progressFunc(ctx, req, timeout)}
 	res, err := b.shell.Run(ctx, p.Command, opts)
@@ -91,6 +97,17 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest, timeout time.Du
 // gets one so the next header starts a line. exit_code is always last.
 func formatBash(res *shell.Result, timeout time.Duration) string {
 	var sb strings.Builder
+	writeStreams(&sb, res)
+	if res.TimedOut {
+		fmt.Fprintf(&sb, "timed_out: after %d ms, process group terminated\n", timeout.Milliseconds())
+	}
+	fmt.Fprintf(&sb, "exit_code: %d", res.ExitCode)
+	return sb.String()
+}
+
+// writeStreams writes the stdout and stderr sections of the layout
+// formatBash documents; task_output shares them.
+func writeStreams(sb *strings.Builder, res *shell.Result) {
 	section := func(name, text string) {
 		if text == "" {
 			return
@@ -102,9 +119,4 @@ func formatBash(res *shell.Result, timeout time.Duration) string {
 	}
 	section("stdout", res.Stdout)
 	section("stderr", res.Stderr)
-	if res.TimedOut {
-		fmt.Fprintf(&sb, "timed_out: after %d ms, process group terminated\n", timeout.Milliseconds())
-	}
-	fmt.Fprintf(&sb, "exit_code: %d", res.ExitCode)
-	return sb.String()
 }

@@ -45,12 +45,17 @@ type toolSpec struct {
 func (b *boris) specs() []toolSpec {
 	specs := []toolSpec{
 		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
+		{"task_output", func(s *mcp.Server) { addTool(s, b, taskOutputTool, b.taskOutput) }},
+		{"task_stop", func(s *mcp.Server) { addTool(s, b, taskStopTool, b.taskStop) }},
 	}
 	if b.cfg.AnthropicCompat {
-		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, editorTool, b.editor) }})
+		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
+	}
+	specs = append(specs, toolSpec{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }})
+	if b.cfg.ReadOnly {
+		return specs // --read-only: no writing tools at all
 	}
 	return append(specs,
-		toolSpec{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }},
 		toolSpec{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
 		toolSpec{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
 	)
@@ -92,13 +97,17 @@ func (b *boris) instructions() string {
 	} else {
 		sb.WriteString("File tools may touch any path.\n")
 	}
+	if b.cfg.ReadOnly {
+		sb.WriteString("This server is read-only: files can be viewed and searched, not changed.\n")
+	}
 	if denied := b.policy.Denied(); len(denied) > 0 {
 		fmt.Fprintf(&sb, "Always refused: %s.\n", strings.Join(denied, ", "))
 	}
 	sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " +
 		"The bash tool is not confined by the file scoping. " +
 		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
-		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
+		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set. " +
+		"For long commands (builds, servers) use bash with run_in_background and read the output with task_output.")
 	return sb.String()
 }
 

@@ -32,7 +32,8 @@ type run struct {
 	stdout *Capped
 	stderr *Capped
 	filter *recordFilter // in front of stdout
-	last   *lastLine     // for Progress
+	last   *lastLine     // for Progress and Task.Wait
+	lines  bool          // whether last is kept up to date
 
 	pipes   []*os.File // read ends
 	readers sync.WaitGroup
@@ -41,9 +42,12 @@ type run struct {
 	timedOut, canceled bool
 }
 
-func newRun(s *Shell, command string, opts Options) *run {
+// newRun prepares command; trackLines keeps the latest output line for
+// progress reports even when opts.Progress is nil.
+func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
 	r := &run{
 		opts:   opts,
+		lines:  trackLines || opts.Progress != nil,
 		stdout: NewCapped(opts.Limit),
 		stderr: NewCapped(opts.Limit),
 		last:   &lastLine{sentinel: s.sentinel},
@@ -117,10 +121,10 @@ func (r *run) closePipes() {
 	}
 }
 
-// withProgress adds a line tracker after sink when a Progress callback wants
-// lines; without one there is no need to scan the output.
+// withProgress adds a line tracker after sink when progress reports want
+// lines; without them there is no need to scan the output.
 func (r *run) withProgress(sink io.Writer) io.Writer {
-	if r.opts.Progress == nil {
+	if !r.lines {
 		return sink
 	}
 	return io.MultiWriter(sink, &lineWriter{last: r.last})

@@ -78,7 +78,7 @@ func TestLineWriterBoundsLongLine(t *testing.T) {
 // every command) would become the progress line.
 func TestProgressNeverSeesRecord(t *testing.T) {
 	s := newShell(t)
-	r := newRun(s, "", Options{Progress: func(time.Duration, string) {}})
+	r := newRun(s, "", Options{Progress: func(time.Duration, string) {}}, false)
 	r.filter.Write([]byte("work\n\n" + s.sentinel + "/some/dir\n"))
 	r.filter.flush()
 	if got := r.last.get(); got != "work" {

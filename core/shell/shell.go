@@ -12,6 +12,11 @@
 // gets SIGTERM and, after a grace period, SIGKILL; once the shell itself has
 // exited, anything it left running in the background is killed. Output is
 // captured with bounded memory and capped (see Capped).
+//
+// Start is the exception to "no process outlives its call": it runs a
+// command as a background Task, which the Shell keeps in a table by id (as
+// bash keeps its jobs) until its final output has been collected. A task
+// ends when its command does, on its timeout, on Stop, or on Close.
 package shell
 
 import (
@@ -25,7 +30,7 @@ import (
 	"time"
 )
 
-// ErrClosed is returned by Run once Close has been called.
+// ErrClosed is returned by Run and Start once Close has been called.
 var ErrClosed = errors.New("shell: closed")
 
 // Defaults applied to zero Options fields.
@@ -46,6 +51,8 @@ type Shell struct {
 	dir    string
 	closed bool
 	groups map[int]struct{} // process groups of running commands, for Close
+
+	tasks taskTable // background tasks (Start)
 }
 
 // New returns a Shell whose tracked working directory starts at dir, which
@@ -86,7 +93,7 @@ func (s *Shell) Dir() string {
 	return s.dir
 }
 
-// Options controls one Run. Zero values select the defaults noted.
+// Options controls one Run or Start. Zero values select the defaults noted.
 type Options struct {
 	Timeout          time.Duration // 0 = no timeout
 	Grace            time.Duration // between SIGTERM and SIGKILL; 0 = 5s
@@ -97,8 +104,12 @@ type Options struct {
 	// command runs, from one goroutine, with the time elapsed and the last
 	// complete or partial non-empty line of output seen so far (stdout or
 	// stderr, never containing the sentinel), truncated to 200 characters.
-	// It is never called after Run returns.
+	// It is never called after Run returns. Start ignores it (see Task.Wait).
 	Progress func(elapsed time.Duration, lastLine string)
+
+	// MaxTasks applies to Start only: Start fails with ErrTaskLimit while
+	// this many background tasks are running. 0 = no limit.
+	MaxTasks int
 }
 
 func (o Options) withDefaults() Options {
@@ -140,13 +151,15 @@ func (s *Shell) Run(ctx context.Context, command string, opts Options) (*Result,
 		// side effects; not running it at all is the honest outcome.
 		return &Result{ExitCode: -1, Canceled: true, Dir: s.Dir()}, nil
 	}
-	r := newRun(s, command, opts)
+	r := newRun(s, command, opts, false)
 	if err := s.start(r); err != nil {
 		return nil, err
 	}
 	r.supervise(ctx)
 	s.finish(r)
-	return s.result(r), nil
+	res := s.outcome(r)
+	s.adopt(r, res)
+	return res, nil
 }
 
 // start launches r in the tracked directory and registers its process group.
@@ -186,32 +199,43 @@ func (s *Shell) finish(r *run) {
 	r.drain()
 }
 
-// result assembles r's Result and adopts the directory the command ended in,
-// if it reported one that still exists.
-func (s *Shell) result(r *run) *Result {
-	res := &Result{
+// output assembles the output r has captured so far. ExitCode is -1: it is
+// only known once the command has finished (see outcome).
+func (s *Shell) output(r *run) *Result {
+	return &Result{
 		Stdout:    scrub(r.stdout.String(), s.sentinel),
 		Stderr:    scrub(r.stderr.String(), s.sentinel),
 		StdoutCut: r.stdout.Cut(),
 		StderrCut: r.stderr.Cut(),
-		ExitCode:  exitCode(r.cmd.ProcessState),
-		TimedOut:  r.timedOut,
-		Canceled:  r.canceled,
+		ExitCode:  -1,
 		Elapsed:   time.Since(r.began),
 		Dir:       r.dir,
 	}
+}
+
+// outcome assembles the Result of a finished r.
+func (s *Shell) outcome(r *run) *Result {
+	res := s.output(r)
+	res.ExitCode = exitCode(r.cmd.ProcessState)
+	res.TimedOut, res.Canceled = r.timedOut, r.canceled
+	return res
+}
+
+// adopt makes the directory a foreground command ended in the tracked
+// directory, if it reported one that still exists.
+func (s *Shell) adopt(r *run, res *Result) {
 	if r.filter.found && filepath.IsAbs(r.filter.dir) && isDir(r.filter.dir) {
 		res.Dir = r.filter.dir
 		s.mu.Lock()
 		s.dir = res.Dir
 		s.mu.Unlock()
 	}
-	return res
 }
 
 // Close SIGKILLs every process group this Shell started that is still
-// running and makes later Run calls fail with ErrClosed. The interrupted
-// Runs return normally with what they captured. Close is idempotent and
+// running, background tasks included, and makes later Run and Start calls
+// fail with ErrClosed. The interrupted Runs and tasks end normally with what
+// they captured. Close is idempotent and
 // safe to call concurrently with Run.
 func (s *Shell) Close() {
 	s.mu.Lock()
