@@ -140,9 +140,15 @@ func outcome(res *jsonrpc.Response) string {
 	return "ok"
 }
 
-// errorResponse encodes a JSON-RPC error response. id may be the zero ID,
-// which encodes as null (JSON-RPC 2.0 §5.1: id unknown).
+// errorResponse encodes a JSON-RPC error response. With the zero ID (the
+// request's id unknown) the id is null, as JSON-RPC 2.0 §5 requires.
 func errorResponse(id jsonrpc.ID, code int64, msg string) []byte {
+	if !id.IsValid() {
+		b, _ := json.Marshal(map[string]any{
+			"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg},
+		})
+		return b
+	}
 	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
 	if err != nil {
 		// Only a programming error can get here; keep the wire valid anyway.
