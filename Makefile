@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-gateway clean
+.PHONY: all build run test vet bench bench-grep bench-gateway clean
 
 all: build
 
@@ -32,6 +32,10 @@ test:
 ## bench: startup and call latency against @modelcontextprotocol/server-filesystem
 bench:
 	$(GO) run ./test/bench
+
+## bench-grep: grep and glob against ripgrep over the Go source tree
+bench-grep:
+	$(GO) run ./test/bench/grep
 
 ## bench-gateway: boris-gateway against supergateway (npm), and direct stdio
 bench-gateway:

@@ -18,7 +18,7 @@ type Config struct {
 	AllowDirs             []string     `flag:"allow-dir" env:"BORIS_ALLOW_DIRS" help:"directory file tools may touch (repeatable or comma-separated; none = all)"`
 	DenyDirs              []string     `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env) always refused; beats allow (repeatable)"`
 	Timeout               int          `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" help:"default bash timeout in seconds"`
-	MaxFileSize           flagenv.Size `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle (10MB, 512KB or bytes)"`
+	MaxFileSize           flagenv.Size `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle and grep searches (10MB, 512KB or bytes)"`
 	DisableTools          []string     `flag:"disable-tools" env:"BORIS_DISABLE_TOOLS" help:"tool names not to register (repeatable; bash also removes the task tools)"`
 	ReadOnly              bool         `flag:"read-only" env:"BORIS_READ_ONLY" envDefault:"false" help:"register no writing tools (str_replace_editor keeps only view)"`
 	AnthropicCompat       bool         `flag:"anthropic-compat" env:"BORIS_ANTHROPIC_COMPAT" envDefault:"false" help:"expose the tool schemas Claude models are trained on"`

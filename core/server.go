@@ -47,6 +47,8 @@ func (b *boris) specs() []toolSpec {
 		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
 		{"task_output", func(s *mcp.Server) { addTool(s, b, taskOutputTool, b.taskOutput) }},
 		{"task_stop", func(s *mcp.Server) { addTool(s, b, taskStopTool, b.taskStop) }},
+		b.grepSpec(),
+		{"glob", func(s *mcp.Server) { addTool(s, b, globTool, b.glob) }},
 	}
 	if b.cfg.AnthropicCompat {
 		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})

@@ -143,3 +143,45 @@ func TestCompatInsert(t *testing.T) {
 		t.Errorf("refused calls changed the file: %q", got)
 	}
 }
+
+// TestCompatGrep checks that Claude Code's grep spellings give the same
+// results as grep's own parameters.
+func TestCompatGrep(t *testing.T) {
+	mk := func() string {
+		dir := realTempDir(t)
+		writeFile(t, filepath.Join(dir, "a.go"), "package a\n\nfunc Hello() {}\nfunc hello2() {}\n")
+		writeFile(t, filepath.Join(dir, "b.txt"), "HELLO there\n")
+		return dir
+	}
+	splitDir, compatDir := mk(), mk()
+	split := startCore(t, "--workdir", splitDir)
+	compat := startCore(t, "--workdir", compatDir, "--anthropic-compat")
+	cases := []struct {
+		name        string
+		own, claude map[string]any
+	}{
+		{"glob and -i", map[string]any{"pattern": "hello", "include": "*.go", "case_insensitive": true, "output_mode": "content"},
+			map[string]any{"pattern": "hello", "glob": "*.go", "-i": true, "output_mode": "content"}},
+		{"context and -n", map[string]any{"pattern": "Hello", "output_mode": "content", "context_before": 1, "context_after": 1, "line_numbers": false},
+			map[string]any{"pattern": "Hello", "output_mode": "content", "-B": 1, "-A": 1, "-n": false}},
+		{"-C", map[string]any{"pattern": "hello2", "output_mode": "content", "context": 2},
+			map[string]any{"pattern": "hello2", "output_mode": "content", "-C": 2}},
+		{"count", map[string]any{"pattern": "(?i)hello", "output_mode": "count"},
+			map[string]any{"pattern": "(?i)hello", "output_mode": "count"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := strings.ReplaceAll(split.ok("grep", c.own), splitDir, "$DIR")
+			b := strings.ReplaceAll(compat.ok("grep", c.claude), compatDir, "$DIR")
+			if a != b {
+				t.Errorf("own spelling:\n%s\nClaude Code spelling:\n%s", a, b)
+			}
+			if !strings.Contains(a, "$DIR/") {
+				t.Errorf("got %q, want matches", a)
+			}
+		})
+	}
+	// Each mode refuses the other's spelling rather than ignoring it.
+	compat.fails("INVALID_INPUT", "grep", map[string]any{"pattern": "x", "case_insensitive": true})
+	split.fails("INVALID_INPUT", "grep", map[string]any{"pattern": "x", "-i": true})
+}

@@ -1,0 +1,263 @@
+package search
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// This file implements .gitignore matching as gitignore(5) describes it:
+//   - blank lines and lines starting with # are ignored; trailing spaces are
+//     dropped unless escaped with a backslash; "\#" and "\!" start a pattern
+//     with a literal # or !;
+//   - a leading ! negates the pattern: a later match re-includes what an
+//     earlier one excluded (but nothing inside an excluded directory, which
+//     is never entered);
+//   - a trailing / matches directories only;
+//   - a pattern containing a / elsewhere is anchored to the directory of the
+//     .gitignore file; otherwise it matches the name at any depth below it;
+//   - * and ? match anything but /, [...] is a class ([!...] negated, never
+//     matching /), "**/" at the start matches in any directory, "/**" at the
+//     end everything inside, "/**/" zero or more directories; other runs of
+//     * act like one; a backslash escapes the next character.
+
+// ignoreRule is one pattern of a .gitignore file.
+type ignoreRule struct {
+	negate   bool
+	dirOnly  bool
+	anchored bool           // matched against the path relative to the file's directory, else the base name
+	literal  string         // the whole pattern, when it has no wildcards
+	suffix   string         // "*" + suffix, when it has no other wildcards and is not anchored
+	re       *regexp.Regexp // every other pattern
+}
+
+// matches reports whether the rule matches an entry, given by its path
+// relative to the rule's directory and its base name.
+func (r *ignoreRule) matches(rel, name string, isDir bool) bool {
+	if r.dirOnly && !isDir {
+		return false
+	}
+	s := name
+	if r.anchored {
+		s = rel
+	}
+	switch {
+	case r.re != nil:
+		return r.re.MatchString(s)
+	case r.suffix != "":
+		return strings.HasSuffix(s, r.suffix)
+	}
+	return s == r.literal
+}
+
+// ignoreFile is the rules of one .gitignore (or info/exclude) file, which
+// apply to base and below.
+type ignoreFile struct {
+	base  string // absolute directory
+	rules []ignoreRule
+}
+
+// parseIgnore parses the contents of an ignore file whose rules apply to
+// the directory base. Patterns that cannot be compiled are dropped, as git
+// drops patterns it cannot use.
+func parseIgnore(base string, data []byte) *ignoreFile {
+	f := &ignoreFile{base: base}
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		if r, ok := parseRule(string(bytes.TrimSuffix(line, []byte("\r")))); ok {
+			f.rules = append(f.rules, r)
+		}
+	}
+	return f
+}
+
+// parseRule parses one line of an ignore file.
+func parseRule(line string) (ignoreRule, bool) {
+	line = trimTrailingSpaces(line)
+	if line == "" || line[0] == '#' {
+		return ignoreRule{}, false
+	}
+	var r ignoreRule
+	if line[0] == '!' {
+		r.negate, line = true, line[1:]
+	}
+	if strings.HasSuffix(line, "/") && !strings.HasSuffix(line, `\/`) {
+		r.dirOnly, line = true, strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return ignoreRule{}, false
+	}
+	if strings.Contains(line, "/") {
+		r.anchored, line = true, strings.TrimPrefix(line, "/")
+	}
+	return r, r.compile(line)
+}
+
+// compile picks the cheapest matcher for a pattern.
+func (r *ignoreRule) compile(pat string) bool {
+	const meta = `*?[\`
+	switch {
+	case !strings.ContainsAny(pat, meta):
+		r.literal = pat
+		return true
+	case !r.anchored && len(pat) > 1 && pat[0] == '*' && !strings.ContainsAny(pat[1:], meta):
+		r.suffix = pat[1:]
+		return true
+	}
+	re, err := regexp.Compile("^" + globRegexp(pat) + "$")
+	if err != nil {
+		return false
+	}
+	r.re = re
+	return true
+}
+
+// trimTrailingSpaces drops trailing spaces not escaped by a backslash.
+func trimTrailingSpaces(s string) string {
+	for strings.HasSuffix(s, " ") {
+		t := s[:len(s)-1]
+		if strings.HasSuffix(t, `\`) && !strings.HasSuffix(t, `\\`) {
+			return s // "\ " keeps its space
+		}
+		s = t
+	}
+	return s
+}
+
+// globRegexp translates a gitignore glob into a regular expression.
+func globRegexp(pat string) string {
+	var sb strings.Builder
+	for i := 0; i < len(pat); {
+		switch c := pat[i]; c {
+		case '*':
+			i = globStars(&sb, pat, i)
+		case '?':
+			sb.WriteString("[^/]")
+			i++
+		case '[':
+			i = globClass(&sb, pat, i)
+		case '\\':
+			if i+1 < len(pat) {
+				i++
+			}
+			sb.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+			i++
+		default:
+			sb.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+			i++
+		}
+	}
+	return sb.String()
+}
+
+// globStars translates the run of stars at pat[i] and returns the index
+// after what it consumed.
+func globStars(sb *strings.Builder, pat string, i int) int {
+	j := i
+	for j < len(pat) && pat[j] == '*' {
+		j++
+	}
+	if j-i < 2 {
+		sb.WriteString("[^/]*")
+		return j
+	}
+	startSeg := i == 0 || pat[i-1] == '/'
+	switch {
+	case startSeg && j == len(pat):
+		sb.WriteString(".*") // "/**" at the end, or "**" alone
+		return j
+	case startSeg && pat[j] == '/':
+		sb.WriteString("(?:.*/)?") // "**/" at the start, or "/**/"
+		return j + 1
+	}
+	sb.WriteString("[^/]*") // other runs of stars are ordinary stars
+	return j
+}
+
+// globClass translates the bracket expression at pat[i] and returns the
+// index after it. A "[" without a closing "]" is a literal.
+func globClass(sb *strings.Builder, pat string, i int) int {
+	j := i + 1
+	neg := j < len(pat) && (pat[j] == '!' || pat[j] == '^')
+	if neg {
+		j++
+	}
+	var body strings.Builder
+	for first := true; j < len(pat); first = false {
+		c := pat[j]
+		switch {
+		case c == ']' && !first:
+			sb.WriteString("[")
+			if neg {
+				sb.WriteString("^/")
+			}
+			sb.WriteString(body.String())
+			sb.WriteString("]")
+			return j + 1
+		case c == '[' && strings.HasPrefix(pat[j:], "[:") && strings.Contains(pat[j+2:], ":]"):
+			end := j + 2 + strings.Index(pat[j+2:], ":]") + 2
+			body.WriteString(pat[j:end]) // a POSIX class such as [:alpha:]
+			j = end
+		case c == '\\' && j+1 < len(pat):
+			body.WriteString(classChar(pat[j+1]))
+			j += 2
+		case c == '-' && !first && j+1 < len(pat) && pat[j+1] != ']':
+			body.WriteByte('-')
+			j++
+		default:
+			body.WriteString(classChar(c))
+			j++
+		}
+	}
+	sb.WriteString(`\[`)
+	return i + 1
+}
+
+// classChar writes a byte so it is literal inside a regexp class.
+func classChar(c byte) string {
+	if strings.IndexByte(`\]-^[`, c) >= 0 {
+		return `\` + string(c)
+	}
+	return string(c)
+}
+
+// ignoreChain is the ignore files that apply in a directory, innermost
+// first. Deeper files take precedence, and within a file later rules win,
+// so the first rule found that matches decides.
+type ignoreChain struct {
+	file *ignoreFile
+	next *ignoreChain
+}
+
+// push returns the chain with f in front; nil f leaves it unchanged.
+func (c *ignoreChain) push(f *ignoreFile) *ignoreChain {
+	if f == nil || len(f.rules) == 0 {
+		return c
+	}
+	return &ignoreChain{file: f, next: c}
+}
+
+// ignored reports whether the entry at abs (a clean absolute path below
+// every file's base) is ignored.
+func (c *ignoreChain) ignored(abs, name string, isDir bool) bool {
+	for n := c; n != nil; n = n.next {
+		rel := relPath(n.file.base, abs)
+		for i := len(n.file.rules) - 1; i >= 0; i-- {
+			if r := &n.file.rules[i]; r.matches(rel, name, isDir) {
+				return !r.negate
+			}
+		}
+	}
+	return false
+}
+
+// relPath returns abs relative to base as a slash-separated path; abs lies
+// below base.
+func relPath(base, abs string) string {
+	rel := abs[len(base):]
+	if rel != "" && os.IsPathSeparator(rel[0]) {
+		rel = rel[1:]
+	}
+	return filepath.ToSlash(rel)
+}

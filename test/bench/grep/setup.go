@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// environment describes the machine and versions for the report.
+type environment struct {
+	goVersion string
+	cpus      int
+	rg        string
+	files     int
+}
+
+// buildBoris builds ./cmd/boris (from the module root) into dir.
+func buildBoris(ctx context.Context, dir string) (string, error) {
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == os.DevNull {
+		return "", fmt.Errorf("find module root: run from inside the boris module (%v)", err)
+	}
+	bin := filepath.Join(dir, "boris")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/boris")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	fmt.Fprintln(os.Stderr, "bench/grep: building boris")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build boris: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// ensureRipgrep returns the path of rg, installing Debian's ripgrep
+// package when it is not on PATH.
+func ensureRipgrep(ctx context.Context, rg string) (string, error) {
+	if p, err := exec.LookPath(rg); err == nil {
+		return p, nil
+	}
+	fmt.Fprintln(os.Stderr, "bench/grep: rg not found; apt-get install -y ripgrep")
+	cmd := exec.CommandContext(ctx, "apt-get", "install", "-y", "ripgrep")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("install ripgrep: %w", err)
+	}
+	return exec.LookPath("rg")
+}
+
+// describe collects the environment line of the report.
+func describe(ctx context.Context, cfg config) (environment, error) {
+	out, err := exec.CommandContext(ctx, cfg.rg, "--version").Output()
+	if err != nil {
+		return environment{}, fmt.Errorf("%s --version: %w", cfg.rg, err)
+	}
+	env := environment{goVersion: runtime.Version(), cpus: runtime.NumCPU(), rg: firstLine(out)}
+	err = filepath.WalkDir(cfg.root, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			env.files++
+		}
+		return nil
+	})
+	return env, err
+}
+
+// firstLine returns the first line of b.
+func firstLine(b []byte) string {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return string(line)
+}
+
+// borisSession is a running boris with one client session.
+type borisSession struct {
+	session *mcp.ClientSession
+}
+
+// startBoris starts boris with its working directory at root.
+func startBoris(ctx context.Context, bin, root string) (*borisSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-bench-grep", Version: "1"}, nil)
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	s, err := client.Connect(cctx, &mcp.CommandTransport{Command: exec.Command(bin, "--workdir", root)}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start boris: %w", err)
+	}
+	return &borisSession{session: s}, nil
+}
+
+// close ends the session and the process.
+func (b *borisSession) close() { b.session.Close() }
+
+// call runs one tool call and returns its text.
+func (b *borisSession) call(ctx context.Context, tool string, args map[string]any) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	res, err := b.session.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("%s returned an error: %s", tool, sb.String())
+	}
+	return sb.String(), nil
+}
