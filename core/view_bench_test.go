@@ -13,9 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkViewSmall measures a small view call through an in-memory MCP
-// session: the server-side cost behind test/bench's small-call latency.
-func BenchmarkViewSmall(b *testing.B) {
+// benchBoris returns a boris serving a directory holding small.txt, 50 lines.
+func benchBoris(b *testing.B) *boris {
 	dir := b.TempDir()
 	var sb strings.Builder
 	for i := range 50 {
@@ -33,7 +32,14 @@ func BenchmarkViewSmall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer bo.close()
+	b.Cleanup(bo.close)
+	return bo
+}
+
+// BenchmarkViewSmall measures a small view call through an in-memory MCP
+// session: the server-side cost behind test/bench's small-call latency.
+func BenchmarkViewSmall(b *testing.B) {
+	bo := benchBoris(b)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := bo.newServer().Connect(ctx, st, nil)
@@ -58,24 +64,7 @@ func BenchmarkViewSmall(b *testing.B) {
 
 // BenchmarkViewHandler measures the view handler alone, without MCP.
 func BenchmarkViewHandler(b *testing.B) {
-	dir := b.TempDir()
-	var sb strings.Builder
-	for i := range 50 {
-		fmt.Fprintf(&sb, "line %d of a small file\n", i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := ParseConfig([]string{"--workdir", dir}, nil, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	bo, err := newBoris(cfg, log, log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bo.close()
+	bo := benchBoris(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := bo.view(context.Background(), nil, viewParams{Path: "small.txt"}); err != nil {
