@@ -108,8 +108,10 @@ func (b *boris) instructions() string {
 	sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " +
 		"The bash tool is not confined by the file scoping. " +
 		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
-		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set. " +
-		"For long commands (builds, servers) use bash with run_in_background and read the output with task_output.")
+		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
+	if !b.cfg.disabled("bash") {
+		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
+	}
 	return sb.String()
 }
 
