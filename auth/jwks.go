@@ -36,17 +36,21 @@ type jwks struct {
 	lastFetch time.Time
 }
 
-// lookup returns the keys for kid, refreshing once if it is unknown.
-func (j *jwks) lookup(ctx context.Context, kid string) []any {
+// lookup returns the keys for kid, refreshing once if it is unknown. The
+// fetch runs outside the lock and outside any one request's context: a slow
+// identity provider delays only the tokens naming unknown kids, and a client
+// hanging up does not abort a refresh others will rely on.
+func (j *jwks) lookup(kid string) []any {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if keys := j.keysFor(kid); len(keys) > 0 {
+	if keys := j.keysFor(kid); len(keys) > 0 || time.Since(j.lastFetch) < j.minInterval {
+		j.mu.Unlock()
 		return keys
 	}
-	if time.Since(j.lastFetch) < j.minInterval {
-		return nil
-	}
-	j.refreshLocked(ctx)
+	j.lastFetch = time.Now() // claims the refresh: concurrent lookups do not fetch again
+	j.mu.Unlock()
+	j.refresh()
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	return j.keysFor(kid)
 }
 
@@ -62,15 +66,16 @@ func (j *jwks) keysFor(kid string) []any {
 	return all
 }
 
-// refreshLocked fetches the set; on failure the cache is kept.
-func (j *jwks) refreshLocked(ctx context.Context) {
-	j.lastFetch = time.Now()
-	keys, err := j.fetch(ctx)
+// refresh fetches the set; on failure the cached keys stay.
+func (j *jwks) refresh() {
+	keys, err := j.fetch(context.Background())
 	if err != nil {
 		j.log.Warn("JWKS refresh failed; keeping cached keys", "url", j.url, "err", err)
 		return
 	}
+	j.mu.Lock()
 	j.keys = keys
+	j.mu.Unlock()
 }
 
 func (j *jwks) fetch(ctx context.Context) (map[string][]any, error) {

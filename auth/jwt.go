@@ -41,7 +41,7 @@ type JWTVerifier struct {
 
 // NewJWTVerifier validates opts and, with a JWKS URL, fetches the set once
 // (a failure here is logged, not fatal: keys are fetched again on demand).
-func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) {
+func NewJWTVerifier(_ context.Context, opts JWTOptions) (*JWTVerifier, error) {
 	if opts.Audience == "" {
 		return nil, errors.New("JWT verification needs an audience: set --jwt-audience or --public-url")
 	}
@@ -60,9 +60,8 @@ func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) 
 	}
 	if opts.JWKSURL != "" {
 		v.jwks = newJWKS(opts)
-		v.jwks.mu.Lock()
-		v.jwks.refreshLocked(ctx)
-		v.jwks.mu.Unlock()
+		v.jwks.lastFetch = time.Now()
+		v.jwks.refresh()
 	}
 	v.parser = jwt.NewParser(v.parserOptions()...)
 	return v, nil
@@ -96,12 +95,12 @@ func (v *JWTVerifier) parserOptions() []jwt.ParserOption {
 
 // Verify checks a JWT and returns its subject and scopes (the "scope"
 // claim, space-separated, or "scp", a list or a string).
-func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, error) {
+func (v *JWTVerifier) Verify(_ context.Context, token string) (*Identity, error) {
 	if strings.Count(token, ".") != 2 {
 		return nil, errNotMine
 	}
 	claims := jwt.MapClaims{}
-	if _, err := v.parser.ParseWithClaims(token, claims, v.keyfunc(ctx)); err != nil {
+	if _, err := v.parser.ParseWithClaims(token, claims, v.keyfunc); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
 	}
 	sub, _ := claims["sub"].(string)
@@ -113,25 +112,23 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Identity, erro
 
 // keyfunc returns the keys that may verify t: those whose type allows t's
 // algorithm, chosen by kid from the JWKS (refreshed once for an unknown kid).
-func (v *JWTVerifier) keyfunc(ctx context.Context) jwt.Keyfunc {
-	return func(t *jwt.Token) (any, error) {
-		alg := t.Method.Alg()
-		kid, _ := t.Header["kid"].(string)
-		candidates := v.static
-		if v.jwks != nil {
-			candidates = append(append([]any{}, v.static...), v.jwks.lookup(ctx, kid)...)
-		}
-		var set jwt.VerificationKeySet
-		for _, k := range candidates {
-			if allows(k, alg) {
-				set.Keys = append(set.Keys, k)
-			}
-		}
-		if len(set.Keys) == 0 {
-			return nil, fmt.Errorf("no key for alg %s and kid %q", alg, kid)
-		}
-		return set, nil
+func (v *JWTVerifier) keyfunc(t *jwt.Token) (any, error) {
+	alg := t.Method.Alg()
+	kid, _ := t.Header["kid"].(string)
+	candidates := v.static
+	if v.jwks != nil {
+		candidates = append(append([]any{}, v.static...), v.jwks.lookup(kid)...)
 	}
+	var set jwt.VerificationKeySet
+	for _, k := range candidates {
+		if allows(k, alg) {
+			set.Keys = append(set.Keys, k)
+		}
+	}
+	if len(set.Keys) == 0 {
+		return nil, fmt.Errorf("no key for alg %s and kid %q", alg, kid)
+	}
+	return set, nil
 }
 
 // scopesOf reads OAuth scopes from "scope" (RFC 8693 §4.2) or "scp".

@@ -42,9 +42,6 @@ func (c *Config) authSetup(ctx context.Context, log *slog.Logger) (*authSetup, e
 	if jwtv != nil {
 		verifiers = append(verifiers, jwtv)
 	}
-	if static.Len() == 0 && jwtv == nil && !c.GenerateToken && c.loopback() {
-		return &authSetup{}, nil // TEMPORARY: until the default flips to a generated token
-	}
 	s := &authSetup{static: static}
 	if c.GenerateToken || (static.Len() == 0 && jwtv == nil) {
 		s.generated = auth.GenerateToken()
@@ -123,7 +120,9 @@ func (c *Config) principal(r *http.Request) Principal {
 
 // sanitizeSubject makes a subject safe as one path element: letters,
 // digits, '.', '-', '_' and '@' kept, everything else '_'; never "." or
-// ".."; long subjects shortened with a hash so they stay distinct.
+// "..". Whenever that changed the subject, or it is long, a hash of the
+// original is appended, so distinct subjects never share a directory
+// ("team/alice" and "team_alice" differ).
 func sanitizeSubject(sub string) string {
 	clean := strings.Map(func(r rune) rune {
 		switch {
@@ -135,11 +134,11 @@ func sanitizeSubject(sub string) string {
 	if strings.Trim(clean, ".") == "" {
 		clean = "_" + clean
 	}
-	if len(clean) > 64 {
-		sum := sha256.Sum256([]byte(sub))
-		clean = clean[:48] + "-" + hex.EncodeToString(sum[:6])
+	if clean == sub && len(clean) <= 64 {
+		return clean
 	}
-	return clean
+	sum := sha256.Sum256([]byte(sub))
+	return clean[:min(len(clean), 48)] + "-" + hex.EncodeToString(sum[:6])
 }
 
 // printConnect tells the operator how to connect a client, with the
