@@ -21,7 +21,10 @@ func startSSE(w http.ResponseWriter) *sseWriter {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	_ = s.rc.Flush()
+	// A first byte of body, not just headers: some proxies (nginx over
+	// HTTP/2) hold the headers back until the body starts, which would stall
+	// a client waiting to see its GET stream open.
+	_ = s.comment("stream open")
 	return s
 }
 
