@@ -55,6 +55,13 @@ func spawnCore(sp *spawner, path string, args []string, log *slog.Logger) (*core
 	p := &coreProc{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), exited: make(chan struct{})}
 	go relayStderr(stderr, log)
 	go func() {
+		// A core that dies without ending its commands (a crash, SIGKILL)
+		// leaves them in its session. They are swept while the core is
+		// still an unreaped zombie, so its pid, which names the session,
+		// cannot have been reused by another process.
+		pid := cmd.Process.Pid
+		awaitExit(pid)
+		killSession(pid)
 		p.err = cmd.Wait()
 		close(p.exited)
 	}()
@@ -124,7 +131,8 @@ func (p *coreProc) stop(grace time.Duration) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.exited
 	}
-	// Anything the core left in its own group goes with it.
+	// Anything the core left in its own group goes with it. (Commands it
+	// left in its session are swept by the waiter, see spawnCore.)
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 

@@ -139,9 +139,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *me
 func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duration) {
 	result := "abandoned"
 	if res != nil {
-		if dm, err := decode(res); err == nil && dm.res != nil {
-			result = outcome(dm.res)
-		}
+		result = responseOutcome(res)
 	}
 	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", toolName(m.req.Params),
 		"duration", d.Round(time.Microsecond), "outcome", result)

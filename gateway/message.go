@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,9 +23,23 @@ func decode(raw []byte) (*message, error) {
 	if first := firstByte(raw); first == '[' {
 		return nil, errBatch
 	}
+	// One JSON value and nothing after it: a body carrying a second message
+	// must not smuggle it past the gateway into the core.
+	if !json.Valid(raw) {
+		return nil, errors.New("body is not a single JSON value")
+	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		return nil, err
+	}
+	// The core reads one message per line (stdio transport: messages "MUST
+	// NOT contain embedded newlines"), so a pretty-printed body is compacted.
+	if bytes.ContainsAny(raw, "\r\n") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, err
+		}
+		raw = buf.Bytes()
 	}
 	m := &message{raw: raw}
 	switch msg := msg.(type) {
@@ -46,6 +62,33 @@ func firstByte(b []byte) byte {
 		return c
 	}
 	return 0
+}
+
+// peeked is what routing needs of a core's message, read without decoding
+// its result: a core's messages are well-formed (it is go-sdk's encoder on
+// the other end of a pipe the gateway owns), and a view or grep result can
+// be large, so the hot path skips the full decode that client input gets.
+type peeked struct {
+	id     string          // id key as idKey spells it; "" for a notification
+	method string          // "" for a response
+	params json.RawMessage // of a request or notification
+}
+
+// rawIDKey spells a JSON id the way idKey spells a jsonrpc.ID.
+func rawIDKey(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	_ = d.Decode(&v)
+	switch x := v.(type) {
+	case string:
+		return "string:" + x
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return fmt.Sprintf("int64:%d", n)
+		}
+	}
+	return "raw:" + string(raw)
 }
 
 // isCall reports whether m is a request expecting a response.
@@ -95,25 +138,12 @@ func notifiedToken(params json.RawMessage) string {
 // cancelledID returns the id key of a notifications/cancelled message.
 func cancelledID(params json.RawMessage) string {
 	var p struct {
-		RequestID any `json:"requestId"`
+		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 || string(p.RequestID) == "null" {
 		return ""
 	}
-	id, err := jsonrpc.MakeID(normalizeNumber(p.RequestID))
-	if err != nil {
-		return ""
-	}
-	return idKey(id)
-}
-
-// normalizeNumber turns a JSON number decoded as float64 into the int64 a
-// jsonrpc.ID holds.
-func normalizeNumber(v any) any {
-	if f, ok := v.(float64); ok {
-		return int64(f)
-	}
-	return v
+	return rawIDKey(p.RequestID)
 }
 
 // toolName returns params.name of a tools/call request.
@@ -123,21 +153,6 @@ func toolName(params json.RawMessage) string {
 	}
 	_ = json.Unmarshal(params, &p)
 	return p.Name
-}
-
-// outcome summarises a response for the log: "ok", "tool_error" for an
-// isError result, or "error" for a JSON-RPC error.
-func outcome(res *jsonrpc.Response) string {
-	if res.Error != nil {
-		return "error"
-	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	if json.Unmarshal(res.Result, &r) == nil && r.IsError {
-		return "tool_error"
-	}
-	return "ok"
 }
 
 // errorResponse encodes a JSON-RPC error response. With the zero ID (the

@@ -107,12 +107,12 @@ func (s *session) route(end func(*session, string)) {
 			end(s, "core exited")
 			return
 		}
-		m, err := decode(raw)
+		p, err := peek(raw)
 		if err != nil {
 			s.log.Warn("undecodable message from core", "session", s.id, "err", err)
 			continue
 		}
-		s.deliver(m)
+		s.deliver(raw, p)
 	}
 }
 
@@ -120,32 +120,32 @@ func (s *session) route(end func(*session, string)) {
 // request with its id, progress to the request with its token, other
 // request-scoped messages to the only request in flight, the rest to the
 // GET stream.
-func (s *session) deliver(m *message) {
+func (s *session) deliver(raw []byte, m peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var dest *call
 	switch {
-	case m.res != nil:
-		if dest = s.calls[idKey(m.res.ID)]; dest != nil {
+	case m.method == "":
+		if dest = s.calls[m.id]; dest != nil {
 			s.forgetLocked(dest)
-			dest.resp <- m.raw
+			dest.resp <- raw
 		}
 		return // a response whose request was abandoned or cancelled is dropped
-	case m.req.Method == "notifications/progress":
-		dest = s.progress[notifiedToken(m.req.Params)]
-	case !sessionScoped(m.req.Method) && len(s.calls) == 1:
+	case m.method == "notifications/progress":
+		dest = s.progress[notifiedToken(m.params)]
+	case !sessionScoped(m.method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
 		}
 	}
 	if dest != nil {
 		select {
-		case dest.notes <- m.raw:
+		case dest.notes <- raw:
 		default: // a client not reading does not block routing
 		}
 		return
 	}
-	s.toStreamLocked(m.raw)
+	s.toStreamLocked(raw)
 }
 
 // sessionScoped lists messages that concern the session, never a request.

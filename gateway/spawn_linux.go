@@ -1,15 +1,68 @@
 package gateway
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// sysProcAttr puts a core in its own process group and asks the kernel to
-// SIGKILL it when the gateway dies.
+// sysProcAttr puts a core in a session of its own (so also its own process
+// group) and asks the kernel to SIGKILL it when the gateway dies. The core
+// puts each command in a process group of its own, but they stay in the
+// core's session: that is how killSession finds them if the core dies
+// without ending them.
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// awaitExit blocks until process pid has exited, without reaping it.
+func awaitExit(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// killSession SIGKILLs every process left in session sid: the commands of a
+// core that crashed or was killed before it could end them itself.
+func killSession(sid int) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if pid, s, ok := sessionOf(string(data)); ok && s == sid {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// sessionOf reads the pid and session id fields of /proc/PID/stat. The
+// command name (field 2) may hold spaces and parentheses, so fields are
+// counted from the last ')'.
+func sessionOf(stat string) (pid, sid int, ok bool) {
+	end := strings.LastIndexByte(stat, ')')
+	open := strings.IndexByte(stat, '(')
+	if end < 0 || open < 1 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(stat[end+1:]) // state ppid pgrp session ...
+	if len(fields) < 4 {
+		return 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(strings.TrimSpace(stat[:open]))
+	sid, err2 := strconv.Atoi(fields[3])
+	return pid, sid, err1 == nil && err2 == nil
 }
 
 // spawner starts processes from one OS thread that never exits. Linux

@@ -19,3 +19,9 @@ type spawner struct{}
 func newSpawner() *spawner { return &spawner{} }
 
 func (s *spawner) start(cmd *exec.Cmd) error { return cmd.Start() }
+
+// killSession is Linux-only; elsewhere a core's commands end with the core.
+func killSession(int) {}
+
+// awaitExit is a no-op elsewhere: there is no session sweep to do first.
+func awaitExit(int) {}

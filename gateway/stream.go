@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -33,8 +34,13 @@ func (rp *reply) note(raw []byte) bool {
 // final sends the response and ends the reply.
 func (rp *reply) final(raw []byte) {
 	if rp.sse == nil && rp.acc.json {
-		rp.w.Header().Set("Content-Type", "application/json")
+		// Sized and flushed now, so the client has its answer before the
+		// handler's bookkeeping (the tool-call log line) runs.
+		h := rp.w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(raw)))
 		_, _ = rp.w.Write(raw)
+		_ = http.NewResponseController(rp.w).Flush()
 		return
 	}
 	rp.note(raw)

@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestParseAccept: which of JSON and SSE an Accept header allows; a missing
+// header allows both.
+func TestParseAccept(t *testing.T) {
+	tests := []struct {
+		header string
+		want   accepts
+	}{
+		{"", accepts{json: true, sse: true}},
+		{"application/json, text/event-stream", accepts{json: true, sse: true}},
+		{"application/json", accepts{json: true}},
+		{"text/event-stream", accepts{sse: true}},
+		{"Text/Event-Stream;q=0.9", accepts{sse: true}},
+		{"*/*", accepts{json: true, sse: true}},
+		{"application/*", accepts{json: true}},
+		{"text/*", accepts{sse: true}},
+		{"text/html, image/png", accepts{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.header, func(t *testing.T) {
+			if got := parseAccept(tt.header); got != tt.want {
+				t.Errorf("parseAccept(%q): got %+v, want %+v", tt.header, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecode: one JSON-RPC message per body; batches and invalid messages
+// are refused.
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		wantErr bool
+		call    bool
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, false, true},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, false},
+		{"response", `{"jsonrpc":"2.0","id":1,"result":{}}`, false, false},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, true, false},
+		{"batch after whitespace", "\r\n\t [", true, false},
+		{"truncated", `{"jsonrpc":"2.0","id":1,`, true, false},
+		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, true, false},
+		{"neither method nor id", `{"jsonrpc":"2.0"}`, true, false},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, true, false},
+		{"string", `"hello"`, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := decode([]byte(tt.raw))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("decode(%s): got error %v, want error %v", tt.raw, err, tt.wantErr)
+			}
+			if err == nil && m.isCall() != tt.call {
+				t.Errorf("decode(%s).isCall(): got %v, want %v", tt.raw, m.isCall(), tt.call)
+			}
+		})
+	}
+}
+
+// TestIDKeys: ids and progress tokens are told apart by type, and a
+// cancellation names the request the way its id was registered.
+func TestIDKeys(t *testing.T) {
+	idOf := func(raw string) string {
+		m, err := decode([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idKey(m.req.ID)
+	}
+	num, str := idOf(`{"jsonrpc":"2.0","id":7,"method":"ping"}`), idOf(`{"jsonrpc":"2.0","id":"7","method":"ping"}`)
+	if num == str {
+		t.Error(`idKey: 7 and "7" collide, want distinct keys`)
+	}
+	for _, tt := range []struct{ params, want string }{
+		{`{"requestId":7}`, num},
+		{`{"requestId":"7"}`, str},
+	} {
+		if got := cancelledID(json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("cancelledID(%s): got %q, want %q (the request's key)", tt.params, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		request, notification string
+	}{
+		{`{"_meta":{"progressToken":"a"}}`, `{"progressToken":"a"}`},
+		{`{"_meta":{"progressToken":42}}`, `{"progressToken":42}`},
+		{`{"_meta":{"progressToken":42}}`, `{"progressToken":42.0}`},
+	} {
+		req, note := progressTokenOf(json.RawMessage(tt.request)), notifiedToken(json.RawMessage(tt.notification))
+		if req == "" || req != note {
+			t.Errorf("progress token of %s: got %q, notification %s: %q; want equal, non-empty", tt.request, req, tt.notification, note)
+		}
+	}
+	if progressTokenOf(json.RawMessage(`{"_meta":{"progressToken":"42"}}`)) == progressTokenOf(json.RawMessage(`{"_meta":{"progressToken":42}}`)) {
+		t.Error(`progress tokens "42" and 42 collide, want distinct keys`)
+	}
+	if got := progressTokenOf(json.RawMessage(`{"name":"bash"}`)); got != "" {
+		t.Errorf("no token: got %q, want empty", got)
+	}
+}

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+)
+
+// errMalformed is a core message the routing scan cannot read.
+var errMalformed = errors.New("malformed JSON-RPC message")
+
+// peek reads a core message's routing fields: id, method and params. It
+// scans the top-level object and skips other values (a result can be
+// megabytes of file content) with a byte loop instead of decoding them:
+// this runs for every message a core sends. A core's messages come from
+// go-sdk's encoder over a pipe the gateway owns, so the scan checks
+// structure, not every detail of JSON.
+func peek(raw []byte) (peeked, error) {
+	var p peeked
+	var err error
+	scanErr := eachMember(raw, func(key string, val []byte) bool {
+		err = p.set(key, val)
+		return err == nil
+	})
+	return p, cmp.Or(scanErr, err)
+}
+
+// eachMember calls fn with every member of the JSON object in raw, in
+// order, until fn returns false.
+func eachMember(raw []byte, fn func(key string, val []byte) bool) error {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return errMalformed
+	}
+	for i++; ; {
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == '}' {
+			return nil
+		}
+		keyEnd, err := skipValue(raw, i)
+		if err != nil || raw[i] != '"' {
+			return errMalformed
+		}
+		key := string(raw[i+1 : keyEnd-1])
+		if i = skipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
+			return errMalformed
+		}
+		i = skipSpace(raw, i+1)
+		end, err := skipValue(raw, i)
+		if err != nil {
+			return err
+		}
+		if !fn(key, raw[i:end]) {
+			return nil
+		}
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
+}
+
+// responseOutcome summarises a response for the log without decoding it:
+// "error" for a JSON-RPC error, "tool_error" for a result with isError
+// true, else "ok".
+func responseOutcome(raw []byte) string {
+	out := "ok"
+	_ = eachMember(raw, func(key string, val []byte) bool {
+		switch key {
+		case "error":
+			out = "error"
+		case "result":
+			_ = eachMember(val, func(k string, v []byte) bool {
+				if k == "isError" && string(v) == "true" {
+					out = "tool_error"
+				}
+				return out == "ok"
+			})
+		}
+		return out == "ok"
+	})
+	return out
+}
+
+// set records one top-level member the router needs.
+func (p *peeked) set(key string, val []byte) error {
+	switch key {
+	case "id":
+		if string(val) != "null" {
+			p.id = rawIDKey(val)
+		}
+	case "method":
+		return json.Unmarshal(val, &p.method)
+	case "params":
+		p.params = val
+	}
+	return nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at i.
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, errMalformed
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		return skipNested(b, i)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' {
+		i++ // number, true, false, null
+	}
+	return i, nil
+}
+
+func skipString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, nil
+		}
+	}
+	return i, errMalformed
+}
+
+// skipNested skips an object or array, minding strings.
+func skipNested(b []byte, i int) (int, error) {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			end, err := skipString(b, i)
+			if err != nil {
+				return end, err
+			}
+			i = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return i, errMalformed
+}
