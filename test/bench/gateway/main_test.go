@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestParsePPID checks the parent pid is found after a comm holding
+// spaces and parentheses.
+func TestParsePPID(t *testing.T) {
+	for _, tc := range []struct {
+		stat string
+		want int
+		ok   bool
+	}{
+		{"42 (boris) S 7 42 42 0 -1", 7, true},
+		{"43 (node (x) y) R 12 43 43 0 -1", 12, true},
+		{"44 (sh) Z", 0, false},
+		{"garbage", 0, false},
+	} {
+		got, ok := parsePPID([]byte(tc.stat))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parsePPID(%q) = %d, %v; want %d, %v", tc.stat, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestDescendants checks the walk finds grandchildren and skips other trees.
+func TestDescendants(t *testing.T) {
+	parents := map[int]int{10: 1, 11: 10, 12: 10, 13: 11, 20: 1, 21: 20}
+	got := descendants(10, parents)
+	if diff := cmp.Diff([]int{10, 11, 12, 13}, got); diff != "" {
+		t.Errorf("descendants(10) (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadTree checks, on the real /proc, that a child of this process is
+// counted in its tree, and as a core when its argv[0] is the core's path.
+func TestReadTree(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the memory reading uses /proc, which only Linux has")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command to run as a child:", err)
+	}
+	cmd := exec.Command(sleep, "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	u, err := readTree(os.Getpid(), sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Procs < 2 || u.Cores != 1 {
+		t.Errorf("readTree: got %d processes, %d cores; want at least 2 processes, 1 core", u.Procs, u.Cores)
+	}
+	if u.GatewayRSS <= 0 || u.RSS <= u.GatewayRSS {
+		t.Errorf("readTree: got tree RSS %d, root RSS %d; want 0 < root < tree", u.RSS, u.GatewayRSS)
+	}
+	left, err := processesNaming("30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(left, func(s string) bool { return strings.Contains(s, sleep+" 30") }) {
+		t.Errorf("processesNaming(\"30\") = %q, want the sleep child among them", left)
+	}
+}
+
+// TestTargets checks each verdict, a value equal to its limit meeting it.
+func TestTargets(t *testing.T) {
+	r := results{
+		stdio: stdioResult{call: stats{p50: 400 * time.Microsecond}},
+		gateways: []gatewayResult{{
+			create: stats{p50: 15 * time.Millisecond},
+			call:   stats{p50: 800 * time.Microsecond},
+			mem:    memory{sessions: 50, open: treeUsage{RSS: 50 * 16e6}},
+		}, {}},
+	}
+	var got []bool
+	for _, tg := range targets(r) {
+		got = append(got, tg.Met)
+	}
+	if diff := cmp.Diff([]bool{true, true, false, false}, got); diff != "" {
+		t.Errorf("targets met (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckResult checks that only a successful result holding every
+// fixture line in order passes.
+func TestCheckResult(t *testing.T) {
+	fx := fixture{path: "/f", lines: []string{"alpha", "beta"}}
+	text := func(s string, isErr bool) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, IsError: isErr}
+	}
+	if err := checkResult(text("     1\talpha\n     2\tbeta\n", false), nil, fx); err != nil {
+		t.Errorf("good result: %v", err)
+	}
+	for name, res := range map[string]*mcp.CallToolResult{
+		"isError":   text("alpha beta", true),
+		"missing":   text("alpha", false),
+		"reordered": text("beta alpha", false),
+	} {
+		if err := checkResult(res, nil, fx); err == nil {
+			t.Errorf("%s result passed, want an error", name)
+		}
+	}
+	if err := checkResult(nil, errors.New("boom"), fx); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("call error: got %v, want it passed through", err)
+	}
+}

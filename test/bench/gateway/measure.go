@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Time limits that turn a hung gateway or core into an error instead of a
+// hung run.
+const (
+	connectTimeout = 30 * time.Second // one session create
+	phaseTimeout   = 5 * time.Minute  // one measuring phase
+	terminateAfter = 2 * time.Second  // stdio core: wait after closing stdin before SIGTERM
+)
+
+// gatewayResult is what was measured for one gateway.
+type gatewayResult struct {
+	name       string
+	create     stats   // connect (initialize + initialized) on a new session
+	call       stats   // one small view on a warm session
+	ping       stats   // one ping on the same session: the transport floor
+	throughput float64 // checked calls per second from cfg.workers sessions
+	mem        memory  // process tree with cfg.open sessions open
+	clean      bool    // exited on SIGTERM without being killed
+}
+
+// stdioResult is the baseline: the same calls straight to boris over stdio.
+type stdioResult struct {
+	call stats
+	ping stats
+}
+
+// measureGateway starts spec, runs every phase against it and stops it.
+func measureGateway(ctx context.Context, cfg config, spec gatewaySpec, bins binaries, fx fixture, logw io.Writer) (gatewayResult, error) {
+	r := gatewayResult{name: spec.name}
+	g, err := startGateway(ctx, spec)
+	if err != nil {
+		return r, err
+	}
+	fmt.Fprintf(logw, "bench-gateway: %s listening at %s\n", spec.name, g.url)
+	err = runPhases(ctx, cfg, g, bins, fx, &r, logw)
+	r.clean = g.stop()
+	if err != nil {
+		return r, fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+	}
+	return r, nil
+}
+
+// runPhases measures session creates, small calls, throughput and memory,
+// in that order, each phase on its own sessions.
+func runPhases(ctx context.Context, cfg config, g *gatewayProc, bins binaries, fx fixture, r *gatewayResult, logw io.Writer) error {
+	hc := newHTTPClient()
+	defer hc.CloseIdleConnections()
+	c := &dialer{url: g.url, hc: hc}
+	var err error
+	fmt.Fprintf(logw, "bench-gateway: %s: 1 warm-up + %d timed session creates\n", g.name, cfg.sessions)
+	if r.create, err = measureCreate(ctx, cfg, c); err != nil {
+		return fmt.Errorf("session create: %w", err)
+	}
+	fmt.Fprintf(logw, "bench-gateway: %s: %d warm-up + %d timed view calls, then as many pings\n", g.name, cfg.warmup, cfg.calls)
+	if r.call, r.ping, err = measureSessionCalls(ctx, cfg, c, fx); err != nil {
+		return err
+	}
+	fmt.Fprintf(logw, "bench-gateway: %s: %d sessions calling for %v\n", g.name, cfg.workers, cfg.duration)
+	if r.throughput, err = measureThroughput(ctx, cfg, c, fx); err != nil {
+		return fmt.Errorf("throughput: %w", err)
+	}
+	fmt.Fprintf(logw, "bench-gateway: %s: memory with %d open sessions\n", g.name, cfg.open)
+	if r.mem, err = measureMemory(ctx, cfg, c, g.cmd.Process.Pid, bins.boris); err != nil {
+		return fmt.Errorf("memory: %w", err)
+	}
+	return nil
+}
+
+// newHTTPClient returns a client that keeps enough idle connections for
+// every session of a phase: http.DefaultClient keeps 2 per host, which
+// would make the concurrent phases open a TCP connection per call.
+func newHTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               nil, // loopback only
+		MaxIdleConns:        512,
+		MaxIdleConnsPerHost: 512,
+		IdleConnTimeout:     time.Minute,
+	}}
+}
+
+// dialer opens client sessions on one gateway.
+type dialer struct {
+	url string
+	hc  *http.Client
+}
+
+// connect opens a session (initialize, its response, notifications/initialized)
+// and returns it with the time Connect took. As a real client does, the
+// session then opens its standalone GET stream in the background.
+func (d *dialer) connect(ctx context.Context) (*mcp.ClientSession, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	t := &mcp.StreamableClientTransport{Endpoint: d.url, HTTPClient: d.hc}
+	start := time.Now()
+	cs, err := newClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	elapsed := time.Since(start)
+	if err != nil {
+		return nil, 0, fmt.Errorf("connect to %s: %w", d.url, err)
+	}
+	return cs, elapsed, nil
+}
+
+// newClient returns a client without the roots capability, so no core
+// sends roots/list during the handshake.
+func newClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "boris-bench-gateway", Version: "1"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+}
+
+// measureCreate times one untimed then cfg.sessions timed session creates,
+// closing each (DELETE) before the next.
+func measureCreate(ctx context.Context, cfg config, d *dialer) (stats, error) {
+	ds := make([]time.Duration, 0, cfg.sessions)
+	for i := range cfg.sessions + 1 {
+		cs, elapsed, err := d.connect(ctx)
+		if err != nil {
+			return stats{}, fmt.Errorf("session %d: %w", i, err)
+		}
+		if err := cs.Close(); err != nil {
+			return stats{}, fmt.Errorf("session %d: close: %w", i, err)
+		}
+		if i > 0 {
+			ds = append(ds, elapsed)
+		}
+	}
+	return summarize(ds), nil
+}
+
+// measureSessionCalls opens one session and times small calls, then pings.
+func measureSessionCalls(ctx context.Context, cfg config, d *dialer, fx fixture) (call, ping stats, err error) {
+	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	defer cancel()
+	cs, _, err := d.connect(ctx)
+	if err != nil {
+		return call, ping, err
+	}
+	call, ping, err = timeSession(ctx, cfg, cs, fx)
+	if cerr := cs.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close: %w", cerr)
+	}
+	return call, ping, err
+}
+
+// measureStdio times the same calls and pings straight to boris over stdio.
+func measureStdio(ctx context.Context, cfg config, boris string, fx fixture) (stdioResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	defer cancel()
+	cmd := exec.Command(boris, "--workdir", fx.dir)
+	cmd.WaitDelay = terminateAfter
+	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}
+	cs, err := newClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		return stdioResult{}, fmt.Errorf("direct stdio: spawn boris: %w", err)
+	}
+	var r stdioResult
+	r.call, r.ping, err = timeSession(ctx, cfg, cs, fx)
+	if cerr := cs.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close: %w", cerr)
+	}
+	if err != nil {
+		return stdioResult{}, fmt.Errorf("direct stdio: %w", err)
+	}
+	return r, nil
+}
+
+// timeSession times cfg.calls checked view calls, then cfg.calls pings, on
+// cs, each after cfg.warmup untimed ones.
+func timeSession(ctx context.Context, cfg config, cs *mcp.ClientSession, fx fixture) (call, ping stats, err error) {
+	view := viewCall(ctx, cs, fx)
+	callDs, err := timeOps(cfg, view)
+	if err != nil {
+		return call, ping, fmt.Errorf("view: %w", err)
+	}
+	pingDs, err := timeOps(cfg, func() error { return cs.Ping(ctx, nil) })
+	if err != nil {
+		return call, ping, fmt.Errorf("ping: %w", err)
+	}
+	return summarize(callDs), summarize(pingDs), nil
+}
+
+// viewCall returns one checked view of the fixture on cs.
+func viewCall(ctx context.Context, cs *mcp.ClientSession, fx fixture) func() error {
+	params := &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": fx.path}}
+	return func() error {
+		res, err := cs.CallTool(ctx, params)
+		return checkResult(res, err, fx)
+	}
+}
+
+// timeOps runs op cfg.warmup untimed times, then cfg.calls timed times,
+// and returns the timed latencies. The first error stops it.
+func timeOps(cfg config, op func() error) ([]time.Duration, error) {
+	ds := make([]time.Duration, 0, cfg.calls)
+	for i := range cfg.warmup + cfg.calls {
+		start := time.Now()
+		err := op()
+		d := time.Since(start)
+		if err != nil {
+			return nil, fmt.Errorf("call %d: %w", i, err)
+		}
+		if i >= cfg.warmup {
+			ds = append(ds, d)
+		}
+	}
+	return ds, nil
+}

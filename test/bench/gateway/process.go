@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Time limits that turn a hung gateway into an error instead of a hung run.
+const (
+	startTimeout = 30 * time.Second // from exec to the "listening" log line
+	stopTimeout  = 15 * time.Second // from SIGTERM to exit, before SIGKILL
+	tailLines    = 20               // output lines kept for error messages
+)
+
+// gatewaySpec is one gateway under test: how to start it and how to find
+// its MCP endpoint in its output.
+type gatewaySpec struct {
+	name string
+	// command returns the gateway process, not yet started.
+	command func() (*exec.Cmd, error)
+	// ready matches the output line that says the gateway is listening.
+	ready *regexp.Regexp
+	// endpoint turns ready's submatches into the MCP endpoint URL.
+	endpoint func(match []string) string
+}
+
+// borisGateway runs boris-gateway on a free loopback port, serving cores
+// scoped to the fixture. Authentication is off (--auth none, loopback
+// only), as supergateway has none. The session limit leaves room for the
+// memory phase's open sessions.
+func borisGateway(bins binaries, fx fixture, cfg config) gatewaySpec {
+	maxSessions := max(64, cfg.open+cfg.workers+8)
+	return gatewaySpec{
+		name: "boris-gateway",
+		command: func() (*exec.Cmd, error) {
+			return exec.Command(bins.gateway, "--listen", "127.0.0.1:0", "--auth", "none",
+				"--max-sessions", strconv.Itoa(maxSessions),
+				"--core", bins.boris, "--", "--workdir", fx.dir), nil
+		},
+		ready:    regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+)`),
+		endpoint: func(m []string) string { return m[1] },
+	}
+}
+
+// superGateway runs supergateway in stateful Streamable HTTP mode, one
+// child per session, the child being the same boris core. supergateway
+// runs its --stdio command through a shell, so the paths are quoted.
+func superGateway(node string, bins binaries, fx fixture) gatewaySpec {
+	return gatewaySpec{
+		name: "supergateway",
+		command: func() (*exec.Cmd, error) {
+			port, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			stdio := shellQuote(bins.boris) + " --workdir " + shellQuote(fx.dir)
+			return exec.Command(node, bins.peerJS, "--stdio", stdio,
+				"--outputTransport", "streamableHttp", "--stateful",
+				"--port", strconv.Itoa(port)), nil
+		},
+		ready:    regexp.MustCompile(`StreamableHttp endpoint: http://localhost:(\d+)(/\S*)`),
+		endpoint: func(m []string) string { return "http://127.0.0.1:" + m[1] + m[2] },
+	}
+}
+
+// freePort asks the kernel for a free loopback port. supergateway has no
+// way to report a port it picked itself, so this one is passed to it.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// benchEnv drops BORIS_GATEWAY_* settings from environ: the benchmark
+// runs boris-gateway with its defaults (info logs in text, which carry the
+// listening line; no authentication), whatever the caller's shell holds.
+func benchEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "BORIS_GATEWAY_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// gatewayProc is a running gateway.
+type gatewayProc struct {
+	name   string
+	cmd    *exec.Cmd
+	url    string        // MCP endpoint
+	out    *os.File      // read end of the gateway's stdout+stderr
+	tail   *tail         // its last output lines
+	exited chan struct{} // closed once the process is reaped
+}
+
+// startGateway starts spec and waits for its "listening" line. The output
+// is drained for the gateway's whole life, since both gateways log every
+// call and would block on a full pipe.
+func startGateway(ctx context.Context, spec gatewaySpec) (*gatewayProc, error) {
+	cmd, err := spec.command()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.name, err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Env = benchEnv(os.Environ())
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("start %s: %w", spec.name, err)
+	}
+	g := &gatewayProc{name: spec.name, cmd: cmd, out: r, tail: &tail{max: tailLines}, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(g.exited) }()
+	urls := make(chan string, 1)
+	go g.drain(spec, urls)
+	select {
+	case g.url = <-urls:
+		return g, nil
+	case <-g.exited:
+		err = errors.New("exited before listening")
+	case <-time.After(startTimeout):
+		err = fmt.Errorf("not listening after %v", startTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	g.stop()
+	return nil, fmt.Errorf("start %s: %w%s", spec.name, err, g.tail.note())
+}
+
+// drain reads the gateway's output to its end, sending the endpoint once
+// the ready line appears and keeping the last lines.
+func (g *gatewayProc) drain(spec gatewaySpec, urls chan<- string) {
+	sc := bufio.NewScanner(g.out)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	found := false
+	for sc.Scan() {
+		line := sc.Text()
+		g.tail.add(line)
+		if !found {
+			if m := spec.ready.FindStringSubmatch(line); m != nil {
+				found = true
+				urls <- spec.endpoint(m)
+			}
+		}
+	}
+}
+
+// stop sends SIGTERM, so the gateway ends its sessions and their cores
+// the way it would in production, and waits for it to exit; after
+// stopTimeout it is killed. It reports whether the gateway exited on its own.
+func (g *gatewayProc) stop() bool {
+	defer g.out.Close()
+	_ = g.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-g.exited:
+		return true
+	case <-time.After(stopTimeout):
+		_ = g.cmd.Process.Kill()
+		<-g.exited
+		return false
+	}
+}
+
+// tail keeps the last max lines written to it.
+type tail struct {
+	max   int
+	mu    sync.Mutex
+	lines []string
+}
+
+func (t *tail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(line) > 300 {
+		line = line[:300] + "..."
+	}
+	t.lines = append(t.lines, line)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+// note formats the kept lines for an error message.
+func (t *tail) note() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.lines) == 0 {
+		return ""
+	}
+	return "\ngateway output (last lines):\n" + strings.Join(t.lines, "\n")
+}

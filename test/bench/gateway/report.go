@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The issue's targets for boris-gateway. They are reported, never enforced.
+const (
+	createP50Target  = 15 * time.Millisecond  // session create+initialize p50
+	callP50Target    = 1 * time.Millisecond   // small call p50 through the gateway
+	callOverTarget   = 300 * time.Microsecond // small call p50 minus direct stdio's
+	perSessionTarget = 15.0                   // MB of tree RSS per open session
+	bytesPerMB       = 1e6                    // the issue's MB: decimal megabytes
+)
+
+// results is everything one run measured.
+type results struct {
+	env      environment
+	stdio    stdioResult
+	gateways []gatewayResult // boris-gateway, then supergateway
+	leftover []string        // processes naming the fixture after the run
+}
+
+// target is one goal with its measured value.
+type target struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+	Unit  string  `json:"unit"`
+	Met   bool    `json:"met"`
+}
+
+// targets evaluates the issue's targets on boris-gateway's results.
+func targets(r results) []target {
+	bg := r.gateways[0]
+	over := bg.call.p50 - r.stdio.call.p50
+	mb := bg.mem.perSession() / bytesPerMB
+	return []target{
+		{Name: "boris-gateway session create p50", Value: ms(bg.create.p50), Limit: ms(createP50Target), Unit: "ms", Met: bg.create.p50 <= createP50Target},
+		{Name: "boris-gateway small call p50", Value: ms(bg.call.p50), Limit: ms(callP50Target), Unit: "ms", Met: bg.call.p50 <= callP50Target},
+		{Name: "boris-gateway small call p50 - direct stdio p50", Value: ms(over), Limit: ms(callOverTarget), Unit: "ms", Met: over <= callOverTarget},
+		{Name: "boris-gateway RSS per open session", Value: mb, Limit: perSessionTarget, Unit: "MB", Met: mb <= perSessionTarget},
+	}
+}
+
+// report writes the results to w, as a table or, with -json, as JSON.
+func report(w io.Writer, cfg config, r results) error {
+	if cfg.jsonOut {
+		return writeJSON(w, cfg, r)
+	}
+	writeTable(w, cfg, r)
+	return nil
+}
+
+// writeTable prints the human-readable table, the verdict lines and the
+// leak check.
+func writeTable(w io.Writer, cfg config, r results) {
+	bg, sg := r.gateways[0], r.gateways[1]
+	fmt.Fprintf(w, "%s %s/%s, %d CPUs; node %s; supergateway %s; protocol %s\n",
+		r.env.GoVersion, r.env.OS, r.env.Arch, r.env.CPUs, r.env.Node, r.env.PeerVersion, protocolVersion)
+	fmt.Fprintf(w, "%d session creates; %d calls and %d pings after %d warm-up, view of a %d-line file;\n",
+		cfg.sessions, cfg.calls, cfg.calls, cfg.warmup, fixtureLines)
+	fmt.Fprintf(w, "throughput: %d sessions for %v; memory: %d open sessions (MB = 10^6 bytes)\n\n",
+		cfg.workers, cfg.duration, cfg.open)
+	fmt.Fprintf(w, "%-28s %14s %14s %8s %14s\n", "", bg.name, sg.name, "ratio", "direct stdio")
+	lat := func(label string, b, s, stdio time.Duration) {
+		fmt.Fprintf(w, "%-28s %14s %14s %8.3f %14s\n", label, fmtMs(b), fmtMs(s), ratio(float64(b), float64(s)), fmtMs(stdio))
+	}
+	num := func(label, format string, b, s float64) {
+		fmt.Fprintf(w, "%-28s %14s %14s %8.3f\n", label, fmt.Sprintf(format, b), fmt.Sprintf(format, s), ratio(b, s))
+	}
+	lat("session create p50", bg.create.p50, sg.create.p50, 0)
+	lat("session create p99", bg.create.p99, sg.create.p99, 0)
+	lat("small call p50", bg.call.p50, sg.call.p50, r.stdio.call.p50)
+	lat("small call p99", bg.call.p99, sg.call.p99, r.stdio.call.p99)
+	lat("small call mean", bg.call.mean, sg.call.mean, r.stdio.call.mean)
+	lat("ping p50", bg.ping.p50, sg.ping.p50, r.stdio.ping.p50)
+	fmt.Fprintf(w, "%-28s %14s %14s\n", "small call p50 - stdio p50",
+		fmtDelta(bg.call.p50-r.stdio.call.p50), fmtDelta(sg.call.p50-r.stdio.call.p50))
+	num(fmt.Sprintf("throughput, %d sessions", cfg.workers), "%.0f /s", bg.throughput, sg.throughput)
+	num("RSS per open session", "%.2f MB", bg.mem.perSession()/bytesPerMB, sg.mem.perSession()/bytesPerMB)
+	num("PSS per open session", "%.2f MB", bg.mem.pssPerSession()/bytesPerMB, sg.mem.pssPerSession()/bytesPerMB)
+	num("tree RSS, sessions open", "%.1f MB", mb(bg.mem.open.RSS), mb(sg.mem.open.RSS))
+	num("tree RSS, no session", "%.1f MB", mb(bg.mem.idle.RSS), mb(sg.mem.idle.RSS))
+	num("gateway process RSS", "%.1f MB", mb(bg.mem.open.GatewayRSS), mb(sg.mem.open.GatewayRSS))
+	fmt.Fprintf(w, "%-28s %14s %14s\n", "processes / cores in tree",
+		fmt.Sprintf("%d / %d", bg.mem.open.Procs, bg.mem.open.Cores), fmt.Sprintf("%d / %d", sg.mem.open.Procs, sg.mem.open.Cores))
+	fmt.Fprintf(w, "%-28s %14s %14s\n", "exited on SIGTERM", yesNo(bg.clean), yesNo(sg.clean))
+	fmt.Fprintln(w)
+	for _, t := range targets(r) {
+		fmt.Fprintf(w, "target %s <= %.3f %s: %.3f %s  %s\n", t.Name, t.Limit, t.Unit, t.Value, t.Unit, verdict(t.Met))
+	}
+	writeLeaks(w, r.leftover)
+}
+
+// writeLeaks prints the leak check's outcome.
+func writeLeaks(w io.Writer, left []string) {
+	if len(left) == 0 {
+		fmt.Fprintln(w, "leak check: no boris process left")
+		return
+	}
+	fmt.Fprintf(w, "leak check: %d process(es) left  FAIL\n", len(left))
+	for _, p := range left {
+		fmt.Fprintln(w, "  ", p)
+	}
+}
+
+// jsonStats is stats in milliseconds, for -json.
+type jsonStats struct {
+	N      int     `json:"n"`
+	MeanMs float64 `json:"mean_ms"`
+	P50Ms  float64 `json:"p50_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	MinMs  float64 `json:"min_ms"`
+	MaxMs  float64 `json:"max_ms"`
+}
+
+// jsonMemory is one gateway's memory reading, for -json.
+type jsonMemory struct {
+	Sessions         int       `json:"open_sessions"`
+	RSSPerSessionMB  float64   `json:"rss_per_session_mb"`
+	PSSPerSessionMB  float64   `json:"pss_per_session_mb"`
+	Open             treeUsage `json:"open"`
+	NoSession        treeUsage `json:"no_session"`
+	GatewayRSSOpenMB float64   `json:"gateway_rss_mb"`
+}
+
+// jsonGateway is one gateway's result, for -json.
+type jsonGateway struct {
+	Name              string     `json:"name"`
+	SessionCreate     jsonStats  `json:"session_create"`
+	SmallCall         jsonStats  `json:"small_call"`
+	Ping              jsonStats  `json:"ping"`
+	CallOverStdioMs   float64    `json:"small_call_p50_minus_stdio_ms"`
+	ThroughputPerSec  float64    `json:"throughput_calls_per_s"`
+	Memory            jsonMemory `json:"memory"`
+	ExitedOnSIGTERM   bool       `json:"exited_on_sigterm"`
+	ConcurrentClients int        `json:"throughput_sessions"`
+}
+
+// jsonReport is the whole -json output.
+type jsonReport struct {
+	Environment  environment        `json:"environment"`
+	Protocol     string             `json:"protocol"`
+	Sessions     int                `json:"sessions"`
+	Calls        int                `json:"calls"`
+	Warmup       int                `json:"warmup"`
+	DurationSec  float64            `json:"duration_s"`
+	FixtureLines int                `json:"fixture_lines"`
+	Stdio        map[string]any     `json:"direct_stdio"`
+	Gateways     []jsonGateway      `json:"gateways"`
+	Ratios       map[string]float64 `json:"ratios_boris_gateway_over_supergateway"`
+	Targets      []target           `json:"targets"`
+	Leftover     []string           `json:"leftover_processes"`
+}
+
+// writeJSON prints the machine-readable result.
+func writeJSON(w io.Writer, cfg config, r results) error {
+	bg, sg := r.gateways[0], r.gateways[1]
+	out := jsonReport{
+		Environment: r.env, Protocol: protocolVersion,
+		Sessions: cfg.sessions, Calls: cfg.calls, Warmup: cfg.warmup,
+		DurationSec: cfg.duration.Seconds(), FixtureLines: fixtureLines,
+		Stdio: map[string]any{"small_call": toJSON(r.stdio.call), "ping": toJSON(r.stdio.ping)},
+		Ratios: map[string]float64{
+			"session_create_p50": ratio(float64(bg.create.p50), float64(sg.create.p50)),
+			"small_call_p50":     ratio(float64(bg.call.p50), float64(sg.call.p50)),
+			"small_call_p99":     ratio(float64(bg.call.p99), float64(sg.call.p99)),
+			"throughput":         ratio(bg.throughput, sg.throughput),
+			"rss_per_session":    ratio(bg.mem.perSession(), sg.mem.perSession()),
+		},
+		Targets:  targets(r),
+		Leftover: r.leftover,
+	}
+	if out.Leftover == nil {
+		out.Leftover = []string{}
+	}
+	for _, g := range r.gateways {
+		out.Gateways = append(out.Gateways, jsonGateway{
+			Name: g.name, SessionCreate: toJSON(g.create), SmallCall: toJSON(g.call), Ping: toJSON(g.ping),
+			CallOverStdioMs:  ms(g.call.p50 - r.stdio.call.p50),
+			ThroughputPerSec: g.throughput, ConcurrentClients: cfg.workers,
+			Memory: jsonMemory{
+				Sessions: g.mem.sessions, RSSPerSessionMB: g.mem.perSession() / bytesPerMB,
+				PSSPerSessionMB: g.mem.pssPerSession() / bytesPerMB,
+				Open:            g.mem.open, NoSession: g.mem.idle, GatewayRSSOpenMB: mb(g.mem.open.GatewayRSS),
+			},
+			ExitedOnSIGTERM: g.clean,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write JSON report: %w", err)
+	}
+	return nil
+}
+
+// toJSON converts stats to milliseconds.
+func toJSON(s stats) jsonStats {
+	return jsonStats{N: s.n, MeanMs: ms(s.mean), P50Ms: ms(s.p50), P99Ms: ms(s.p99), MinMs: ms(s.min), MaxMs: ms(s.max)}
+}
+
+// ms converts d to fractional milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// mb converts bytes to decimal megabytes.
+func mb(b int64) float64 { return float64(b) / bytesPerMB }
+
+// ratio returns a / b, or 0 when b is zero.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// fmtMs formats d in milliseconds with three decimals; zero is "-", for
+// values not measured (session create over stdio).
+func fmtMs(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f ms", ms(d))
+}
+
+// fmtDelta formats a signed difference in milliseconds.
+func fmtDelta(d time.Duration) string { return fmt.Sprintf("%+.3f ms", ms(d)) }
+
+// verdict words a target's outcome.
+func verdict(met bool) string {
+	if met {
+		return "MET"
+	}
+	return "NOT MET"
+}
+
+// yesNo words a boolean.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
