@@ -167,8 +167,8 @@ func TestGenerateToken(t *testing.T) {
 	if a == b {
 		t.Fatalf("two generated tokens are both %q, want different ones", a)
 	}
-	if !regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`).MatchString(a) {
-		t.Errorf("got %q, want 256 bits as 43 URL-safe base64 characters", a)
+	if !regexp.MustCompile(`^boris_[0-9a-f]{64}$`).MatchString(a) {
+		t.Errorf("got %q, want boris_ and 256 bits as 64 hex digits", a)
 	}
 	st, err := NewStaticTokens(nil, "")
 	if err != nil {
