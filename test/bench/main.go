@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // config holds the command-line settings.
@@ -36,13 +36,9 @@ type config struct {
 // main parses flags, runs the benchmark and exits non-zero on failure.
 func main() {
 	cfg := parseFlags(os.Args[1:])
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, cfg, os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-		os.Exit(1)
-	}
+	os.Exit(benchkit.Run("bench", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, cfg, os.Stdout, os.Stderr)
+	}))
 }
 
 // parseFlags reads the command line into a config, exiting on bad usage.
@@ -59,8 +55,7 @@ func parseFlags(args []string) config {
 		"MCP protocol version the client requests; empty means the go-sdk default (may use server/discover instead of initialize)")
 	_ = fs.Parse(args) // ExitOnError: Parse exits on error
 	if cfg.spawns < 1 || cfg.calls < 1 || cfg.warmup < 0 {
-		fmt.Fprintln(os.Stderr, "bench: -spawns and -calls must be at least 1, -warmup at least 0")
-		os.Exit(2)
+		benchkit.ExitUsage("bench", "-spawns and -calls must be at least 1, -warmup at least 0")
 	}
 	return cfg
 }
@@ -68,27 +63,18 @@ func parseFlags(args []string) config {
 // run prepares both servers and the fixture, measures each server and
 // writes the report to out; progress goes to logw.
 func run(ctx context.Context, cfg config, out, logw io.Writer) error {
-	root, err := moduleRoot(ctx)
+	ws, err := benchkit.NewWorkspace(ctx, "boris-bench-", "boris bench")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "boris-bench-")
-	if err != nil {
-		return fmt.Errorf("create temp dir: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-
-	servers, env, err := prepare(ctx, cfg, root, tmp, logw)
-	if err != nil {
-		return err
-	}
-	fx, err := writeFixture(filepath.Join(tmp, "files"))
+	defer ws.Close()
+	servers, env, err := prepare(ctx, cfg, ws, logw)
 	if err != nil {
 		return err
 	}
 	results := make([]serverResult, 0, len(servers))
 	for _, s := range servers {
-		r, err := measure(ctx, cfg, s, fx, logw)
+		r, err := measure(ctx, cfg, s, ws.Fixture, logw)
 		if err != nil {
 			return err
 		}
@@ -97,23 +83,24 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	return report(out, cfg, env, results[0], results[1])
 }
 
-// prepare builds (or locates) boris, installs the peer if needed and
-// returns both server definitions, boris first, with the run's environment.
-func prepare(ctx context.Context, cfg config, root, tmp string, logw io.Writer) ([]server, environment, error) {
+// prepare builds (or locates) boris into ws, installs the peer if needed
+// and returns both server definitions, boris first, with the run's
+// environment.
+func prepare(ctx context.Context, cfg config, ws *benchkit.Workspace, logw io.Writer) ([]server, environment, error) {
 	bin := cfg.boris
 	if bin == "" {
 		fmt.Fprintln(logw, "bench: building boris")
 		var err error
-		if bin, err = buildBoris(ctx, root, tmp); err != nil {
+		if bin, err = benchkit.Build(ctx, ws.Root, ws.Dir, "boris"); err != nil {
 			return nil, environment{}, err
 		}
 	}
-	benchDir := filepath.Join(root, "test", "bench")
-	peerJS, err := ensurePeer(ctx, benchDir, logw)
+	peer := benchkit.NodePackage{Dir: filepath.Join(ws.Root, "test", "bench"), Name: peerPackage}
+	peerJS, err := peer.Ensure(ctx, "bench", logw)
 	if err != nil {
 		return nil, environment{}, err
 	}
-	env, err := describeEnvironment(ctx, cfg, benchDir)
+	env, err := describeEnvironment(ctx, cfg, peer)
 	if err != nil {
 		return nil, environment{}, err
 	}

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // The issue's targets. They are reported, never enforced.
@@ -13,32 +14,13 @@ const (
 	callRatioTarget = 0.25                  // boris small-call p50 / peer's
 )
 
-// target is one speed goal with its measured value.
-type target struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Limit float64 `json:"limit"`
-	Unit  string  `json:"unit"`
-	Met   bool    `json:"met"`
-}
-
-// jsonStats is stats in milliseconds, for -json.
-type jsonStats struct {
-	N      int     `json:"n"`
-	MeanMs float64 `json:"mean_ms"`
-	P50Ms  float64 `json:"p50_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-	MinMs  float64 `json:"min_ms"`
-	MaxMs  float64 `json:"max_ms"`
-}
-
 // jsonServer is one server's result, for -json.
 type jsonServer struct {
-	Name       string    `json:"name"`
-	Tool       string    `json:"tool"`
-	Initialize jsonStats `json:"initialize"`
-	SmallCall  jsonStats `json:"small_call"`
-	Ping       jsonStats `json:"ping"`
+	Name       string             `json:"name"`
+	Tool       string             `json:"tool"`
+	Initialize benchkit.JSONStats `json:"initialize"`
+	SmallCall  benchkit.JSONStats `json:"small_call"`
+	Ping       benchkit.JSONStats `json:"ping"`
 }
 
 // jsonReport is the whole -json output.
@@ -51,7 +33,7 @@ type jsonReport struct {
 	FixtureLines int                `json:"fixture_lines"`
 	Servers      []jsonServer       `json:"servers"`
 	Ratios       map[string]float64 `json:"ratios"`
-	Targets      []target           `json:"targets"`
+	Targets      []benchkit.Target  `json:"targets"`
 }
 
 // report writes the results of boris and its peer to w, as a table or,
@@ -65,103 +47,63 @@ func report(w io.Writer, cfg config, env environment, boris, peer serverResult) 
 }
 
 // targets evaluates the issue's targets on the results.
-func targets(boris, peer serverResult) []target {
-	initMs := ms(boris.init.p50)
-	ratio := ratio(boris.call.p50, peer.call.p50)
-	return []target{
-		{Name: "boris initialize p50", Value: initMs, Limit: ms(initP50Target), Unit: "ms", Met: initMs <= ms(initP50Target)},
+func targets(boris, peer serverResult) []benchkit.Target {
+	initMs := benchkit.Ms(boris.init.P50)
+	ratio := ratio(boris.call.P50, peer.call.P50)
+	return []benchkit.Target{
+		{Name: "boris initialize p50", Value: initMs, Limit: benchkit.Ms(initP50Target), Unit: "ms", Met: initMs <= benchkit.Ms(initP50Target)},
 		{Name: "small call p50 ratio (boris / server-filesystem)", Value: ratio, Limit: callRatioTarget, Unit: "ratio", Met: ratio <= callRatioTarget},
 	}
 }
 
 // writeTable prints the human-readable table and one verdict line per target.
 func writeTable(w io.Writer, cfg config, env environment, boris, peer serverResult) {
-	fmt.Fprintf(w, "%s %s/%s, %d CPUs; node %s; server-filesystem %s; protocol %s\n",
-		env.GoVersion, env.OS, env.Arch, env.CPUs, env.Node, env.PeerVersion, protocolName(cfg.protocol))
+	fmt.Fprintf(w, "%s; server-filesystem %s; protocol %s\n", env.Environment, env.PeerVersion, protocolName(cfg.protocol))
 	fmt.Fprintf(w, "%d spawns per server; %d calls and %d pings (each after %d warm-up) reading a %d-line file\n\n",
-		cfg.spawns, cfg.calls, cfg.calls, cfg.warmup, fixtureLines)
+		cfg.spawns, cfg.calls, cfg.calls, cfg.warmup, benchkit.FixtureLines)
 	fmt.Fprintf(w, "%-16s %12s %20s %8s\n", "", boris.name, peer.name, "ratio")
 	row := func(label string, b, p time.Duration) {
-		fmt.Fprintf(w, "%-16s %12s %20s %8.3f\n", label, fmtMs(b), fmtMs(p), ratio(b, p))
+		fmt.Fprintf(w, "%-16s %12s %20s %8.3f\n", label, benchkit.FormatMs(b), benchkit.FormatMs(p), ratio(b, p))
 	}
-	row("initialize p50", boris.init.p50, peer.init.p50)
-	row("initialize p99", boris.init.p99, peer.init.p99)
-	row("initialize mean", boris.init.mean, peer.init.mean)
-	row("small call p50", boris.call.p50, peer.call.p50)
-	row("small call p99", boris.call.p99, peer.call.p99)
-	row("small call mean", boris.call.mean, peer.call.mean)
-	row("ping p50", boris.ping.p50, peer.ping.p50)
-	row("ping p99", boris.ping.p99, peer.ping.p99)
+	row("initialize p50", boris.init.P50, peer.init.P50)
+	row("initialize p99", boris.init.P99, peer.init.P99)
+	row("initialize mean", boris.init.Mean, peer.init.Mean)
+	row("small call p50", boris.call.P50, peer.call.P50)
+	row("small call p99", boris.call.P99, peer.call.P99)
+	row("small call mean", boris.call.Mean, peer.call.Mean)
+	row("ping p50", boris.ping.P50, peer.ping.P50)
+	row("ping p99", boris.ping.P99, peer.ping.P99)
 	fmt.Fprintln(w)
-	for _, t := range targets(boris, peer) {
-		fmt.Fprintf(w, "target %s <= %s: %s  %s\n", t.Name, fmtValue(t.Limit, t.Unit), fmtValue(t.Value, t.Unit), verdict(t.Met))
-	}
+	benchkit.WriteTargets(w, targets(boris, peer))
 }
 
 // writeJSON prints the machine-readable result.
 func writeJSON(w io.Writer, cfg config, env environment, boris, peer serverResult) error {
-	r := jsonReport{
+	return benchkit.WriteJSON(w, jsonReport{
 		Environment:  env,
 		Protocol:     protocolName(cfg.protocol),
 		Spawns:       cfg.spawns,
 		Calls:        cfg.calls,
 		Warmup:       cfg.warmup,
-		FixtureLines: fixtureLines,
+		FixtureLines: benchkit.FixtureLines,
 		Servers: []jsonServer{
-			{Name: boris.name, Tool: "view", Initialize: toJSON(boris.init), SmallCall: toJSON(boris.call), Ping: toJSON(boris.ping)},
-			{Name: peer.name, Tool: "read_text_file", Initialize: toJSON(peer.init), SmallCall: toJSON(peer.call), Ping: toJSON(peer.ping)},
+			{Name: boris.name, Tool: "view", Initialize: boris.init.JSON(), SmallCall: boris.call.JSON(), Ping: boris.ping.JSON()},
+			{Name: peer.name, Tool: "read_text_file", Initialize: peer.init.JSON(), SmallCall: peer.call.JSON(), Ping: peer.ping.JSON()},
 		},
 		Ratios: map[string]float64{
-			"initialize_p50": ratio(boris.init.p50, peer.init.p50),
-			"initialize_p99": ratio(boris.init.p99, peer.init.p99),
-			"small_call_p50": ratio(boris.call.p50, peer.call.p50),
-			"small_call_p99": ratio(boris.call.p99, peer.call.p99),
-			"ping_p50":       ratio(boris.ping.p50, peer.ping.p50),
+			"initialize_p50": ratio(boris.init.P50, peer.init.P50),
+			"initialize_p99": ratio(boris.init.P99, peer.init.P99),
+			"small_call_p50": ratio(boris.call.P50, peer.call.P50),
+			"small_call_p99": ratio(boris.call.P99, peer.call.P99),
+			"ping_p50":       ratio(boris.ping.P50, peer.ping.P50),
 		},
 		Targets: targets(boris, peer),
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("write JSON report: %w", err)
-	}
-	return nil
+	})
 }
 
-// toJSON converts stats to milliseconds.
-func toJSON(s stats) jsonStats {
-	return jsonStats{N: s.n, MeanMs: ms(s.mean), P50Ms: ms(s.p50), P99Ms: ms(s.p99), MinMs: ms(s.min), MaxMs: ms(s.max)}
-}
-
-// ms converts d to fractional milliseconds.
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// ratio returns a / b, or 0 when b is zero.
-func ratio(a, b time.Duration) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
-// fmtMs formats d in milliseconds with three decimals.
-func fmtMs(d time.Duration) string { return fmt.Sprintf("%.3f ms", ms(d)) }
-
-// fmtValue formats a target's value or limit with its unit.
-func fmtValue(v float64, unit string) string {
-	if unit == "ratio" {
-		return fmt.Sprintf("%.3f", v)
-	}
-	return fmt.Sprintf("%.3f %s", v, unit)
-}
-
-// verdict words a target's outcome.
-func verdict(met bool) string {
-	if met {
-		return "MET"
-	}
-	return "NOT MET"
-}
+// ratio returns boris's duration over the peer's, or 0 when the peer's is
+// zero.
+func ratio(a, b time.Duration) float64 { return benchkit.Ratio(float64(a), float64(b)) }
 
 // protocolName names the requested protocol version for the report.
 func protocolName(p string) string {

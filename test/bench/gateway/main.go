@@ -24,10 +24,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // protocolVersion is the MCP revision the client asks for: one both
@@ -49,13 +48,9 @@ type config struct {
 // main parses flags, runs the benchmark and exits non-zero on failure.
 func main() {
 	cfg := parseFlags(os.Args[1:])
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, cfg, os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench-gateway: %v\n", err)
-		os.Exit(1)
-	}
+	os.Exit(benchkit.Run("bench-gateway", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, cfg, os.Stdout, os.Stderr)
+	}))
 }
 
 // parseFlags reads the command line into a config, exiting on bad usage.
@@ -72,8 +67,7 @@ func parseFlags(args []string) config {
 	fs.StringVar(&cfg.node, "node", "node", "node executable that runs supergateway (v20 or newer)")
 	_ = fs.Parse(args) // ExitOnError: Parse exits on error
 	if cfg.sessions < 1 || cfg.calls < 1 || cfg.warmup < 0 || cfg.workers < 1 || cfg.duration <= 0 || cfg.open < 1 {
-		fmt.Fprintln(os.Stderr, "bench-gateway: -sessions, -calls, -concurrency and -open must be at least 1, -warmup at least 0, -duration positive")
-		os.Exit(2)
+		benchkit.ExitUsage("bench-gateway", "-sessions, -calls, -concurrency and -open must be at least 1, -warmup at least 0, -duration positive")
 	}
 	return cfg
 }
@@ -82,24 +76,16 @@ func parseFlags(args []string) config {
 // each gateway, checks that no boris process is left, and writes the
 // report to out; progress goes to logw.
 func run(ctx context.Context, cfg config, out, logw io.Writer) error {
-	root, err := moduleRoot(ctx)
+	ws, err := benchkit.NewWorkspace(ctx, "boris-bench-gateway-", "boris gateway bench")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "boris-bench-gateway-")
-	if err != nil {
-		return fmt.Errorf("create temp dir: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-
-	bins, env, err := prepare(ctx, cfg, root, tmp, logw)
+	defer ws.Close()
+	bins, env, err := prepare(ctx, cfg, ws, logw)
 	if err != nil {
 		return err
 	}
-	fx, err := writeFixture(filepath.Join(tmp, "files"))
-	if err != nil {
-		return err
-	}
+	fx := ws.Fixture
 	res := results{env: env}
 	fmt.Fprintf(logw, "bench-gateway: direct stdio: %d warm-up + %d timed view calls, then as many pings\n", cfg.warmup, cfg.calls)
 	if res.stdio, err = measureStdio(ctx, cfg, bins.boris, fx); err != nil {
@@ -112,7 +98,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 		}
 		res.gateways = append(res.gateways, r)
 	}
-	res.leftover, err = awaitNoCores(ctx, fx.dir, leakWait)
+	res.leftover, err = awaitNoCores(ctx, fx.Dir, leakWait)
 	if err != nil {
 		return err
 	}

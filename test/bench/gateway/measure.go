@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,28 +17,27 @@ import (
 const (
 	connectTimeout = 30 * time.Second // one session create
 	phaseTimeout   = 5 * time.Minute  // one measuring phase
-	terminateAfter = 2 * time.Second  // stdio core: wait after closing stdin before SIGTERM
 )
 
 // gatewayResult is what was measured for one gateway.
 type gatewayResult struct {
 	name       string
-	create     stats   // connect (initialize + initialized) on a new session
-	call       stats   // one small view on a warm session
-	ping       stats   // one ping on the same session: the transport floor
-	throughput float64 // checked calls per second from cfg.workers sessions
-	mem        memory  // process tree with cfg.open sessions open
-	clean      bool    // exited on SIGTERM without being killed
+	create     benchkit.Stats // connect (initialize + initialized) on a new session
+	call       benchkit.Stats // one small view on a warm session
+	ping       benchkit.Stats // one ping on the same session: the transport floor
+	throughput float64        // checked calls per second from cfg.workers sessions
+	mem        memory         // process tree with cfg.open sessions open
+	clean      bool           // exited on SIGTERM without being killed
 }
 
 // stdioResult is the baseline: the same calls straight to boris over stdio.
 type stdioResult struct {
-	call stats
-	ping stats
+	call benchkit.Stats
+	ping benchkit.Stats
 }
 
 // measureGateway starts spec, runs every phase against it and stops it.
-func measureGateway(ctx context.Context, cfg config, spec gatewaySpec, bins binaries, fx fixture, logw io.Writer) (gatewayResult, error) {
+func measureGateway(ctx context.Context, cfg config, spec gatewaySpec, bins binaries, fx benchkit.Fixture, logw io.Writer) (gatewayResult, error) {
 	r := gatewayResult{name: spec.name}
 	g, err := startGateway(ctx, spec)
 	if err != nil {
@@ -54,7 +54,7 @@ func measureGateway(ctx context.Context, cfg config, spec gatewaySpec, bins bina
 
 // runPhases measures session creates, small calls, throughput and memory,
 // in that order, each phase on its own sessions.
-func runPhases(ctx context.Context, cfg config, g *gatewayProc, bins binaries, fx fixture, r *gatewayResult, logw io.Writer) error {
+func runPhases(ctx context.Context, cfg config, g *gatewayProc, bins binaries, fx benchkit.Fixture, r *gatewayResult, logw io.Writer) error {
 	hc := newHTTPClient()
 	defer hc.CloseIdleConnections()
 	c := &dialer{url: g.url, hc: hc}
@@ -112,41 +112,38 @@ func (d *dialer) connect(ctx context.Context) (*mcp.ClientSession, time.Duration
 	return cs, elapsed, nil
 }
 
-// newClient returns a client without the roots capability, so no core
-// sends roots/list during the handshake.
-func newClient() *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "boris-bench-gateway", Version: "1"},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-}
+// newClient returns the benchmark's client, without the roots capability,
+// so no core sends roots/list during the handshake.
+func newClient() *mcp.Client { return benchkit.NewClient("boris-bench-gateway") }
 
 // measureCreate times one untimed then cfg.sessions timed session creates,
 // closing each (DELETE) before the next.
-func measureCreate(ctx context.Context, cfg config, d *dialer) (stats, error) {
+func measureCreate(ctx context.Context, cfg config, d *dialer) (benchkit.Stats, error) {
 	ds := make([]time.Duration, 0, cfg.sessions)
 	for i := range cfg.sessions + 1 {
 		cs, elapsed, err := d.connect(ctx)
 		if err != nil {
-			return stats{}, fmt.Errorf("session %d: %w", i, err)
+			return benchkit.Stats{}, fmt.Errorf("session %d: %w", i, err)
 		}
 		if err := cs.Close(); err != nil {
-			return stats{}, fmt.Errorf("session %d: close: %w", i, err)
+			return benchkit.Stats{}, fmt.Errorf("session %d: close: %w", i, err)
 		}
 		if i > 0 {
 			ds = append(ds, elapsed)
 		}
 	}
-	return summarize(ds), nil
+	return benchkit.Summarize(ds), nil
 }
 
 // measureSessionCalls opens one session and times small calls, then pings.
-func measureSessionCalls(ctx context.Context, cfg config, d *dialer, fx fixture) (call, ping stats, err error) {
+func measureSessionCalls(ctx context.Context, cfg config, d *dialer, fx benchkit.Fixture) (call, ping benchkit.Stats, err error) {
 	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
 	defer cancel()
 	cs, _, err := d.connect(ctx)
 	if err != nil {
 		return call, ping, err
 	}
-	call, ping, err = timeSession(ctx, cfg, cs, fx)
+	call, ping, err = benchkit.TimeSession(ctx, cs, viewRead(fx), cfg.warmup, cfg.calls)
 	if cerr := cs.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close: %w", cerr)
 	}
@@ -154,18 +151,16 @@ func measureSessionCalls(ctx context.Context, cfg config, d *dialer, fx fixture)
 }
 
 // measureStdio times the same calls and pings straight to boris over stdio.
-func measureStdio(ctx context.Context, cfg config, boris string, fx fixture) (stdioResult, error) {
+func measureStdio(ctx context.Context, cfg config, boris string, fx benchkit.Fixture) (stdioResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
 	defer cancel()
-	cmd := exec.Command(boris, "--workdir", fx.dir)
-	cmd.WaitDelay = terminateAfter
-	t := &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}
+	t := benchkit.CommandTransport(exec.Command(boris, "--workdir", fx.Dir))
 	cs, err := newClient().Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return stdioResult{}, fmt.Errorf("direct stdio: spawn boris: %w", err)
 	}
 	var r stdioResult
-	r.call, r.ping, err = timeSession(ctx, cfg, cs, fx)
+	r.call, r.ping, err = benchkit.TimeSession(ctx, cs, viewRead(fx), cfg.warmup, cfg.calls)
 	if cerr := cs.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close: %w", cerr)
 	}
@@ -175,44 +170,7 @@ func measureStdio(ctx context.Context, cfg config, boris string, fx fixture) (st
 	return r, nil
 }
 
-// timeSession times cfg.calls checked view calls, then cfg.calls pings, on
-// cs, each after cfg.warmup untimed ones.
-func timeSession(ctx context.Context, cfg config, cs *mcp.ClientSession, fx fixture) (call, ping stats, err error) {
-	view := viewCall(ctx, cs, fx)
-	callDs, err := timeOps(cfg, view)
-	if err != nil {
-		return call, ping, fmt.Errorf("view: %w", err)
-	}
-	pingDs, err := timeOps(cfg, func() error { return cs.Ping(ctx, nil) })
-	if err != nil {
-		return call, ping, fmt.Errorf("ping: %w", err)
-	}
-	return summarize(callDs), summarize(pingDs), nil
-}
-
-// viewCall returns one checked view of the fixture on cs.
-func viewCall(ctx context.Context, cs *mcp.ClientSession, fx fixture) func() error {
-	params := &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": fx.path}}
-	return func() error {
-		res, err := cs.CallTool(ctx, params)
-		return checkResult(res, err, fx)
-	}
-}
-
-// timeOps runs op cfg.warmup untimed times, then cfg.calls timed times,
-// and returns the timed latencies. The first error stops it.
-func timeOps(cfg config, op func() error) ([]time.Duration, error) {
-	ds := make([]time.Duration, 0, cfg.calls)
-	for i := range cfg.warmup + cfg.calls {
-		start := time.Now()
-		err := op()
-		d := time.Since(start)
-		if err != nil {
-			return nil, fmt.Errorf("call %d: %w", i, err)
-		}
-		if i >= cfg.warmup {
-			ds = append(ds, d)
-		}
-	}
-	return ds, nil
+// viewRead is the small call of every phase: a checked view of the fixture.
+func viewRead(fx benchkit.Fixture) benchkit.ReadCall {
+	return benchkit.ReadCall{Tool: "view", Args: map[string]any{"path": fx.Path}, Fixture: fx}
 }

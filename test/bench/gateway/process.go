@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // Time limits that turn a hung gateway into an error instead of a hung run.
@@ -39,14 +41,14 @@ type gatewaySpec struct {
 // scoped to the fixture. Authentication is off (--auth none, loopback
 // only), as supergateway has none. The session limit leaves room for the
 // memory phase's open sessions.
-func borisGateway(bins binaries, fx fixture, cfg config) gatewaySpec {
+func borisGateway(bins binaries, fx benchkit.Fixture, cfg config) gatewaySpec {
 	maxSessions := max(64, cfg.open+cfg.workers+8)
 	return gatewaySpec{
 		name: "boris-gateway",
 		command: func() (*exec.Cmd, error) {
 			return exec.Command(bins.gateway, "--listen", "127.0.0.1:0", "--auth", "none",
 				"--max-sessions", strconv.Itoa(maxSessions),
-				"--core", bins.boris, "--", "--workdir", fx.dir), nil
+				"--core", bins.boris, "--", "--workdir", fx.Dir), nil
 		},
 		ready:    regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+)`),
 		endpoint: func(m []string) string { return m[1] },
@@ -56,7 +58,7 @@ func borisGateway(bins binaries, fx fixture, cfg config) gatewaySpec {
 // superGateway runs supergateway in stateful Streamable HTTP mode, one
 // child per session, the child being the same boris core. supergateway
 // runs its --stdio command through a shell, so the paths are quoted.
-func superGateway(node string, bins binaries, fx fixture) gatewaySpec {
+func superGateway(node string, bins binaries, fx benchkit.Fixture) gatewaySpec {
 	return gatewaySpec{
 		name: "supergateway",
 		command: func() (*exec.Cmd, error) {
@@ -64,7 +66,7 @@ func superGateway(node string, bins binaries, fx fixture) gatewaySpec {
 			if err != nil {
 				return nil, err
 			}
-			stdio := shellQuote(bins.boris) + " --workdir " + shellQuote(fx.dir)
+			stdio := shellQuote(bins.boris) + " --workdir " + shellQuote(fx.Dir)
 			return exec.Command(node, bins.peerJS, "--stdio", stdio,
 				"--outputTransport", "streamableHttp", "--stateful",
 				"--port", strconv.Itoa(port)), nil
@@ -192,13 +194,11 @@ type tail struct {
 	lines []string
 }
 
+// add keeps line, clipped, dropping the oldest beyond max.
 func (t *tail) add(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(line) > 300 {
-		line = line[:300] + "..."
-	}
-	t.lines = append(t.lines, line)
+	t.lines = append(t.lines, benchkit.Clip(line))
 	if len(t.lines) > t.max {
 		t.lines = t.lines[len(t.lines)-t.max:]
 	}

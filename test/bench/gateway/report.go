@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // The issue's targets for boris-gateway. They are reported, never enforced.
@@ -24,24 +25,15 @@ type results struct {
 	leftover []string        // processes naming the fixture after the run
 }
 
-// target is one goal with its measured value.
-type target struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
-	Limit float64 `json:"limit"`
-	Unit  string  `json:"unit"`
-	Met   bool    `json:"met"`
-}
-
 // targets evaluates the issue's targets on boris-gateway's results.
-func targets(r results) []target {
+func targets(r results) []benchkit.Target {
 	bg := r.gateways[0]
-	over := bg.call.p50 - r.stdio.call.p50
+	over := bg.call.P50 - r.stdio.call.P50
 	mb := bg.mem.perSession() / bytesPerMB
-	return []target{
-		{Name: "boris-gateway session create p50", Value: ms(bg.create.p50), Limit: ms(createP50Target), Unit: "ms", Met: bg.create.p50 <= createP50Target},
-		{Name: "boris-gateway small call p50", Value: ms(bg.call.p50), Limit: ms(callP50Target), Unit: "ms", Met: bg.call.p50 <= callP50Target},
-		{Name: "boris-gateway small call p50 - direct stdio p50", Value: ms(over), Limit: ms(callOverTarget), Unit: "ms", Met: over <= callOverTarget},
+	return []benchkit.Target{
+		{Name: "boris-gateway session create p50", Value: benchkit.Ms(bg.create.P50), Limit: benchkit.Ms(createP50Target), Unit: "ms", Met: bg.create.P50 <= createP50Target},
+		{Name: "boris-gateway small call p50", Value: benchkit.Ms(bg.call.P50), Limit: benchkit.Ms(callP50Target), Unit: "ms", Met: bg.call.P50 <= callP50Target},
+		{Name: "boris-gateway small call p50 - direct stdio p50", Value: benchkit.Ms(over), Limit: benchkit.Ms(callOverTarget), Unit: "ms", Met: over <= callOverTarget},
 		{Name: "boris-gateway RSS per open session", Value: mb, Limit: perSessionTarget, Unit: "MB", Met: mb <= perSessionTarget},
 	}
 }
@@ -59,27 +51,26 @@ func report(w io.Writer, cfg config, r results) error {
 // leak check.
 func writeTable(w io.Writer, cfg config, r results) {
 	bg, sg := r.gateways[0], r.gateways[1]
-	fmt.Fprintf(w, "%s %s/%s, %d CPUs; node %s; supergateway %s; protocol %s\n",
-		r.env.GoVersion, r.env.OS, r.env.Arch, r.env.CPUs, r.env.Node, r.env.PeerVersion, protocolVersion)
+	fmt.Fprintf(w, "%s; supergateway %s; protocol %s\n", r.env.Environment, r.env.PeerVersion, protocolVersion)
 	fmt.Fprintf(w, "%d session creates; %d calls and %d pings after %d warm-up, view of a %d-line file;\n",
-		cfg.sessions, cfg.calls, cfg.calls, cfg.warmup, fixtureLines)
+		cfg.sessions, cfg.calls, cfg.calls, cfg.warmup, benchkit.FixtureLines)
 	fmt.Fprintf(w, "throughput: %d sessions for %v; memory: %d open sessions (MB = 10^6 bytes)\n\n",
 		cfg.workers, cfg.duration, cfg.open)
 	fmt.Fprintf(w, "%-28s %14s %14s %8s %14s\n", "", bg.name, sg.name, "ratio", "direct stdio")
 	lat := func(label string, b, s, stdio time.Duration) {
-		fmt.Fprintf(w, "%-28s %14s %14s %8.3f %14s\n", label, fmtMs(b), fmtMs(s), ratio(float64(b), float64(s)), fmtMs(stdio))
+		fmt.Fprintf(w, "%-28s %14s %14s %8.3f %14s\n", label, fmtMs(b), fmtMs(s), benchkit.Ratio(float64(b), float64(s)), fmtMs(stdio))
 	}
 	num := func(label, format string, b, s float64) {
-		fmt.Fprintf(w, "%-28s %14s %14s %8.3f\n", label, fmt.Sprintf(format, b), fmt.Sprintf(format, s), ratio(b, s))
+		fmt.Fprintf(w, "%-28s %14s %14s %8.3f\n", label, fmt.Sprintf(format, b), fmt.Sprintf(format, s), benchkit.Ratio(b, s))
 	}
-	lat("session create p50", bg.create.p50, sg.create.p50, 0)
-	lat("session create p99", bg.create.p99, sg.create.p99, 0)
-	lat("small call p50", bg.call.p50, sg.call.p50, r.stdio.call.p50)
-	lat("small call p99", bg.call.p99, sg.call.p99, r.stdio.call.p99)
-	lat("small call mean", bg.call.mean, sg.call.mean, r.stdio.call.mean)
-	lat("ping p50", bg.ping.p50, sg.ping.p50, r.stdio.ping.p50)
+	lat("session create p50", bg.create.P50, sg.create.P50, 0)
+	lat("session create p99", bg.create.P99, sg.create.P99, 0)
+	lat("small call p50", bg.call.P50, sg.call.P50, r.stdio.call.P50)
+	lat("small call p99", bg.call.P99, sg.call.P99, r.stdio.call.P99)
+	lat("small call mean", bg.call.Mean, sg.call.Mean, r.stdio.call.Mean)
+	lat("ping p50", bg.ping.P50, sg.ping.P50, r.stdio.ping.P50)
 	fmt.Fprintf(w, "%-28s %14s %14s\n", "small call p50 - stdio p50",
-		fmtDelta(bg.call.p50-r.stdio.call.p50), fmtDelta(sg.call.p50-r.stdio.call.p50))
+		fmtDelta(bg.call.P50-r.stdio.call.P50), fmtDelta(sg.call.P50-r.stdio.call.P50))
 	num(fmt.Sprintf("throughput, %d sessions", cfg.workers), "%.0f /s", bg.throughput, sg.throughput)
 	num("RSS per open session", "%.2f MB", bg.mem.perSession()/bytesPerMB, sg.mem.perSession()/bytesPerMB)
 	num("PSS per open session", "%.2f MB", bg.mem.pssPerSession()/bytesPerMB, sg.mem.pssPerSession()/bytesPerMB)
@@ -90,9 +81,7 @@ func writeTable(w io.Writer, cfg config, r results) {
 		fmt.Sprintf("%d / %d", bg.mem.open.Procs, bg.mem.open.Cores), fmt.Sprintf("%d / %d", sg.mem.open.Procs, sg.mem.open.Cores))
 	fmt.Fprintf(w, "%-28s %14s %14s\n", "exited on SIGTERM", yesNo(bg.clean), yesNo(sg.clean))
 	fmt.Fprintln(w)
-	for _, t := range targets(r) {
-		fmt.Fprintf(w, "target %s <= %.3f %s: %.3f %s  %s\n", t.Name, t.Limit, t.Unit, t.Value, t.Unit, verdict(t.Met))
-	}
+	benchkit.WriteTargets(w, targets(r))
 	writeLeaks(w, r.leftover)
 }
 
@@ -108,16 +97,6 @@ func writeLeaks(w io.Writer, left []string) {
 	}
 }
 
-// jsonStats is stats in milliseconds, for -json.
-type jsonStats struct {
-	N      int     `json:"n"`
-	MeanMs float64 `json:"mean_ms"`
-	P50Ms  float64 `json:"p50_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-	MinMs  float64 `json:"min_ms"`
-	MaxMs  float64 `json:"max_ms"`
-}
-
 // jsonMemory is one gateway's memory reading, for -json.
 type jsonMemory struct {
 	Sessions         int       `json:"open_sessions"`
@@ -130,15 +109,15 @@ type jsonMemory struct {
 
 // jsonGateway is one gateway's result, for -json.
 type jsonGateway struct {
-	Name              string     `json:"name"`
-	SessionCreate     jsonStats  `json:"session_create"`
-	SmallCall         jsonStats  `json:"small_call"`
-	Ping              jsonStats  `json:"ping"`
-	CallOverStdioMs   float64    `json:"small_call_p50_minus_stdio_ms"`
-	ThroughputPerSec  float64    `json:"throughput_calls_per_s"`
-	Memory            jsonMemory `json:"memory"`
-	ExitedOnSIGTERM   bool       `json:"exited_on_sigterm"`
-	ConcurrentClients int        `json:"throughput_sessions"`
+	Name              string             `json:"name"`
+	SessionCreate     benchkit.JSONStats `json:"session_create"`
+	SmallCall         benchkit.JSONStats `json:"small_call"`
+	Ping              benchkit.JSONStats `json:"ping"`
+	CallOverStdioMs   float64            `json:"small_call_p50_minus_stdio_ms"`
+	ThroughputPerSec  float64            `json:"throughput_calls_per_s"`
+	Memory            jsonMemory         `json:"memory"`
+	ExitedOnSIGTERM   bool               `json:"exited_on_sigterm"`
+	ConcurrentClients int                `json:"throughput_sessions"`
 }
 
 // jsonReport is the whole -json output.
@@ -153,7 +132,7 @@ type jsonReport struct {
 	Stdio        map[string]any     `json:"direct_stdio"`
 	Gateways     []jsonGateway      `json:"gateways"`
 	Ratios       map[string]float64 `json:"ratios_boris_gateway_over_supergateway"`
-	Targets      []target           `json:"targets"`
+	Targets      []benchkit.Target  `json:"targets"`
 	Leftover     []string           `json:"leftover_processes"`
 }
 
@@ -163,14 +142,14 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 	out := jsonReport{
 		Environment: r.env, Protocol: protocolVersion,
 		Sessions: cfg.sessions, Calls: cfg.calls, Warmup: cfg.warmup,
-		DurationSec: cfg.duration.Seconds(), FixtureLines: fixtureLines,
-		Stdio: map[string]any{"small_call": toJSON(r.stdio.call), "ping": toJSON(r.stdio.ping)},
+		DurationSec: cfg.duration.Seconds(), FixtureLines: benchkit.FixtureLines,
+		Stdio: map[string]any{"small_call": r.stdio.call.JSON(), "ping": r.stdio.ping.JSON()},
 		Ratios: map[string]float64{
-			"session_create_p50": ratio(float64(bg.create.p50), float64(sg.create.p50)),
-			"small_call_p50":     ratio(float64(bg.call.p50), float64(sg.call.p50)),
-			"small_call_p99":     ratio(float64(bg.call.p99), float64(sg.call.p99)),
-			"throughput":         ratio(bg.throughput, sg.throughput),
-			"rss_per_session":    ratio(bg.mem.perSession(), sg.mem.perSession()),
+			"session_create_p50": benchkit.Ratio(float64(bg.create.P50), float64(sg.create.P50)),
+			"small_call_p50":     benchkit.Ratio(float64(bg.call.P50), float64(sg.call.P50)),
+			"small_call_p99":     benchkit.Ratio(float64(bg.call.P99), float64(sg.call.P99)),
+			"throughput":         benchkit.Ratio(bg.throughput, sg.throughput),
+			"rss_per_session":    benchkit.Ratio(bg.mem.perSession(), sg.mem.perSession()),
 		},
 		Targets:  targets(r),
 		Leftover: r.leftover,
@@ -180,8 +159,8 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 	}
 	for _, g := range r.gateways {
 		out.Gateways = append(out.Gateways, jsonGateway{
-			Name: g.name, SessionCreate: toJSON(g.create), SmallCall: toJSON(g.call), Ping: toJSON(g.ping),
-			CallOverStdioMs:  ms(g.call.p50 - r.stdio.call.p50),
+			Name: g.name, SessionCreate: g.create.JSON(), SmallCall: g.call.JSON(), Ping: g.ping.JSON(),
+			CallOverStdioMs:  benchkit.Ms(g.call.P50 - r.stdio.call.P50),
 			ThroughputPerSec: g.throughput, ConcurrentClients: cfg.workers,
 			Memory: jsonMemory{
 				Sessions: g.mem.sessions, RSSPerSessionMB: g.mem.perSession() / bytesPerMB,
@@ -191,32 +170,11 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 			ExitedOnSIGTERM: g.clean,
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("write JSON report: %w", err)
-	}
-	return nil
+	return benchkit.WriteJSON(w, out)
 }
-
-// toJSON converts stats to milliseconds.
-func toJSON(s stats) jsonStats {
-	return jsonStats{N: s.n, MeanMs: ms(s.mean), P50Ms: ms(s.p50), P99Ms: ms(s.p99), MinMs: ms(s.min), MaxMs: ms(s.max)}
-}
-
-// ms converts d to fractional milliseconds.
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // mb converts bytes to decimal megabytes.
 func mb(b int64) float64 { return float64(b) / bytesPerMB }
-
-// ratio returns a / b, or 0 when b is zero.
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
 
 // fmtMs formats d in milliseconds with three decimals; zero is "-", for
 // values not measured (session create over stdio).
@@ -224,19 +182,11 @@ func fmtMs(d time.Duration) string {
 	if d == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.3f ms", ms(d))
+	return benchkit.FormatMs(d)
 }
 
 // fmtDelta formats a signed difference in milliseconds.
-func fmtDelta(d time.Duration) string { return fmt.Sprintf("%+.3f ms", ms(d)) }
-
-// verdict words a target's outcome.
-func verdict(met bool) string {
-	if met {
-		return "MET"
-	}
-	return "NOT MET"
-}
+func fmtDelta(d time.Duration) string { return fmt.Sprintf("%+.3f ms", benchkit.Ms(d)) }
 
 // yesNo words a boolean.
 func yesNo(b bool) string {

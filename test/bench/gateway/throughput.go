@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,7 +19,7 @@ const throughputWarmup = 10
 // all of them make checked view calls back to back for cfg.duration and
 // returns the completed calls per second. The first failing call stops
 // every session and is returned.
-func measureThroughput(ctx context.Context, cfg config, d *dialer, fx fixture) (rate float64, err error) {
+func measureThroughput(ctx context.Context, cfg config, d *dialer, fx benchkit.Fixture) (rate float64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, phaseTimeout)
 	defer cancel()
 	sessions, err := openSessions(ctx, d, cfg.workers)
@@ -31,7 +32,7 @@ func measureThroughput(ctx context.Context, cfg config, d *dialer, fx fixture) (
 		return 0, err
 	}
 	for i, cs := range sessions {
-		view := viewCall(ctx, cs, fx)
+		view := viewRead(fx).On(ctx, cs)
 		for range throughputWarmup {
 			if err := view(); err != nil {
 				return 0, fmt.Errorf("session %d: warm-up: %w", i, err)
@@ -47,7 +48,7 @@ func measureThroughput(ctx context.Context, cfg config, d *dialer, fx fixture) (
 
 // callAll runs callUntil on every session at once and returns the calls
 // completed and the time until the last session finished.
-func callAll(ctx context.Context, sessions []*mcp.ClientSession, fx fixture, d time.Duration) (int, time.Duration, error) {
+func callAll(ctx context.Context, sessions []*mcp.ClientSession, fx benchkit.Fixture, d time.Duration) (int, time.Duration, error) {
 	counts := make([]int, len(sessions))
 	errs := make([]error, len(sessions))
 	stopCtx, stop := context.WithCancel(ctx)
@@ -81,8 +82,8 @@ func callAll(ctx context.Context, sessions []*mcp.ClientSession, fx fixture, d t
 // callUntil makes checked view calls on cs until deadline and returns how
 // many completed; a call in flight at the deadline is counted. It stops
 // quietly when ctx is cancelled, the canceller reporting why.
-func callUntil(ctx context.Context, cs *mcp.ClientSession, fx fixture, deadline time.Time) (int, error) {
-	view := viewCall(ctx, cs, fx)
+func callUntil(ctx context.Context, cs *mcp.ClientSession, fx benchkit.Fixture, deadline time.Time) (int, error) {
+	view := viewRead(fx).On(ctx, cs)
 	n := 0
 	for time.Now().Before(deadline) {
 		if err := view(); err != nil {

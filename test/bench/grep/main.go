@@ -20,10 +20,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // config holds the command-line settings.
@@ -34,15 +34,12 @@ type config struct {
 	rg    string // ripgrep executable
 }
 
+// main parses flags, runs the benchmark and exits non-zero on failure.
 func main() {
 	cfg := parseFlags()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, cfg)
-	stop()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench/grep: %v\n", err)
-		os.Exit(1)
-	}
+	os.Exit(benchkit.Run("bench/grep", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, cfg)
+	}))
 }
 
 // parseFlags reads the command line, exiting on bad usage.
@@ -54,8 +51,7 @@ func parseFlags() config {
 	flag.StringVar(&cfg.rg, "rg", "rg", "ripgrep executable (installed with apt-get when missing)")
 	flag.Parse()
 	if cfg.runs < 1 {
-		fmt.Fprintln(os.Stderr, "bench/grep: -runs must be at least 1")
-		os.Exit(2)
+		benchkit.ExitUsage("bench/grep", "-runs must be at least 1")
 	}
 	return cfg
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // ratioTarget is the goal: boris within 2x of ripgrep's wall time.
@@ -23,11 +25,11 @@ func report(w io.Writer, cfg config, env environment, results []result) {
 	fmt.Fprintln(w)
 	met := 0
 	for _, r := range results {
-		verdict := "NOT MET"
-		if ratio(r) <= ratioTarget {
-			verdict, met = "MET", met+1
+		ok := ratio(r) <= ratioTarget
+		if ok {
+			met++
 		}
-		fmt.Fprintf(w, "%-7s within %.0fx of ripgrep: %s (%.2fx)\n", verdict, ratioTarget, r.c.name, ratio(r))
+		fmt.Fprintf(w, "%-7s within %.0fx of ripgrep: %s (%.2fx)\n", benchkit.Verdict(ok), ratioTarget, r.c.name, ratio(r))
 	}
 	fmt.Fprintf(w, "\n%d of %d targets met.\n", met, len(results))
 }

@@ -8,9 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
+	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,19 +24,12 @@ type environment struct {
 
 // buildBoris builds ./cmd/boris (from the module root) into dir.
 func buildBoris(ctx context.Context, dir string) (string, error) {
-	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == os.DevNull {
-		return "", fmt.Errorf("find module root: run from inside the boris module (%v)", err)
+	root, err := benchkit.ModuleRoot(ctx)
+	if err != nil {
+		return "", err
 	}
-	bin := filepath.Join(dir, "boris")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/boris")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	fmt.Fprintln(os.Stderr, "bench/grep: building boris")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build boris: %w\n%s", err, out)
-	}
-	return bin, nil
+	return benchkit.Build(ctx, root, dir, "boris")
 }
 
 // ensureRipgrep returns the path of rg, installing Debian's ripgrep
@@ -104,14 +97,9 @@ func (b *borisSession) call(ctx context.Context, tool string, args map[string]an
 	if err != nil {
 		return "", err
 	}
-	var sb strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			sb.WriteString(tc.Text)
-		}
-	}
+	text := benchkit.ResultText(res)
 	if res.IsError {
-		return "", fmt.Errorf("%s returned an error: %s", tool, sb.String())
+		return "", fmt.Errorf("%s returned an error: %s", tool, text)
 	}
-	return sb.String(), nil
+	return text, nil
 }
