@@ -45,7 +45,7 @@ func (b *boris) createFile(_ context.Context, _ *mcp.CallToolRequest, p createFi
 
 // isFile reports whether abs exists; a directory there is an error.
 func (b *boris) isFile(abs string) (bool, error) {
-	f, err := b.policy.Open(abs)
+	f, fi, err := b.openStat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -53,10 +53,6 @@ func (b *boris) isFile(abs string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", abs, err)
-	}
 	if fi.IsDir() {
 		return false, fail(IsDirectory, "%s is a directory; create_file writes files", abs)
 	}

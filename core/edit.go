@@ -4,21 +4,34 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 )
+
+// openStat opens a resolved path through the policy and stats the open
+// file, so what is described is what was opened. The caller closes it.
+func (b *boris) openStat(abs string) (*os.File, fs.FileInfo, error) {
+	f, err := b.policy.Open(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("stat %s: %w", abs, err)
+	}
+	return f, fi, nil
+}
 
 // readForEdit reads the whole of a regular file an editing tool will
 // rewrite, refusing directories and files over --max-file-size.
 func (b *boris) readForEdit(abs string) ([]byte, error) {
-	f, err := b.policy.Open(abs)
+	f, fi, err := b.openStat(abs)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", abs, err)
-	}
 	switch {
 	case fi.IsDir():
 		return nil, fail(IsDirectory, "%s is a directory, not a file", abs)

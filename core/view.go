@@ -40,15 +40,11 @@ func (b *boris) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.policy.Open(abs)
+	f, fi, err := b.openStat(abs)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", abs, err)
-	}
 	if fi.IsDir() {
 		if rng != nil {
 			return nil, fail(InvalidInput, "view_range applies to files, but %s is a directory", abs)

@@ -9,12 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 // coreBin is the boris binary built once for the package's tests: the
@@ -22,21 +23,7 @@ import (
 var coreBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "boris-gateway-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "temp dir:", err)
-		os.Exit(1)
-	}
-	coreBin = filepath.Join(dir, "boris")
-	build := exec.Command("go", "build", "-o", coreBin, "github.com/mjkoo/boris/cmd/boris")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build boris: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, func(dir string) { coreBin = filepath.Join(dir, "boris") }, "boris")
 }
 
 // testGateway is a Handler served by httptest, spawning real cores.

@@ -4,7 +4,6 @@ package test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,27 +12,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 // borisBin is the boris binary built once for the whole test run.
 var borisBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "boris-e2e-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "temp dir:", err)
-		os.Exit(1)
-	}
-	borisBin = filepath.Join(dir, "boris")
-	build := exec.Command("go", "build", "-o", borisBin, "github.com/mjkoo/boris/cmd/boris")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build boris: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, func(dir string) { borisBin = filepath.Join(dir, "boris") }, "boris")
 }
 
 // core is a running boris process with a connected go-sdk client.

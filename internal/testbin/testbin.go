@@ -1,0 +1,44 @@
+// Package testbin provides what end-to-end tests of Boris's binaries need
+// first: the binaries, built once per test run from this module's source.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Build compiles each command of cmd/ named in cmds (e.g. "boris",
+// "boris-gateway") into dir as static binaries.
+func Build(dir string, cmds ...string) error {
+	for _, name := range cmds {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/mjkoo/boris/cmd/"+name)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %w\n%s", name, err, out)
+		}
+	}
+	return nil
+}
+
+// Main is a TestMain body: it builds cmds into a fresh temporary directory,
+// hands that directory to ready, runs the tests, removes the directory and
+// exits with the tests' status.
+func Main(m *testing.M, ready func(dir string), cmds ...string) {
+	tmp, err := os.MkdirTemp("", "boris-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		os.Exit(1)
+	}
+	if err := Build(tmp, cmds...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(tmp)
+		os.Exit(1)
+	}
+	ready(tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
