@@ -185,3 +185,46 @@ func TestCompatGrep(t *testing.T) {
 	compat.fails("INVALID_INPUT", "grep", map[string]any{"pattern": "x", "case_insensitive": true})
 	split.fails("INVALID_INPUT", "grep", map[string]any{"pattern": "x", "-i": true})
 }
+
+// TestReadOnly checks --read-only in both schema modes: no writing tool is
+// offered, and str_replace_editor refuses every command but view.
+func TestReadOnly(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, filepath.Join(dir, "f.txt"), "keep\n")
+	split := startCore(t, "--workdir", dir, "--read-only")
+	res, err := split.session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "str_replace" || tool.Name == "create_file" {
+			t.Errorf("--read-only lists %s", tool.Name)
+		}
+	}
+	split.ok("view", map[string]any{"path": "f.txt"})
+
+	compat := startCore(t, "--workdir", dir, "--read-only", "--anthropic-compat")
+	res, err = compat.session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "str_replace_editor" && (tool.Annotations == nil || !tool.Annotations.ReadOnlyHint) {
+			t.Errorf("read-only str_replace_editor: annotations %+v, want readOnlyHint", tool.Annotations)
+		}
+	}
+	compat.ok("str_replace_editor", map[string]any{"command": "view", "path": "f.txt"})
+	for _, args := range []map[string]any{
+		{"command": "create", "path": "g.txt", "file_text": "x"},
+		{"command": "str_replace", "path": "f.txt", "old_str": "keep", "new_str": "lose"},
+		{"command": "insert", "path": "f.txt", "insert_line": 0, "new_str": "x"},
+	} {
+		compat.fails("ACCESS_DENIED", "str_replace_editor", args)
+	}
+	if got := readFile(t, filepath.Join(dir, "f.txt")); got != "keep\n" {
+		t.Errorf("read-only core changed the file: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g.txt")); !os.IsNotExist(err) {
+		t.Errorf("read-only core created a file: %v", err)
+	}
+}
