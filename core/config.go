@@ -35,7 +35,9 @@ const maxTimeoutSeconds = 600
 var command = flagenv.Command{
 	Name:     "boris",
 	Usage:    "[flags]",
-	Synopsis: "Boris is a stdio MCP server giving an AI agent a coding workstation: bash, view,\nstr_replace, create_file, with path scoping. An MCP client starts it as a child process.",
+	Synopsis: "Boris is a stdio MCP server giving an AI agent a coding workstation: bash with background\n" +
+		"tasks, view, str_replace, create_file, grep and glob, with path scoping. An MCP client starts it\n" +
+		"as a child process; boris-gateway serves it over HTTP.",
 }
 
 // ParseConfig reads the configuration from args and environ. Help text goes

@@ -63,9 +63,19 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 			writeUsage(out, cmd, fields)
 			return nil, ErrHelp
 		}
-		return nil, &UsageError{Msg: err.Error()}
+		return nil, &UsageError{Msg: flagMessage(err)}
 	}
 	return fs.Args(), nil
+}
+
+// flagMessage rewords the flag package's errors in the --flag spelling the
+// help text uses.
+func flagMessage(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name + " (see --help)"
+	}
+	return strings.Replace(msg, " for flag -", " for --", 1)
 }
 
 // field is one setting: its flag, env twin, default and help.
