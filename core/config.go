@@ -33,8 +33,8 @@ type Config struct {
 const maxTimeoutSeconds = 600
 
 var command = flagenv.Command{
-	Name:     "boris",
-	Usage:    "[flags]",
+	Name:  "boris",
+	Usage: "[flags]",
 	Synopsis: "Boris is a stdio MCP server giving an AI agent a coding workstation: bash with background\n" +
 		"tasks, view, str_replace, create_file, grep and glob, with path scoping. An MCP client starts it\n" +
 		"as a child process; boris-gateway serves it over HTTP.",
