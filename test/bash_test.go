@@ -155,24 +155,14 @@ func peakRSS(t *testing.T, pid int) int64 {
 }
 
 func TestBashProgress(t *testing.T) {
-	var mu sync.Mutex
-	var got []*mcp.ProgressNotificationParams
-	c := startCoreWith(t, coreOptions{
-		args: []string{"--workdir", realTempDir(t)},
-		progress: func(req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, req.Params)
-		},
-	})
+	c, log := startCoreWithProgress(t, "--workdir", realTempDir(t))
 	params := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "for i in $(seq 1 30); do echo tick $i; sleep 0.1; done"}}
 	params.SetProgressToken("tok-1")
 	res, err := c.session.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %v", err, res)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := log.all()
 	if len(got) < 2 {
 		t.Fatalf("got %d progress notifications for a 3 s command, want at least 2", len(got))
 	}
@@ -193,16 +183,9 @@ func TestBashProgress(t *testing.T) {
 }
 
 func TestBashNoProgressWithoutToken(t *testing.T) {
-	var mu sync.Mutex
-	n := 0
-	c := startCoreWith(t, coreOptions{
-		args:     []string{"--workdir", realTempDir(t)},
-		progress: func(*mcp.ProgressNotificationClientRequest) { mu.Lock(); n++; mu.Unlock() },
-	})
+	c, log := startCoreWithProgress(t, "--workdir", realTempDir(t))
 	c.ok("bash", map[string]any{"command": "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do echo $i; sleep 0.1; done"})
-	mu.Lock()
-	defer mu.Unlock()
-	if n != 0 {
+	if n := len(log.all()); n != 0 {
 		t.Errorf("got %d progress notifications without a progress token, want 0", n)
 	}
 }

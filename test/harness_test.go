@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,4 +144,30 @@ func realTempDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// progressLog collects the progress notifications a core sends.
+type progressLog struct {
+	mu  sync.Mutex
+	got []*mcp.ProgressNotificationParams
+}
+
+func (l *progressLog) record(req *mcp.ProgressNotificationClientRequest) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, req.Params)
+}
+
+// all returns the notifications received so far.
+func (l *progressLog) all() []*mcp.ProgressNotificationParams {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*mcp.ProgressNotificationParams(nil), l.got...)
+}
+
+// startCoreWithProgress starts a core whose progress notifications are logged.
+func startCoreWithProgress(t *testing.T, args ...string) (*core, *progressLog) {
+	t.Helper()
+	log := &progressLog{}
+	return startCoreWith(t, coreOptions{args: args, progress: log.record}), log
 }

@@ -238,16 +238,7 @@ func TestTaskFloodBounded(t *testing.T) {
 }
 
 func TestTaskOutputProgress(t *testing.T) {
-	var mu sync.Mutex
-	var got []*mcp.ProgressNotificationParams
-	c := startCoreWith(t, coreOptions{
-		args: []string{"--workdir", realTempDir(t)},
-		progress: func(req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, req.Params)
-		},
-	})
+	c, log := startCoreWithProgress(t, "--workdir", realTempDir(t))
 	id := startTask(t, c, "for i in $(seq 1 15); do echo tick $i; sleep 0.1; done")
 	params := &mcp.CallToolParams{Name: "task_output", Arguments: map[string]any{"task_id": id}}
 	params.SetProgressToken("tok-task")
@@ -255,8 +246,7 @@ func TestTaskOutputProgress(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(text(res), "status: completed") {
 		t.Fatalf("task_output: %v %v", err, res)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := log.all()
 	if len(got) == 0 {
 		t.Fatal("got no progress notifications while blocking 1.5 s, want at least one")
 	}
