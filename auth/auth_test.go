@@ -6,12 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mjkoo/boris/auth/authtest"
 )
 
 const testMetadataURL = "https://boris.example.test/.well-known/oauth-protected-resource/mcp"
@@ -57,27 +58,6 @@ func (s *authServer) serve(target, authorization string) *httptest.ResponseRecor
 	return rec
 }
 
-var challengeParamRe = regexp.MustCompile(`([a-z_]+)="([^"\\]*)"`)
-
-// parseChallenge splits a "Bearer k="v", ..." header into its parameters,
-// failing the test if it is not one well-formed Bearer challenge.
-func parseChallenge(t *testing.T, h string) map[string]string {
-	t.Helper()
-	rest, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
-		t.Fatalf("WWW-Authenticate: got %q, want a Bearer challenge", h)
-	}
-	params := map[string]string{}
-	for _, part := range strings.Split(rest, ", ") {
-		m := challengeParamRe.FindStringSubmatch(part)
-		if m == nil || m[0] != part {
-			t.Fatalf("WWW-Authenticate %q: parameter %q is not key=\"value\" (RFC 6750 §3)", h, part)
-		}
-		params[m[1]] = m[2]
-	}
-	return params
-}
-
 // TestMiddlewareForgedTokens runs the forged-token suite through the HTTP
 // middleware: 401 with error="invalid_token", and the handler never runs.
 func TestMiddlewareForgedTokens(t *testing.T) {
@@ -98,7 +78,7 @@ func TestMiddlewareForgedTokens(t *testing.T) {
 			if len(s.reached) != 0 {
 				t.Errorf("handler reached as %+v, want never", s.reached[0])
 			}
-			p := parseChallenge(t, rec.Header().Get("WWW-Authenticate"))
+			p := authtest.ParseChallenge(t, rec.Header().Get("WWW-Authenticate"))
 			if tt.oversize {
 				return // over the size limit, the header is not read as a token at all
 			}
@@ -115,10 +95,10 @@ func TestMiddlewareForgedTokens(t *testing.T) {
 // TestMiddlewareChallenges: what a client sees for each way of failing, and
 // that success puts the identity in the request's context.
 func TestMiddlewareChallenges(t *testing.T) {
-	k := testKeys()
-	noScope := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", validClaims("alice", "openid profile"))
-	readOnly := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", validClaims("bob", ScopeRead))
-	hostileKid := sign(t, jwt.SigningMethodRS256, k.rsa2, "a\"b\\c\nd\u00e9", validClaims("alice", ScopeRead))
+	k := authtest.Keys()
+	noScope := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", validClaims("alice", "openid profile"))
+	readOnly := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", validClaims("bob", ScopeRead))
+	hostileKid := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "a\"b\\c\nd\u00e9", validClaims("alice", ScopeRead))
 	tests := []struct {
 		name          string
 		target        string
@@ -160,7 +140,7 @@ func TestMiddlewareChallenges(t *testing.T) {
 				if len(s.reached) != 0 {
 					t.Fatal("handler reached, want never")
 				}
-				got := parseChallenge(t, rec.Header().Get("WWW-Authenticate"))
+				got := authtest.ParseChallenge(t, rec.Header().Get("WWW-Authenticate"))
 				if got["realm"] != "boris" {
 					t.Errorf("realm: got %q, want boris", got["realm"])
 				}

@@ -10,19 +10,29 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/mjkoo/boris/auth/authtest"
 )
 
 // newJWKSVerifier verifies against srv's set, refreshing at most every
 // minRefresh.
-func newJWKSVerifier(t *testing.T, srv *jwksServer, minRefresh time.Duration) *JWTVerifier {
+func newJWKSVerifier(t *testing.T, srv *authtest.JWKSServer, minRefresh time.Duration) *JWTVerifier {
 	t.Helper()
 	v, err := NewJWTVerifier(context.Background(), JWTOptions{
-		JWKSURL: srv.url(), Issuer: testIssuer, Audience: testAudience, JWKSMinRefresh: minRefresh,
+		JWKSURL: srv.URL(), Issuer: testIssuer, Audience: testAudience, JWKSMinRefresh: minRefresh,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// newK1JWKSVerifier serves authtest.Keys().RSA as kid "k1" and verifies
+// against it, refreshing at most every minRefresh.
+func newK1JWKSVerifier(t *testing.T, minRefresh time.Duration) (*authtest.JWKSServer, *JWTVerifier) {
+	t.Helper()
+	srv := authtest.NewJWKSServer(t, authtest.JWK(&authtest.Keys().RSA.PublicKey, "k1"))
+	return srv, newJWKSVerifier(t, srv, minRefresh)
 }
 
 // accepted reports whether v accepts token, for messages.
@@ -35,24 +45,24 @@ func accepted(v *JWTVerifier, token string) error {
 // verifier fetch the set again, so an IdP's new key works at once and a
 // retired one stops working.
 func TestJWKSKeyRotation(t *testing.T) {
-	k := testKeys()
-	srv := newJWKSServer(t, jwkOf(&k.rsa.PublicKey, "old"))
+	k := authtest.Keys()
+	srv := authtest.NewJWKSServer(t, authtest.JWK(&k.RSA.PublicKey, "old"))
 	v := newJWKSVerifier(t, srv, time.Nanosecond) // no rate limit in the way
 	claims := validClaims("alice", ScopeRead)
-	oldToken := sign(t, jwt.SigningMethodRS256, k.rsa, "old", claims)
-	newToken := sign(t, jwt.SigningMethodES256, k.ec256, "new", claims)
+	oldToken := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "old", claims)
+	newToken := authtest.Sign(t, jwt.SigningMethodES256, k.EC256, "new", claims)
 
 	if err := accepted(v, oldToken); err != nil {
 		t.Fatalf("token of the published key: got %v, want accepted", err)
 	}
-	if got := srv.fetches.Load(); got != 1 {
+	if got := srv.Fetches(); got != 1 {
 		t.Fatalf("fetches after start-up and a known kid: got %d, want 1", got)
 	}
-	srv.publish(jwkOf(&k.ec256.PublicKey, "new"))
+	srv.Publish(authtest.JWK(&k.EC256.PublicKey, "new"))
 	if err := accepted(v, newToken); err != nil {
 		t.Fatalf("token of the rotated-in key: got %v, want accepted after a refresh", err)
 	}
-	if got := srv.fetches.Load(); got != 2 {
+	if got := srv.Fetches(); got != 2 {
 		t.Errorf("fetches after an unknown kid: got %d, want 2", got)
 	}
 	if err := accepted(v, oldToken); err == nil {
@@ -64,14 +74,13 @@ func TestJWKSKeyRotation(t *testing.T) {
 // and however concurrent, cause at most one fetch per interval, while
 // tokens of known keys keep working.
 func TestJWKSRefreshStormRateLimited(t *testing.T) {
-	k := testKeys()
-	srv := newJWKSServer(t, jwkOf(&k.rsa.PublicKey, "k1"))
-	v := newJWKSVerifier(t, srv, time.Hour)
+	k := authtest.Keys()
+	srv, v := newK1JWKSVerifier(t, time.Hour)
 	claims := validClaims("alice", ScopeRead)
-	good := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", claims)
+	good := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", claims)
 	forged := make([]string, 200)
 	for i := range forged {
-		forged[i] = sign(t, jwt.SigningMethodHS256, testSecret, fmt.Sprintf("kid-%d", i), claims)
+		forged[i] = authtest.Sign(t, jwt.SigningMethodHS256, testSecret, fmt.Sprintf("kid-%d", i), claims)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, len(forged)*2)
@@ -91,7 +100,7 @@ func TestJWKSRefreshStormRateLimited(t *testing.T) {
 		t.Error(e)
 		break
 	}
-	if got := srv.fetches.Load(); got != 1 {
+	if got := srv.Fetches(); got != 1 {
 		t.Errorf("fetches: got %d for %d unknown kids within the interval, want 1 (the start-up fetch)", got, len(forged))
 	}
 }
@@ -99,24 +108,23 @@ func TestJWKSRefreshStormRateLimited(t *testing.T) {
 // TestJWKSServerDown: when the JWKS URL fails, the cached keys keep working
 // and tokens of unknown keys are refused.
 func TestJWKSServerDown(t *testing.T) {
-	k := testKeys()
-	srv := newJWKSServer(t, jwkOf(&k.rsa.PublicKey, "k1"))
-	v := newJWKSVerifier(t, srv, time.Nanosecond)
+	k := authtest.Keys()
+	srv, v := newK1JWKSVerifier(t, time.Nanosecond)
 	claims := validClaims("alice", ScopeRead)
-	good := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", claims)
-	unknown := sign(t, jwt.SigningMethodRS256, k.rsa2, "k2", claims)
+	good := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", claims)
+	unknown := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "k2", claims)
 
-	srv.setDown(true)
+	srv.SetDown(true)
 	if err := accepted(v, unknown); err == nil {
 		t.Error("unknown kid with the JWKS down: got accepted, want refused")
 	}
-	if got := srv.fetches.Load(); got != 2 {
+	if got := srv.Fetches(); got != 2 {
 		t.Errorf("fetches: got %d, want 2 (start-up, then the failed refresh)", got)
 	}
 	if err := accepted(v, good); err != nil {
 		t.Errorf("cached key after a failed refresh: got %v, want accepted", err)
 	}
-	srv.srv.Close() // gone altogether: connection refused
+	srv.Close() // gone altogether: connection refused
 	if err := accepted(v, unknown); err == nil {
 		t.Error("unknown kid with the JWKS gone: got accepted, want refused")
 	}
@@ -128,15 +136,15 @@ func TestJWKSServerDown(t *testing.T) {
 // TestJWKSDownAtStartup: an IdP unreachable at start-up is not fatal; its
 // keys are fetched when the first token needs them.
 func TestJWKSDownAtStartup(t *testing.T) {
-	k := testKeys()
-	srv := newJWKSServer(t, jwkOf(&k.rsa.PublicKey, "k1"))
-	srv.setDown(true)
+	k := authtest.Keys()
+	srv := authtest.NewJWKSServer(t, authtest.JWK(&k.RSA.PublicKey, "k1"))
+	srv.SetDown(true)
 	v := newJWKSVerifier(t, srv, time.Nanosecond)
-	good := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", validClaims("alice", ScopeRead))
+	good := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", validClaims("alice", ScopeRead))
 	if err := accepted(v, good); err == nil {
 		t.Fatal("with no keys fetched yet: got accepted, want refused")
 	}
-	srv.setDown(false)
+	srv.SetDown(false)
 	if err := accepted(v, good); err != nil {
 		t.Errorf("once the JWKS answers: got %v, want accepted", err)
 	}
@@ -146,7 +154,7 @@ func TestJWKSDownAtStartup(t *testing.T) {
 // matching private key (or whatever comes closest) under its kid.
 func unusableKeys(t *testing.T) (set []map[string]any, tokens map[string]string) {
 	t.Helper()
-	k := testKeys()
+	k := authtest.Keys()
 	claims := validClaims("mallory", ScopeRead+" "+ScopeExec)
 	withField := func(m map[string]any, kv ...string) map[string]any {
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -156,31 +164,31 @@ func unusableKeys(t *testing.T) (set []map[string]any, tokens map[string]string)
 	}
 	one := b64url([]byte{1})
 	set = []map[string]any{
-		withField(jwkOf(&k.rsa2.PublicKey, "enc"), "use", "enc"),
-		jwkOf(&k.rsaSmall.PublicKey, "small"),
-		withField(jwkOf(&k.ec256.PublicKey, "offcurve"), "x", b64url(make([]byte, 31))+one, "y", b64url(make([]byte, 31))+one),
-		withField(jwkOf(&k.ec256.PublicKey, "short-x"), "x", one),
+		withField(authtest.JWK(&k.RSA2.PublicKey, "enc"), "use", "enc"),
+		authtest.JWK(&k.RSASmall.PublicKey, "small"),
+		withField(authtest.JWK(&k.EC256.PublicKey, "offcurve"), "x", b64url(make([]byte, 31))+one, "y", b64url(make([]byte, 31))+one),
+		withField(authtest.JWK(&k.EC256.PublicKey, "short-x"), "x", one),
 		{"kty": "oct", "kid": "oct", "k": b64url(testSecret), "alg": "HS256"},
-		withField(jwkOf(&k.rsa2.PublicKey, "alg-es"), "alg", "ES256"),
-		withField(jwkOf(&k.rsa2.PublicKey, "alg-hs"), "alg", "HS256"),
-		withField(jwkOf(&k.rsa2.PublicKey, "alg-none"), "alg", "none"),
-		withField(jwkOf(&k.rsa2.PublicKey, "even-e"), "e", b64url([]byte{1, 0, 0})),
-		withField(jwkOf(k.ed.Public(), "x25519"), "crv", "X25519"),
+		withField(authtest.JWK(&k.RSA2.PublicKey, "alg-es"), "alg", "ES256"),
+		withField(authtest.JWK(&k.RSA2.PublicKey, "alg-hs"), "alg", "HS256"),
+		withField(authtest.JWK(&k.RSA2.PublicKey, "alg-none"), "alg", "none"),
+		withField(authtest.JWK(&k.RSA2.PublicKey, "even-e"), "e", b64url([]byte{1, 0, 0})),
+		withField(authtest.JWK(k.Ed25519.Public(), "x25519"), "crv", "X25519"),
 		{"kty": "RSA", "kid": "bad-n", "n": "!!!", "e": "AQAB"},
 	}
-	ecOff := sign(t, jwt.SigningMethodES256, k.ec256, "offcurve", claims)
+	ecOff := authtest.Sign(t, jwt.SigningMethodES256, k.EC256, "offcurve", claims)
 	tokens = map[string]string{
-		"use=enc":            sign(t, jwt.SigningMethodRS256, k.rsa2, "enc", claims),
-		"RSA 1024 bits":      sign(t, jwt.SigningMethodRS256, k.rsaSmall, "small", claims),
+		"use=enc":            authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "enc", claims),
+		"RSA 1024 bits":      authtest.Sign(t, jwt.SigningMethodRS256, k.RSASmall, "small", claims),
 		"EC point off-curve": ecOff,
-		"EC short x":         sign(t, jwt.SigningMethodES256, k.ec256, "short-x", claims),
-		"unknown kty oct":    sign(t, jwt.SigningMethodHS256, testSecret, "oct", claims),
-		"alg ES256 on RSA":   sign(t, jwt.SigningMethodRS256, k.rsa2, "alg-es", claims),
-		"alg HS256 on RSA":   sign(t, jwt.SigningMethodRS256, k.rsa2, "alg-hs", claims),
-		"HS256 on alg-hs":    sign(t, jwt.SigningMethodHS256, pkixDER(t, &k.rsa2.PublicKey), "alg-hs", claims),
-		"alg none on RSA":    sign(t, jwt.SigningMethodRS256, k.rsa2, "alg-none", claims),
-		"even exponent":      sign(t, jwt.SigningMethodRS256, k.rsa2, "even-e", claims),
-		"OKP X25519":         sign(t, jwt.SigningMethodEdDSA, k.ed, "x25519", claims),
+		"EC short x":         authtest.Sign(t, jwt.SigningMethodES256, k.EC256, "short-x", claims),
+		"unknown kty oct":    authtest.Sign(t, jwt.SigningMethodHS256, testSecret, "oct", claims),
+		"alg ES256 on RSA":   authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "alg-es", claims),
+		"alg HS256 on RSA":   authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "alg-hs", claims),
+		"HS256 on alg-hs":    authtest.Sign(t, jwt.SigningMethodHS256, authtest.PKIXDER(t, &k.RSA2.PublicKey), "alg-hs", claims),
+		"alg none on RSA":    authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "alg-none", claims),
+		"even exponent":      authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "even-e", claims),
+		"OKP X25519":         authtest.Sign(t, jwt.SigningMethodEdDSA, k.Ed25519, "x25519", claims),
 	}
 	return set, tokens
 }
@@ -188,16 +196,16 @@ func unusableKeys(t *testing.T) (set []map[string]any, tokens map[string]string)
 // TestJWKSUnusableKeysIgnored: keys with unusable parameters are skipped
 // while the good keys in the same set work.
 func TestJWKSUnusableKeysIgnored(t *testing.T) {
-	k := testKeys()
+	k := authtest.Keys()
 	bad, badTokens := unusableKeys(t)
-	good := []map[string]any{jwkOf(&k.rsa.PublicKey, "rsa"), jwkOf(&k.ec384.PublicKey, "ec"), jwkOf(k.ed.Public(), "ed")}
-	srv := newJWKSServer(t, append(bad, good...)...)
+	good := []map[string]any{authtest.JWK(&k.RSA.PublicKey, "rsa"), authtest.JWK(&k.EC384.PublicKey, "ec"), authtest.JWK(k.Ed25519.Public(), "ed")}
+	srv := authtest.NewJWKSServer(t, append(bad, good...)...)
 	v := newJWKSVerifier(t, srv, time.Hour)
 	claims := validClaims("alice", ScopeRead)
 	goodTokens := map[string]string{
-		"RSA":   sign(t, jwt.SigningMethodRS256, k.rsa, "rsa", claims),
-		"EC":    sign(t, jwt.SigningMethodES384, k.ec384, "ec", claims),
-		"EdDSA": sign(t, jwt.SigningMethodEdDSA, k.ed, "ed", claims),
+		"RSA":   authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "rsa", claims),
+		"EC":    authtest.Sign(t, jwt.SigningMethodES384, k.EC384, "ec", claims),
+		"EdDSA": authtest.Sign(t, jwt.SigningMethodEdDSA, k.Ed25519, "ed", claims),
 	}
 	for name, tok := range goodTokens {
 		t.Run("good "+name, func(t *testing.T) {
@@ -217,7 +225,7 @@ func TestJWKSUnusableKeysIgnored(t *testing.T) {
 
 // TestJWKSParseSet checks key by key which JWKs are kept.
 func TestJWKSParseSet(t *testing.T) {
-	k := testKeys()
+	k := authtest.Keys()
 	bad, _ := unusableKeys(t)
 	j := &jwks{log: slog.New(slog.DiscardHandler)}
 	for _, key := range bad {
@@ -228,8 +236,8 @@ func TestJWKSParseSet(t *testing.T) {
 		})
 	}
 	good := []map[string]any{
-		jwkOf(&k.rsa.PublicKey, "rsa"), jwkOf(&k.ec256.PublicKey, "p256"), jwkOf(&k.ec521.PublicKey, "p521"), jwkOf(k.ed.Public(), "ed"),
-		{"kty": "RSA", "kid": "no-use-no-alg", "n": jwkOf(&k.rsa.PublicKey, "")["n"], "e": "AQAB"},
+		authtest.JWK(&k.RSA.PublicKey, "rsa"), authtest.JWK(&k.EC256.PublicKey, "p256"), authtest.JWK(&k.EC521.PublicKey, "p521"), authtest.JWK(k.Ed25519.Public(), "ed"),
+		{"kty": "RSA", "kid": "no-use-no-alg", "n": authtest.JWK(&k.RSA.PublicKey, "")["n"], "e": "AQAB"},
 	}
 	for _, key := range good {
 		t.Run("keep "+key["kid"].(string), func(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mjkoo/boris/auth/authtest"
 )
 
 // forgedCase is a token that must be refused, or (ok) the control that
@@ -25,47 +27,47 @@ type forgedCase struct {
 }
 
 // forgedTokens is the forged-token suite against a verifier trusting
-// testKeys().rsa under kid "k1", with testIssuer and testAudience and a
+// authtest.Keys().RSA under kid "k1", with testIssuer and testAudience and a
 // leeway of at most a minute.
 func forgedTokens(t *testing.T) []forgedCase {
 	t.Helper()
-	k := testKeys()
+	k := authtest.Keys()
 	valid := validClaims("alice", ScopeRead)
 	now := time.Now()
-	pubPKIX := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pkixDER(t, &k.rsa.PublicKey)})
-	pubPKCS1 := pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(&k.rsa.PublicKey)})
-	good := sign(t, jwt.SigningMethodRS256, k.rsa, "k1", valid)
+	pubPKIX := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: authtest.PKIXDER(t, &k.RSA.PublicKey)})
+	pubPKCS1 := pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(&k.RSA.PublicKey)})
+	good := authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", valid)
 	parts := strings.Split(good, ".")
 	hugeHeader := jwt.NewWithClaims(jwt.SigningMethodRS256, valid)
 	hugeHeader.Header["kid"], hugeHeader.Header["pad"] = "k1", strings.Repeat("x", maxTokenLen)
-	huge, err := hugeHeader.SignedString(k.rsa)
+	huge, err := hugeHeader.SignedString(k.RSA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return []forgedCase{
 		{"control: RS256 with the IdP key", good, true, false},
-		{"control: PS256 with the IdP key", sign(t, jwt.SigningMethodPS256, k.rsa, "k1", valid), true, false},
-		{"control: no kid", sign(t, jwt.SigningMethodRS256, k.rsa, "", valid), true, false},
+		{"control: PS256 with the IdP key", authtest.Sign(t, jwt.SigningMethodPS256, k.RSA, "k1", valid), true, false},
+		{"control: no kid", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "", valid), true, false},
 
-		{"alg none", sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", valid), false, false},
+		{"alg none", authtest.Sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", valid), false, false},
 		{"alg none, signature kept", b64url([]byte(`{"alg":"none","kid":"k1","typ":"JWT"}`)) + "." + parts[1] + "." + parts[2], false, false},
-		{"HS256 signed with the RSA public key PEM", sign(t, jwt.SigningMethodHS256, pubPKIX, "k1", valid), false, false},
-		{"HS256 signed with the RSA public key PKCS#1 PEM", sign(t, jwt.SigningMethodHS256, pubPKCS1, "k1", valid), false, false},
-		{"HS256 signed with the RSA public key DER", sign(t, jwt.SigningMethodHS256, pkixDER(t, &k.rsa.PublicKey), "k1", valid), false, false},
-		{"HS256 signed with the RSA modulus", sign(t, jwt.SigningMethodHS256, k.rsa.N.Bytes(), "k1", valid), false, false},
-		{"wrong key", sign(t, jwt.SigningMethodRS256, k.rsa2, "k1", valid), false, false},
-		{"wrong key, no kid", sign(t, jwt.SigningMethodRS256, k.rsa2, "", valid), false, false},
-		{"wrong iss", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "iss", "https://evil.example.test")), false, false},
-		{"missing iss", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "iss", nil)), false, false},
-		{"wrong aud", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "aud", "https://other.example.test/mcp")), false, false},
-		{"missing aud", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "aud", nil)), false, false},
-		{"expired", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "exp", now.Add(-time.Hour).Unix())), false, false},
-		{"nbf beyond leeway", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "nbf", now.Add(time.Hour).Unix())), false, false},
-		{"iat beyond leeway", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "iat", now.Add(time.Hour).Unix())), false, false},
-		{"missing exp", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "exp", nil)), false, false},
-		{"exp as a string", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "exp", "never")), false, false},
-		{"missing sub", sign(t, jwt.SigningMethodRS256, k.rsa, "k1", with(valid, "sub", nil)), false, false},
-		{"unknown kid", sign(t, jwt.SigningMethodRS256, k.rsa2, "attacker", valid), false, false},
+		{"HS256 signed with the RSA public key PEM", authtest.Sign(t, jwt.SigningMethodHS256, pubPKIX, "k1", valid), false, false},
+		{"HS256 signed with the RSA public key PKCS#1 PEM", authtest.Sign(t, jwt.SigningMethodHS256, pubPKCS1, "k1", valid), false, false},
+		{"HS256 signed with the RSA public key DER", authtest.Sign(t, jwt.SigningMethodHS256, authtest.PKIXDER(t, &k.RSA.PublicKey), "k1", valid), false, false},
+		{"HS256 signed with the RSA modulus", authtest.Sign(t, jwt.SigningMethodHS256, k.RSA.N.Bytes(), "k1", valid), false, false},
+		{"wrong key", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "k1", valid), false, false},
+		{"wrong key, no kid", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "", valid), false, false},
+		{"wrong iss", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "iss", "https://evil.example.test")), false, false},
+		{"missing iss", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "iss", nil)), false, false},
+		{"wrong aud", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "aud", "https://other.example.test/mcp")), false, false},
+		{"missing aud", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "aud", nil)), false, false},
+		{"expired", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "exp", now.Add(-time.Hour).Unix())), false, false},
+		{"nbf beyond leeway", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "nbf", now.Add(time.Hour).Unix())), false, false},
+		{"iat beyond leeway", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "iat", now.Add(time.Hour).Unix())), false, false},
+		{"missing exp", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "exp", nil)), false, false},
+		{"exp as a string", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "exp", "never")), false, false},
+		{"missing sub", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA, "k1", authtest.With(valid, "sub", nil)), false, false},
+		{"unknown kid", authtest.Sign(t, jwt.SigningMethodRS256, k.RSA2, "attacker", valid), false, false},
 		{"signature of another token", parts[0] + "." + b64url([]byte(`{"sub":"root","aud":"`+testAudience+`"}`)) + "." + parts[2], false, false},
 		{"signature truncated", good[:len(good)-4], false, false},
 		{"bad base64", parts[0] + ".!!!" + parts[1][3:] + "." + parts[2], false, false},
@@ -77,13 +79,13 @@ func forgedTokens(t *testing.T) []forgedCase {
 	}
 }
 
-// newRSAJWKSVerifier is a verifier trusting testKeys().rsa as kid "k1"
+// newRSAJWKSVerifier is a verifier trusting authtest.Keys().RSA as kid "k1"
 // through a JWKS, refreshed at most hourly.
-func newRSAJWKSVerifier(t *testing.T) (*JWTVerifier, *jwksServer) {
+func newRSAJWKSVerifier(t *testing.T) (*JWTVerifier, *authtest.JWKSServer) {
 	t.Helper()
-	srv := newJWKSServer(t, jwkOf(&testKeys().rsa.PublicKey, "k1"))
+	srv := authtest.NewJWKSServer(t, authtest.JWK(&authtest.Keys().RSA.PublicKey, "k1"))
 	v, err := NewJWTVerifier(context.Background(), JWTOptions{
-		JWKSURL: srv.url(), Issuer: testIssuer, Audience: testAudience,
+		JWKSURL: srv.URL(), Issuer: testIssuer, Audience: testAudience,
 		Leeway: 30 * time.Second, JWKSMinRefresh: time.Hour,
 	})
 	if err != nil {
@@ -93,10 +95,10 @@ func newRSAJWKSVerifier(t *testing.T) (*JWTVerifier, *jwksServer) {
 }
 
 func TestJWTForgedTokens(t *testing.T) {
-	k := testKeys()
+	k := authtest.Keys()
 	jwksV, _ := newRSAJWKSVerifier(t)
 	pemV, err := NewJWTVerifier(context.Background(), JWTOptions{
-		PublicKeys: []crypto.PublicKey{&k.rsa.PublicKey}, Issuer: testIssuer, Audience: testAudience, Leeway: 30 * time.Second,
+		PublicKeys: []crypto.PublicKey{&k.RSA.PublicKey}, Issuer: testIssuer, Audience: testAudience, Leeway: 30 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +131,10 @@ func TestJWTForgedTokens(t *testing.T) {
 // TestJWTAlgorithmsPerKeyType: each key type verifies its own algorithms
 // and nothing else (the allow-list in keys.go).
 func TestJWTAlgorithmsPerKeyType(t *testing.T) {
-	k := testKeys()
+	k := authtest.Keys()
 	v, err := NewJWTVerifier(context.Background(), JWTOptions{
 		HMACSecret: testSecret,
-		PublicKeys: []crypto.PublicKey{&k.rsa.PublicKey, &k.ec256.PublicKey, &k.ec384.PublicKey, &k.ec521.PublicKey, k.ed.Public()},
+		PublicKeys: []crypto.PublicKey{&k.RSA.PublicKey, &k.EC256.PublicKey, &k.EC384.PublicKey, &k.EC521.PublicKey, k.Ed25519.Public()},
 		Audience:   testAudience,
 	})
 	if err != nil {
@@ -148,24 +150,24 @@ func TestJWTAlgorithmsPerKeyType(t *testing.T) {
 		{"HS256", jwt.SigningMethodHS256, testSecret, true},
 		{"HS384", jwt.SigningMethodHS384, testSecret, true},
 		{"HS512", jwt.SigningMethodHS512, testSecret, true},
-		{"RS256", jwt.SigningMethodRS256, k.rsa, true},
-		{"RS384", jwt.SigningMethodRS384, k.rsa, true},
-		{"RS512", jwt.SigningMethodRS512, k.rsa, true},
-		{"PS256", jwt.SigningMethodPS256, k.rsa, true},
-		{"PS512", jwt.SigningMethodPS512, k.rsa, true},
-		{"ES256", jwt.SigningMethodES256, k.ec256, true},
-		{"ES384", jwt.SigningMethodES384, k.ec384, true},
-		{"ES512", jwt.SigningMethodES512, k.ec521, true},
-		{"EdDSA", jwt.SigningMethodEdDSA, k.ed, true},
-		{"HS256 with the EC public key", jwt.SigningMethodHS256, pkixDER(t, &k.ec256.PublicKey), false},
-		{"HS256 with the Ed25519 public key DER", jwt.SigningMethodHS256, pkixDER(t, k.ed.Public()), false},
-		{"HS256 with the raw Ed25519 public key", jwt.SigningMethodHS256, []byte(k.ed.Public().(ed25519.PublicKey)), false},
+		{"RS256", jwt.SigningMethodRS256, k.RSA, true},
+		{"RS384", jwt.SigningMethodRS384, k.RSA, true},
+		{"RS512", jwt.SigningMethodRS512, k.RSA, true},
+		{"PS256", jwt.SigningMethodPS256, k.RSA, true},
+		{"PS512", jwt.SigningMethodPS512, k.RSA, true},
+		{"ES256", jwt.SigningMethodES256, k.EC256, true},
+		{"ES384", jwt.SigningMethodES384, k.EC384, true},
+		{"ES512", jwt.SigningMethodES512, k.EC521, true},
+		{"EdDSA", jwt.SigningMethodEdDSA, k.Ed25519, true},
+		{"HS256 with the EC public key", jwt.SigningMethodHS256, authtest.PKIXDER(t, &k.EC256.PublicKey), false},
+		{"HS256 with the Ed25519 public key DER", jwt.SigningMethodHS256, authtest.PKIXDER(t, k.Ed25519.Public()), false},
+		{"HS256 with the raw Ed25519 public key", jwt.SigningMethodHS256, []byte(k.Ed25519.Public().(ed25519.PublicKey)), false},
 		{"HS256 with a prefix of the secret", jwt.SigningMethodHS256, testSecret[:31], false},
-		{"RS256 with an untrusted key", jwt.SigningMethodRS256, k.rsa2, false},
+		{"RS256 with an untrusted key", jwt.SigningMethodRS256, k.RSA2, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id, err := v.Verify(context.Background(), sign(t, tt.method, tt.key, "", claims))
+			id, err := v.Verify(context.Background(), authtest.Sign(t, tt.method, tt.key, "", claims))
 			if tt.ok && err != nil {
 				t.Errorf("got %v, want accepted", err)
 			}
@@ -202,7 +204,7 @@ func TestJWTLeeway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			token := sign(t, jwt.SigningMethodHS256, testSecret, "", with(validClaims("alice", ScopeRead), tt.claim, tt.at.Unix()))
+			token := authtest.Sign(t, jwt.SigningMethodHS256, testSecret, "", authtest.With(validClaims("alice", ScopeRead), tt.claim, tt.at.Unix()))
 			_, err = v.Verify(context.Background(), token)
 			if tt.ok && err != nil {
 				t.Errorf("got %v, want accepted", err)
@@ -232,7 +234,7 @@ func TestJWTScopes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			token := sign(t, jwt.SigningMethodHS256, testSecret, "", with(validClaims("alice", ""), tt.claim, tt.value))
+			token := authtest.Sign(t, jwt.SigningMethodHS256, testSecret, "", authtest.With(validClaims("alice", ""), tt.claim, tt.value))
 			id, err := v.Verify(context.Background(), token)
 			if err != nil {
 				t.Fatal(err)

@@ -12,32 +12,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/auth/authtest"
 )
 
 func TestLoadPublicKey(t *testing.T) {
-	k := testKeys()
+	k := authtest.Keys()
 	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert := selfSigned(t, k.ec256)
+	cert := selfSigned(t, k.EC256)
 	tests := []struct {
 		name    string
 		path    func(t *testing.T) string
 		wantErr string // "" means the key loads
 	}{
-		{"RSA PKIX", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, &k.rsa.PublicKey)) }, ""},
+		{"RSA PKIX", func(t *testing.T) string { return authtest.WritePublicKey(t, &k.RSA.PublicKey) }, ""},
 		{"RSA PKCS#1", func(t *testing.T) string {
-			return writePEM(t, "RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&k.rsa.PublicKey))
+			return authtest.WritePEM(t, "RSA PUBLIC KEY", x509.MarshalPKCS1PublicKey(&k.RSA.PublicKey))
 		}, ""},
-		{"ECDSA P-256", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, &k.ec256.PublicKey)) }, ""},
-		{"ECDSA P-521", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, &k.ec521.PublicKey)) }, ""},
-		{"Ed25519", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, k.ed.Public())) }, ""},
-		{"certificate", func(t *testing.T) string { return writePEM(t, "CERTIFICATE", cert) }, ""},
-		{"RSA 1024 bits", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, &k.rsaSmall.PublicKey)) }, "1024 bits"},
-		{"ECDSA P-224", func(t *testing.T) string { return writePEM(t, "PUBLIC KEY", pkixDER(t, &p224.PublicKey)) }, "unsupported elliptic curve"},
+		{"ECDSA P-256", func(t *testing.T) string { return authtest.WritePublicKey(t, &k.EC256.PublicKey) }, ""},
+		{"ECDSA P-521", func(t *testing.T) string { return authtest.WritePublicKey(t, &k.EC521.PublicKey) }, ""},
+		{"Ed25519", func(t *testing.T) string { return authtest.WritePublicKey(t, k.Ed25519.Public()) }, ""},
+		{"certificate", func(t *testing.T) string { return authtest.WritePEM(t, "CERTIFICATE", cert) }, ""},
+		{"RSA 1024 bits", func(t *testing.T) string { return authtest.WritePublicKey(t, &k.RSASmall.PublicKey) }, "1024 bits"},
+		{"ECDSA P-224", func(t *testing.T) string { return authtest.WritePublicKey(t, &p224.PublicKey) }, "unsupported elliptic curve"},
 		{"private key", func(t *testing.T) string {
-			return writePEM(t, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(k.rsa))
+			return authtest.WritePEM(t, "RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(k.RSA))
 		}, "unsupported PEM block"},
 		{"not PEM", func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "key.pem")

@@ -3,31 +3,25 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mjkoo/boris/auth/authtest"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -41,19 +35,6 @@ const (
 	authBobToken    = "bob-token-0123456789ab"
 	authHMACSecret  = "0123456789abcdef0123456789abcdef"
 )
-
-// idpKeys are the IdP's signing key and a key nobody trusts, generated once.
-var idpKeys = sync.OnceValue(func() [2]*rsa.PrivateKey {
-	var ks [2]*rsa.PrivateKey
-	for i := range ks {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		ks[i] = k
-	}
-	return ks
-})
 
 // newAuthGateway is a testGateway wired the way Main wires a Handler: from
 // a Config parsed from args (after --listen 127.0.0.1:0) and environ, and
@@ -134,98 +115,40 @@ func (g *testGateway) toolsAs(token, sid string) []string {
 	return names
 }
 
-// signJWT signs claims; kid goes in the header when not empty.
-func signJWT(t *testing.T, method jwt.SigningMethod, key any, kid string, claims jwt.MapClaims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(method, claims)
-	if kid != "" {
-		tok.Header["kid"] = kid
-	}
-	s, err := tok.SignedString(key)
-	if err != nil {
-		t.Fatalf("sign %s: %v", method.Alg(), err)
-	}
-	return s
-}
-
 // claimsFor are valid claims for sub with scope, changed by kv (a nil
 // value deletes the claim).
 func claimsFor(sub, scope string, kv ...any) jwt.MapClaims {
-	now := time.Now()
-	c := jwt.MapClaims{"iss": authIssuer, "aud": authPublicURL, "sub": sub, "scope": scope, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == nil {
-			delete(c, kv[i].(string))
-		} else {
-			c[kv[i].(string)] = kv[i+1]
-		}
-	}
-	return c
+	return authtest.With(authtest.Claims(authIssuer, authPublicURL, sub, scope), kv...)
 }
 
 // hmacJWT is a token signed with authHMACSecret.
 func hmacJWT(t *testing.T, sub, scope string) string {
 	t.Helper()
-	return signJWT(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor(sub, scope))
+	return authtest.Sign(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor(sub, scope))
 }
 
-// jwksIDP serves a JWKS holding the IdP's RSA key as kid "k1", counting fetches;
-// while down it answers 503.
-type jwksIDP struct {
-	srv     *httptest.Server
-	fetches atomic.Int64
-	down    atomic.Bool
-}
-
-func newJWKSIDP(t *testing.T) *jwksIDP {
+// newJWKSIDP serves a JWKS holding the IdP's RSA key as kid "k1".
+func newJWKSIDP(t *testing.T) *authtest.JWKSServer {
 	t.Helper()
-	pub := &idpKeys()[0].PublicKey
-	set := fmt.Sprintf(`{"keys":[{"kty":"RSA","kid":"k1","use":"sig","alg":"RS256","n":%q,"e":%q}]}`,
-		base64.RawURLEncoding.EncodeToString(pub.N.Bytes()), base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes()))
-	p := &jwksIDP{}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		p.fetches.Add(1)
-		if p.down.Load() {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, set)
-	}))
-	t.Cleanup(p.srv.Close)
-	return p
+	return authtest.NewJWKSServer(t, authtest.JWK(&authtest.Keys().RSA.PublicKey, "k1"))
 }
 
 // idpToken is a token the IdP would issue.
 func idpToken(t *testing.T, sub, scope string) string {
 	t.Helper()
-	return signJWT(t, jwt.SigningMethodRS256, idpKeys()[0], "k1", claimsFor(sub, scope))
-}
-
-// writeAuthFile writes a file in a fresh temporary directory.
-func writeAuthFile(t *testing.T, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return authtest.Sign(t, jwt.SigningMethodRS256, authtest.Keys().RSA, "k1", claimsFor(sub, scope))
 }
 
 // jwtGateway trusts alice's static token, the IdP's JWKS and a PEM copy of
 // the IdP key, with issuer, audience (the public URL) and an authorization
 // server for RFC 9728.
-func jwtGateway(t *testing.T) (*testGateway, *jwksIDP) {
+func jwtGateway(t *testing.T) (*testGateway, *authtest.JWKSServer) {
 	t.Helper()
 	p := newJWKSIDP(t)
-	der, err := x509.MarshalPKIXPublicKey(&idpKeys()[0].PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemFile := writeAuthFile(t, "idp.pem", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	pemFile := authtest.WritePublicKey(t, &authtest.Keys().RSA.PublicKey)
 	g, _ := newAuthGateway(t, nil,
 		"--public-url", authPublicURL, "--authorization-server", authServer,
-		"--token", "alice="+authAliceToken, "--jwks-url", p.srv.URL, "--jwt-public-key", pemFile, "--jwt-issuer", authIssuer)
+		"--token", "alice="+authAliceToken, "--jwks-url", p.URL(), "--jwt-public-key", pemFile, "--jwt-issuer", authIssuer)
 	return g, p
 }
 
@@ -241,41 +164,17 @@ func wantNoCore(t *testing.T, g *testGateway) {
 	}
 }
 
-var challengeParamRe = regexp.MustCompile(`([a-z_]+)="([^"\\]*)"`)
-
-// challengeOf parses a response's Bearer challenge into its parameters.
-func challengeOf(t *testing.T, resp *http.Response) map[string]string {
-	t.Helper()
-	h := resp.Header.Get("WWW-Authenticate")
-	rest, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
-		t.Fatalf("WWW-Authenticate: got %q, want a Bearer challenge", h)
-	}
-	params := map[string]string{}
-	for _, part := range strings.Split(rest, ", ") {
-		m := challengeParamRe.FindStringSubmatch(part)
-		if m == nil || m[0] != part {
-			t.Fatalf("WWW-Authenticate %q: parameter %q is not key=\"value\"", h, part)
-		}
-		params[m[1]] = m[2]
-	}
-	return params
-}
-
 // TestAuthForgedTokens: every forged token gets 401 with
 // error="invalid_token" and the resource metadata URL, and no core starts.
 func TestAuthForgedTokens(t *testing.T) {
 	g, p := jwtGateway(t)
-	idpKey, otherKey := idpKeys()[0], idpKeys()[1]
-	der, err := x509.MarshalPKIXPublicKey(&idpKey.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idpKey, otherKey := authtest.Keys().RSA, authtest.Keys().RSA2
+	der := authtest.PKIXDER(t, &idpKey.PublicKey)
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 	good := idpToken(t, "alice", "boris:read")
 	parts := strings.Split(good, ".")
 	now := time.Now()
-	rs := func(c jwt.MapClaims) string { return signJWT(t, jwt.SigningMethodRS256, idpKey, "k1", c) }
+	rs := func(c jwt.MapClaims) string { return authtest.Sign(t, jwt.SigningMethodRS256, idpKey, "k1", c) }
 	hugeTok := jwt.NewWithClaims(jwt.SigningMethodRS256, claimsFor("alice", "boris:read"))
 	hugeTok.Header["kid"], hugeTok.Header["pad"] = "k1", strings.Repeat("x", 20<<10)
 	huge, err := hugeTok.SignedString(idpKey)
@@ -288,16 +187,16 @@ func TestAuthForgedTokens(t *testing.T) {
 		token  string // "" sends no Authorization header
 		code   string // the challenge's error parameter
 	}{
-		{"alg none", "", signJWT(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
-		{"HS256 signed with the RSA public key", "", signJWT(t, jwt.SigningMethodHS256, pubPEM, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
-		{"HS256 signed with the RSA public key DER", "", signJWT(t, jwt.SigningMethodHS256, der, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
-		{"wrong key", "", signJWT(t, jwt.SigningMethodRS256, otherKey, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
+		{"alg none", "", authtest.Sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
+		{"HS256 signed with the RSA public key", "", authtest.Sign(t, jwt.SigningMethodHS256, pubPEM, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
+		{"HS256 signed with the RSA public key DER", "", authtest.Sign(t, jwt.SigningMethodHS256, der, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
+		{"wrong key", "", authtest.Sign(t, jwt.SigningMethodRS256, otherKey, "k1", claimsFor("alice", "boris:read")), "invalid_token"},
 		{"wrong iss", "", rs(claimsFor("alice", "boris:read", "iss", "https://evil.example.test")), "invalid_token"},
 		{"wrong aud", "", rs(claimsFor("alice", "boris:read", "aud", "https://other.example.test/mcp")), "invalid_token"},
 		{"expired", "", rs(claimsFor("alice", "boris:read", "exp", now.Add(-time.Hour).Unix())), "invalid_token"},
 		{"nbf beyond leeway", "", rs(claimsFor("alice", "boris:read", "nbf", now.Add(time.Hour).Unix())), "invalid_token"},
 		{"missing exp", "", rs(claimsFor("alice", "boris:read", "exp", nil)), "invalid_token"},
-		{"unknown kid", "", signJWT(t, jwt.SigningMethodRS256, otherKey, "k2", claimsFor("alice", "boris:read")), "invalid_token"},
+		{"unknown kid", "", authtest.Sign(t, jwt.SigningMethodRS256, otherKey, "k2", claimsFor("alice", "boris:read")), "invalid_token"},
 		{"bad base64", "", parts[0] + ".%%%" + parts[1][3:] + "." + parts[2], "invalid_token"},
 		{"three dots", "", good + ".x", "invalid_token"},
 		{"tampered payload", "", parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"root"}`)) + "." + parts[2], "invalid_token"},
@@ -325,7 +224,7 @@ func TestAuthForgedTokens(t *testing.T) {
 			if resp.StatusCode != http.StatusUnauthorized {
 				t.Fatalf("got %d %s, want 401", resp.StatusCode, body)
 			}
-			c := challengeOf(t, resp)
+			c := authtest.ParseChallenge(t, resp.Header.Get("WWW-Authenticate"))
 			if c["error"] != tt.code {
 				t.Errorf("challenge error: got %q, want %q", c["error"], tt.code)
 			}
@@ -338,7 +237,7 @@ func TestAuthForgedTokens(t *testing.T) {
 			wantNoCore(t, g)
 		})
 	}
-	if got := p.fetches.Load(); got != 1 {
+	if got := p.Fetches(); got != 1 {
 		t.Errorf("JWKS fetches: got %d, want 1 (at start-up; the unknown kid is within the refresh interval)", got)
 	}
 	// The control: the real token starts a core, which the checks above
@@ -354,21 +253,21 @@ func TestAuthForgedTokens(t *testing.T) {
 // working while unknown kids start no core.
 func TestAuthJWKSGateway(t *testing.T) {
 	p := newJWKSIDP(t)
-	g, _ := newAuthGateway(t, nil, "--public-url", authPublicURL, "--jwks-url", p.srv.URL, "--jwt-issuer", authIssuer)
-	other := idpKeys()[1]
+	g, _ := newAuthGateway(t, nil, "--public-url", authPublicURL, "--jwks-url", p.URL(), "--jwt-issuer", authIssuer)
+	other := authtest.Keys().RSA2
 	for i := range 50 {
-		tok := signJWT(t, jwt.SigningMethodRS256, other, fmt.Sprintf("storm-%d", i), claimsFor("mallory", "boris:exec"))
+		tok := authtest.Sign(t, jwt.SigningMethodRS256, other, fmt.Sprintf("storm-%d", i), claimsFor("mallory", "boris:exec"))
 		if resp, body := g.do(http.MethodPost, authHeader(tok, ""), initializeBody(1)); resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("unknown kid %d: got %d %s, want 401", i, resp.StatusCode, body)
 		}
 	}
 	wantNoCore(t, g)
-	if got := p.fetches.Load(); got != 1 {
+	if got := p.Fetches(); got != 1 {
 		t.Errorf("JWKS fetches after 50 unknown kids: got %d, want 1", got)
 	}
-	p.down.Store(true)
-	p.srv.Close()
-	unknown := signJWT(t, jwt.SigningMethodRS256, other, "k2", claimsFor("mallory", "boris:exec"))
+	p.SetDown(true)
+	p.Close()
+	unknown := authtest.Sign(t, jwt.SigningMethodRS256, other, "k2", claimsFor("mallory", "boris:exec"))
 	if resp, body := g.do(http.MethodPost, authHeader(unknown, ""), initializeBody(1)); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("unknown kid with the IdP down: got %d %s, want 401", resp.StatusCode, body)
 	}
@@ -394,7 +293,7 @@ func TestAuthChallenges(t *testing.T) {
 		{"no token", postHeader(""), 401, map[string]string{"realm": "boris", "resource_metadata": authMetadataURL}},
 		{"Basic credentials", postHeader("", "Authorization", "Basic YWxpY2U6c2VjcmV0"), 401, map[string]string{"realm": "boris", "resource_metadata": authMetadataURL}},
 		{"no Boris scope", authHeader(noScope, ""), 403, map[string]string{"realm": "boris", "error": "insufficient_scope", "scope": "boris:read", "resource_metadata": authMetadataURL}},
-		{"expired", authHeader(signJWT(t, jwt.SigningMethodRS256, idpKeys()[0], "k1", claimsFor("alice", "boris:read", "exp", time.Now().Add(-time.Hour).Unix())), ""), 401,
+		{"expired", authHeader(authtest.Sign(t, jwt.SigningMethodRS256, authtest.Keys().RSA, "k1", claimsFor("alice", "boris:read", "exp", time.Now().Add(-time.Hour).Unix())), ""), 401,
 			map[string]string{"realm": "boris", "error": "invalid_token", "resource_metadata": authMetadataURL}},
 	}
 	for _, tt := range tests {
@@ -403,7 +302,7 @@ func TestAuthChallenges(t *testing.T) {
 			if resp.StatusCode != tt.status {
 				t.Fatalf("got %d %s, want %d", resp.StatusCode, body, tt.status)
 			}
-			got := challengeOf(t, resp)
+			got := authtest.ParseChallenge(t, resp.Header.Get("WWW-Authenticate"))
 			delete(got, "error_description")
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("challenge (-want +got):\n%s", diff)
@@ -414,7 +313,7 @@ func TestAuthChallenges(t *testing.T) {
 	t.Run("without an authorization server", func(t *testing.T) {
 		g, _ := newAuthGateway(t, nil, "--token", "alice="+authAliceToken)
 		resp, _ := g.do(http.MethodPost, authHeader("carol-token-0123456789", ""), initializeBody(1))
-		got := challengeOf(t, resp)
+		got := authtest.ParseChallenge(t, resp.Header.Get("WWW-Authenticate"))
 		if resp.StatusCode != 401 || got["error"] != "invalid_token" || got["resource_metadata"] != "" {
 			t.Errorf("got %d %v, want 401 with error invalid_token and no resource_metadata", resp.StatusCode, got)
 		}
@@ -572,7 +471,7 @@ func TestAuthHijack(t *testing.T) {
 func TestAuthWorkdirTemplate(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "work")
-	g, _ := newAuthGateway(t, nil, "--jwt-secret-file", writeAuthFile(t, "secret", []byte(authHMACSecret+"\n")),
+	g, _ := newAuthGateway(t, nil, "--jwt-secret-file", authtest.WriteFile(t, "secret", []byte(authHMACSecret+"\n")),
 		"--jwt-audience", authPublicURL, "--workdir-template", root+"/{sub}")
 	subjects := []string{"alice", "../../etc", "..", ".", "a/b/../../../x", "/etc/passwd", "sp ace;$(id)", "x\x00y", strings.Repeat("../", 40)}
 	seen := map[string]string{}
@@ -636,7 +535,7 @@ func TestSanitizeSubject(t *testing.T) {
 // replaces.
 func TestAuthWorkdirDistinctSubjects(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "work")
-	g, _ := newAuthGateway(t, nil, "--jwt-secret-file", writeAuthFile(t, "secret", []byte(authHMACSecret)),
+	g, _ := newAuthGateway(t, nil, "--jwt-secret-file", authtest.WriteFile(t, "secret", []byte(authHMACSecret)),
 		"--jwt-audience", authPublicURL, "--workdir-template", root+"/{sub}")
 	pairs := [][2]string{{"team/alice", "team_alice"}, {"auth0|42", "auth0_42"}, {"..", "_.."}}
 	for _, pair := range pairs {
@@ -661,11 +560,11 @@ func TestAuthWorkdirDistinctSubjects(t *testing.T) {
 func TestAuthJWTLeewayFlag(t *testing.T) {
 	now := time.Now()
 	skewed := map[string]string{
-		"exp 10s ago":    signJWT(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "exp", now.Add(-10*time.Second).Unix())),
-		"nbf in 10s":     signJWT(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "nbf", now.Add(10*time.Second).Unix())),
-		"exp 10 min ago": signJWT(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "exp", now.Add(-10*time.Minute).Unix())),
+		"exp 10s ago":    authtest.Sign(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "exp", now.Add(-10*time.Second).Unix())),
+		"nbf in 10s":     authtest.Sign(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "nbf", now.Add(10*time.Second).Unix())),
+		"exp 10 min ago": authtest.Sign(t, jwt.SigningMethodHS256, []byte(authHMACSecret), "", claimsFor("alice", "boris:read", "exp", now.Add(-10*time.Minute).Unix())),
 	}
-	secret := writeAuthFile(t, "secret", []byte(authHMACSecret))
+	secret := authtest.WriteFile(t, "secret", []byte(authHMACSecret))
 	tests := []struct {
 		leeway []string
 		token  string
@@ -692,17 +591,9 @@ func TestAuthJWTLeewayFlag(t *testing.T) {
 // TestAuthConfigRefusals: settings that would leave the gateway weaker than
 // asked refuse to start with a one-line usage error (exit 2).
 func TestAuthConfigRefusals(t *testing.T) {
-	short := writeAuthFile(t, "short", []byte(authHMACSecret[:31]+"\n"))
-	smallKey, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(&smallKey.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	smallPEM := writeAuthFile(t, "small.pem", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	shortFile := writeAuthFile(t, "tokens", []byte("# ok\nalice="+authAliceToken+"\nbob=short\n"))
+	short := authtest.WriteFile(t, "short", []byte(authHMACSecret[:31]+"\n"))
+	smallPEM := authtest.WritePublicKey(t, &authtest.Keys().RSASmall.PublicKey)
+	shortFile := authtest.WriteFile(t, "tokens", []byte("# ok\nalice="+authAliceToken+"\nbob=short\n"))
 	tests := []struct {
 		name    string
 		args    []string
@@ -719,7 +610,7 @@ func TestAuthConfigRefusals(t *testing.T) {
 		{"named static token too short", []string{"--token", "alice=short"}, nil, "shorter than 16"},
 		{"token file with a short token", []string{"--token-file", shortFile}, nil, "shorter than 16"},
 		{"missing token file", []string{"--token-file", filepath.Join(t.TempDir(), "absent")}, nil, "token"},
-		{"JWT without an audience", []string{"--jwt-secret-file", writeAuthFile(t, "secret", []byte(authHMACSecret))}, nil, "audience"},
+		{"JWT without an audience", []string{"--jwt-secret-file", authtest.WriteFile(t, "secret", []byte(authHMACSecret))}, nil, "audience"},
 		{"RSA key of 1024 bits", []string{"--jwt-public-key", smallPEM, "--public-url", authPublicURL}, nil, "1024"},
 		{"authorization server without a public URL", []string{"--authorization-server", authServer, "--token", authAliceToken}, nil, "--public-url"},
 	}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/auth/authtest"
 )
 
 // Settings of the auth end-to-end tests.
@@ -130,14 +132,7 @@ func (g *authGateway) connect(token string) *mcp.ClientSession {
 // authHMACToken is a JWT for authAudience signed with authSecret.
 func authHMACToken(t *testing.T, sub, scope string) string {
 	t.Helper()
-	now := time.Now()
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": sub, "aud": authAudience, "scope": scope, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
-	}).SignedString([]byte(authSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return authtest.Sign(t, jwt.SigningMethodHS256, []byte(authSecret), "", authtest.Claims("", authAudience, sub, scope))
 }
 
 // listNames lists a session's tool names.
