@@ -147,15 +147,6 @@ func (c *Config) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// publicOrigin is the scheme://host of --public-url, or "".
-func (c *Config) publicOrigin() string {
-	if c.PublicURL == "" {
-		return ""
-	}
-	u, _ := url.Parse(c.PublicURL)
-	return strings.ToLower(u.Scheme + "://" + u.Host)
-}
-
 func usage(format string, args ...any) error {
 	return &flagenv.UsageError{Msg: fmt.Sprintf(format, args...)}
 }
