@@ -375,17 +375,7 @@ func TestStdoutPurity(t *testing.T) {
 	cmd.Env = cleanEnv()
 	stderr := &syncWriter{b: &strings.Builder{}}
 	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	t.Cleanup(func() { _ = cmd.Process.Kill() }) // no-op once it has exited
 	s := &rawSession{t: t, stdin: stdin, lines: rawLines(stdout)}
 

@@ -4,6 +4,7 @@ package test
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,4 +171,22 @@ func startCoreWithProgress(t *testing.T, args ...string) (*core, *progressLog) {
 	t.Helper()
 	log := &progressLog{}
 	return startCoreWith(t, coreOptions{args: args, progress: log.record}), log
+}
+
+// startPiped starts cmd with pipes on its stdin and stdout, for tests that
+// speak raw JSON-RPC rather than through an SDK client.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }

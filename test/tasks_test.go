@@ -158,17 +158,7 @@ func TestTaskSafetyTimeout(t *testing.T) {
 // task_output call is blocked on the task.
 func TestTaskKilledOnStdinEOF(t *testing.T) {
 	cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	blocked := make(chan struct{})
 	var once sync.Once
 	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{

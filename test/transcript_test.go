@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -37,7 +36,7 @@ func TestTranscripts(t *testing.T) {
 // transcriptCore is a boris whose stdout is read line by line.
 type transcriptCore struct {
 	stdin io.WriteCloser
-	lines chan string
+	lines <-chan string
 	dir   string
 }
 
@@ -45,26 +44,8 @@ func startTranscriptCore(t *testing.T) *transcriptCore {
 	dir := realTempDir(t)
 	writeFile(t, filepath.Join(dir, "f.txt"), "alpha\nbeta\nalpha\n")
 	cmd := exec.Command(borisBin, "--workdir", dir, "--log-level", "error")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tc := &transcriptCore{stdin: stdin, lines: make(chan string, 64), dir: dir}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			tc.lines <- sc.Text()
-		}
-		close(tc.lines)
-	}()
+	stdin, stdout := startPiped(t, cmd)
+	tc := &transcriptCore{stdin: stdin, lines: rawLines(stdout), dir: dir}
 	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	return tc
 }
