@@ -454,13 +454,7 @@ func TestScopeUnicodePaths(t *testing.T) {
 		}
 	})
 	t.Run("denied unicode", func(t *testing.T) {
-		before := treeState(t, f.root)
-		for _, p := range []string{"secrets/ключ.txt", "secrets/новый файл.txt", "private/dir with space/x"} {
-			for _, call := range fileToolCalls(p, secretMarker) {
-				assertDenied(t, call.tool, call.args, c.call(call.tool, call.args))
-			}
-		}
-		assertSameState(t, before, treeState(t, f.root))
+		assertAllDenied(t, c, f.root, []string{"secrets/ключ.txt", "secrets/новый файл.txt", "private/dir with space/x"}...)
 	})
 }
 
@@ -513,13 +507,7 @@ func TestScopeNoAllowDir(t *testing.T) {
 		}
 	})
 	t.Run("deny still applies", func(t *testing.T) {
-		before := treeState(t, f.root)
-		for _, p := range []string{".env", "../outside/.env", "deep/er/.env"} {
-			for _, call := range fileToolCalls(p, secretMarker) {
-				assertDenied(t, call.tool, call.args, c.call(call.tool, call.args))
-			}
-		}
-		assertSameState(t, before, treeState(t, f.root))
+		assertAllDenied(t, c, f.root, []string{".env", "../outside/.env", "deep/er/.env"}...)
 	})
 }
 
@@ -569,4 +557,17 @@ func TestScopeRelativeEntries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assertAllDenied runs every file tool on each path, expecting ACCESS_DENIED,
+// and checks that nothing under root changed.
+func assertAllDenied(t *testing.T, c *core, root string, paths ...string) {
+	t.Helper()
+	before := treeState(t, root)
+	for _, p := range paths {
+		for _, call := range fileToolCalls(p, secretMarker) {
+			assertDenied(t, call.tool, call.args, c.call(call.tool, call.args))
+		}
+	}
+	assertSameState(t, before, treeState(t, root))
 }
