@@ -24,6 +24,13 @@ type Config struct {
 	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
 	SessionMaxLifetime  time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
 	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
+	MaxSessionsPerSubj  int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
+	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
+	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" help:"cgroup v2 directory to create session cgroups in (default: the gateway's own cgroup)"`
+	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
+	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" envDefault:"0" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; 0 = no limit)"`
+	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
+	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
 	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" envDefault:"" help:"set to none to run without authentication (loopback addresses only)"`
 	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" help:"static bearer token, NAME=TOKEN names its subject (repeatable; at least 16 characters)"`
@@ -70,6 +77,16 @@ func (c *Config) validate() error {
 	switch {
 	case c.MaxSessions < 1:
 		return usage("invalid value %d for --max-sessions: want 1 or more", c.MaxSessions)
+	case c.MaxSessionsPerSubj < 0:
+		return usage("invalid value %d for --max-sessions-per-subject: want 1 or more, or 0 for a quarter of --max-sessions", c.MaxSessionsPerSubj)
+	case !slices.Contains([]string{"auto", "required", "off"}, c.Cgroups):
+		return usage("invalid value %q for --cgroups: want auto, required or off", c.Cgroups)
+	case c.SessionPidsMax < 0:
+		return usage("invalid value %d for --session-pids-max: want 0 (no limit) or more", c.SessionPidsMax)
+	case c.SessionMemoryMax < 0:
+		return usage("invalid value %d for --session-memory-max: want 0 (no limit) or a size such as 4GB", c.SessionMemoryMax)
+	case c.SessionCPUWeight < 0 || c.SessionCPUWeight > 10000:
+		return usage("invalid value %d for --session-cpu-weight: want 1 to 10000, or 0 for unset", c.SessionCPUWeight)
 	case c.SessionIdleTimeout <= 0:
 		return usage("invalid value %s for --session-idle-timeout: want a positive duration such as 30m", c.SessionIdleTimeout)
 	case c.SessionMaxLifetime <= 0:
@@ -101,6 +118,14 @@ func (c *Config) validate() error {
 	}
 	_, err := c.proxies()
 	return err
+}
+
+// perSubject is the effective --max-sessions-per-subject.
+func (c *Config) perSubject() int {
+	if c.MaxSessionsPerSubj > 0 {
+		return c.MaxSessionsPerSubj
+	}
+	return max(1, c.MaxSessions/4)
 }
 
 // proxies parses --trusted-proxies; a bare address means just that host.
