@@ -48,6 +48,9 @@ type Options struct {
 	CoreArgs []string // arguments for every core
 
 	MaxSessions int           // open sessions; 0 means 64
+	// MaxPerSubject bounds the sessions one subject holds at once; 0 means
+	// a quarter of MaxSessions, at least 1.
+	MaxPerSubject int
 	IdleTimeout time.Duration // end a session without requests this long; 0 means 30m
 	MaxLifetime time.Duration // end a session this long after it began; 0 means 12h
 	MaxBody     int64         // largest request body; 0 means 4 MiB

@@ -46,7 +46,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	}
 	h := NewHandler(Options{
 		Core: corePath, CoreArgs: cfg.CoreArgs,
-		MaxSessions: cfg.MaxSessions, IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
+		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
