@@ -28,7 +28,7 @@ type Config struct {
 	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
 	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" help:"cgroup v2 directory to create session cgroups in (default: the gateway's own cgroup)"`
 	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
-	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" envDefault:"0" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; 0 = no limit)"`
+	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; unset = no limit)"`
 	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
