@@ -18,7 +18,7 @@ func TestBashExecError(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	b, err := newBoris(cfg, log, log)
+	b, err := newBoris(cfg, nil, nil, log, log)
 	if err != nil {
 		t.Fatal(err)
 	}

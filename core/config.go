@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -24,6 +25,10 @@ type Config struct {
 	AnthropicCompat       bool         `flag:"anthropic-compat" env:"BORIS_ANTHROPIC_COMPAT" envDefault:"false" help:"expose the tool schemas Claude models are trained on"`
 	BackgroundTaskLimit   int          `flag:"background-task-limit" env:"BORIS_BACKGROUND_TASK_LIMIT" envDefault:"10" help:"background tasks running at once"`
 	BackgroundTaskTimeout int          `flag:"background-task-timeout" env:"BORIS_BACKGROUND_TASK_TIMEOUT" envDefault:"0" help:"safety-net lifetime of a background task in seconds (0 = none)"`
+	Sandbox               string       `flag:"sandbox" env:"BORIS_SANDBOX" envDefault:"auto" help:"confine every command with Landlock: auto (when the kernel supports it), required (refuse to start without it) or off"`
+	SandboxRead           []string     `flag:"sandbox-read" env:"BORIS_SANDBOX_READ" help:"extra directory commands may read (repeatable or comma-separated)"`
+	SandboxWrite          []string     `flag:"sandbox-write" env:"BORIS_SANDBOX_WRITE" help:"extra directory commands may write (repeatable or comma-separated)"`
+	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" help:"text or json"`
 	Version               bool         `flag:"version" help:"print the version and exit"`
@@ -64,6 +69,8 @@ func (c *Config) validate() error {
 		return usage("invalid value %d for --background-task-timeout: want seconds, 0 for none", c.BackgroundTaskTimeout)
 	case !slices.Contains([]string{"text", "json"}, c.LogFormat):
 		return usage("invalid value %q for --log-format: want text or json", c.LogFormat)
+	case !slices.Contains([]string{sandbox.ModeAuto, sandbox.ModeRequired, sandbox.ModeOff}, c.Sandbox):
+		return usage("invalid value %q for --sandbox: want auto, required or off", c.Sandbox)
 	}
 	if _, err := c.level(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,18 +11,28 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // Main runs boris with the given arguments (without the program name) and
 // environment, serving MCP on stdin and stdout until stdin closes or SIGTERM
 // or SIGINT arrives. Every child process group is killed before it returns.
 // Logs go to stderr only: stdout carries MCP messages and nothing else.
+//
+// Started with sandbox.HelperArg first, the process is instead the sandbox
+// helper the core runs its commands through: it confines itself and execs
+// the command, or exits 126 saying why it could not.
 func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == sandbox.HelperArg {
+		os.Exit(sandbox.RunHelper(args[1:]))
+	}
 	cfg, err := ParseConfig(args, environ, stdout)
 	if err != nil {
 		return err
@@ -39,7 +50,17 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		sdkFloor = slog.LevelDebug
 	}
 	sdkLog, _ := cfg.logger(stderr, sdkFloor)
-	b, err := newBoris(cfg, log, sdkLog)
+	if cfg.Check {
+		return check(cfg, environ, stdout)
+	}
+	// A subreaper, so that commands which leave their process group
+	// (setsid, double forks) are still ours to kill when boris ends.
+	rp, err := reaper.New(reaper.Options{Logger: log})
+	if err != nil {
+		log.Warn("commands that detach from their process group may outlive boris", "err", err)
+		rp = nil
+	}
+	b, err := newBoris(cfg, environ, rp, log, sdkLog)
 	if err != nil {
 		return err
 	}
@@ -53,7 +74,11 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		<-ctx.Done()
 		b.shell.Close()
 	}()
-	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path())
+	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
+		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
+	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
+		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
+	}
 	out := &lockedWriter{w: stdout}
 	in := newScreenedReader(stdin, out, cfg.maxLine())
 	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
@@ -65,31 +90,131 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	return err
 }
 
-// newBoris opens the policy and the shell from cfg.
-func newBoris(cfg *Config, log, sdkLog *slog.Logger) (*boris, error) {
-	workdir, err := filepath.Abs(cfg.Workdir)
+// newBoris opens the policy, the sandbox and the shell from cfg. Commands
+// start through rp when it is non-nil, and close kills all it has left.
+func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slog.Logger) (_ *boris, err error) {
+	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	workdir, err := cfg.workdir()
 	if err != nil {
-		return nil, usage("invalid value %q for --workdir: %v", cfg.Workdir, err)
+		return nil, err
+	}
+	if b.policy, err = cfg.policy(workdir); err != nil {
+		return nil, err
+	}
+	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
+		return nil, err
+	}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ)}
+	if b.reaper != nil {
+		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
+	}
+	if b.shell, err = shell.New(workdir, sc); err != nil {
+		return nil, fmt.Errorf("start shell: %w", err)
+	}
+	return b, nil
+}
+
+// workdir validates --workdir and makes it absolute.
+func (c *Config) workdir() (string, error) {
+	workdir, err := filepath.Abs(c.Workdir)
+	if err != nil {
+		return "", usage("invalid value %q for --workdir: %v", c.Workdir, err)
 	}
 	if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
-		return nil, usage("invalid value %q for --workdir: want an existing directory", cfg.Workdir)
+		return "", usage("invalid value %q for --workdir: want an existing directory", c.Workdir)
 	}
-	policy, err := scope.New(workdir, cfg.AllowDirs, cfg.DenyDirs)
+	return workdir, nil
+}
+
+// policy builds the file tools' scoping from --allow-dir and --deny-dir.
+func (c *Config) policy(workdir string) (*scope.Policy, error) {
+	p, err := scope.New(workdir, c.AllowDirs, c.DenyDirs)
 	if err != nil {
 		return nil, usage("invalid --allow-dir or --deny-dir: %v", err)
 	}
-	sh, err := shell.New(workdir)
-	if err != nil {
-		policy.Close()
-		return nil, fmt.Errorf("start shell: %w", err)
-	}
-	return &boris{cfg: cfg, policy: policy, shell: sh, log: log, sdkLog: sdkLog}, nil
+	return p, nil
 }
 
-// close kills every process the shell started and releases the policy's roots.
+// sandbox builds the commands' confinement from the same policy: one
+// policy, two enforcers (SPEC §6).
+func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*sandbox.Sandbox, error) {
+	sb, err := sandbox.New(sandbox.Options{
+		Mode: c.Sandbox, Allowed: p.Allowed(), ExtraRead: c.SandboxRead, ExtraWrite: c.SandboxWrite,
+		MakeTempDir: makeTemp, Environ: environ,
+	})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return nil, usage("%v", err)
+	}
+	if err != nil {
+		return nil, usage("invalid sandbox settings: %v", err)
+	}
+	return sb, nil
+}
+
+// closeTimeout bounds how long close waits for the last descendants to die.
+const closeTimeout = 3 * time.Second
+
+// close kills every process the shell started, and every process those
+// left behind, then removes the private temporary directory and releases
+// the policy's roots. It copes with a partly built b.
 func (b *boris) close() {
-	b.shell.Close()
-	b.policy.Close()
+	if b.shell != nil {
+		b.shell.Close()
+	}
+	if b.reaper != nil {
+		if err := b.reaper.KillAll(closeTimeout); err != nil {
+			b.log.Warn("some commands could not be killed", "err", err)
+		}
+		b.reaper.Close()
+	}
+	if b.sandbox != nil {
+		if err := b.sandbox.Close(); err != nil {
+			b.log.Warn("removing the private temporary directory", "err", err)
+		}
+	}
+	if b.policy != nil {
+		b.policy.Close()
+	}
+}
+
+// check is --check: validate everything a session would need, print what
+// would be enforced as JSON on stdout, and start nothing.
+func check(cfg *Config, environ []string, stdout io.Writer) error {
+	workdir, err := cfg.workdir()
+	if err != nil {
+		return err
+	}
+	policy, err := cfg.policy(workdir)
+	if err != nil {
+		return err
+	}
+	defer policy.Close()
+	sb, err := cfg.sandbox(policy, environ, false)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(CheckReport{
+		Version: Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
+		Tools: enabledTools(cfg), Sandbox: sb.Report(),
+	})
+}
+
+// CheckReport is what `boris --check` prints: what a session started with
+// the same settings would enforce. The gateway reads it at start-up.
+type CheckReport struct {
+	Version string         `json:"version"`
+	Workdir string         `json:"workdir"`
+	Allowed []string       `json:"allowed"` // null: the whole file system
+	Denied  []string       `json:"denied"`
+	Tools   []string       `json:"tools"`
+	Sandbox sandbox.Report `json:"sandbox"`
 }
 
 // logger builds the stderr logger cfg asks for, logging nothing below floor.

@@ -14,8 +14,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // Version is the release version, stamped at build time with
@@ -25,11 +27,13 @@ var Version = "dev"
 // boris holds what every tool handler shares: the configuration, the path
 // policy and the shell with its tracked working directory.
 type boris struct {
-	cfg    *Config
-	policy *scope.Policy
-	shell  *shell.Shell
-	log    *slog.Logger
-	sdkLog *slog.Logger // the SDK's own chatter: warnings and up unless debugging
+	cfg     *Config
+	policy  *scope.Policy
+	sandbox *sandbox.Sandbox
+	reaper  *reaper.Reaper // nil where the process cannot be a subreaper
+	shell   *shell.Shell
+	log     *slog.Logger
+	sdkLog  *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
 // toolSpec is one tool Boris can register.
@@ -61,6 +65,17 @@ func (b *boris) specs() []toolSpec {
 		toolSpec{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
 		toolSpec{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
 	)
+}
+
+// enabledTools lists the tools a server with cfg registers, sorted.
+func enabledTools(cfg *Config) []string {
+	var names []string
+	for _, name := range knownToolNames(cfg) {
+		if !cfg.disabled(name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // knownToolNames lists the tool names --disable-tools accepts with cfg's

@@ -28,7 +28,7 @@ func benchBoris(b *testing.B) *boris {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	bo, err := newBoris(cfg, log, log)
+	bo, err := newBoris(cfg, nil, nil, log, log)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,11 +31,11 @@ type coreProc struct {
 }
 
 // spawnCore starts path with args in a new process group, with a parent-death
-// signal on Linux so a gateway killed with SIGKILL leaves no orphan core. The
-// environment is the gateway's minus its own settings, which may hold secrets.
-func spawnCore(sp *spawner, path string, args []string, log *slog.Logger) (*coreProc, error) {
-	cmd := exec.Command(path, args...)
-	cmd.Env = coreEnv(os.Environ())
+// signal on Linux so a gateway killed with SIGKILL leaves no orphan core, with
+// l's arguments and environment (see launchFor).
+func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc, error) {
+	cmd := exec.Command(path, l.args...)
+	cmd.Env = l.env
 	cmd.SysProcAttr = sysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -63,6 +63,7 @@ func spawnCore(sp *spawner, path string, args []string, log *slog.Logger) (*core
 		awaitExit(pid)
 		killSession(pid)
 		p.err = cmd.Wait()
+		sp.done(pid)
 		close(p.exited)
 	}()
 	return p, nil

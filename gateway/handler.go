@@ -12,10 +12,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // supportedVersions are the MCP revisions whose Streamable HTTP transport
@@ -46,15 +49,26 @@ type Principal struct {
 type Options struct {
 	Core     string   // path of the boris binary; required
 	CoreArgs []string // arguments for every core
+	// Environ is the environment cores inherit, minus BORIS_GATEWAY_*
+	// settings; nil means the gateway's own.
+	Environ []string
+	// Secrets are files no core may touch (the gateway's token, secret and
+	// key files): denied to every core's file tools.
+	Secrets []string
+	// Reaper, if non-nil, starts every core, and adopts and kills whatever
+	// outlives one.
+	Reaper *reaper.Reaper
+	// Isolation, reported by /healthz, says what is enforced.
+	Isolation *Isolation
 
-	MaxSessions int           // open sessions; 0 means 64
+	MaxSessions int // open sessions; 0 means 64
 	// MaxPerSubject bounds the sessions one subject holds at once; 0 means
 	// a quarter of MaxSessions, at least 1.
 	MaxPerSubject int
-	IdleTimeout time.Duration // end a session without requests this long; 0 means 30m
-	MaxLifetime time.Duration // end a session this long after it began; 0 means 12h
-	MaxBody     int64         // largest request body; 0 means 4 MiB
-	KeepAlive   time.Duration // SSE keep-alive comment interval; 0 means 15s
+	IdleTimeout   time.Duration // end a session without requests this long; 0 means 30m
+	MaxLifetime   time.Duration // end a session this long after it began; 0 means 12h
+	MaxBody       int64         // largest request body; 0 means 4 MiB
+	KeepAlive     time.Duration // SSE keep-alive comment interval; 0 means 15s
 
 	// Security of the HTTP surface; see checkOrigin.
 	AllowedOrigins []string
@@ -92,7 +106,7 @@ type Handler struct {
 // NewHandler returns a Handler and starts its session reaper.
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
-	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(), draining: make(chan struct{})}
+	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(opts.Reaper), draining: make(chan struct{})}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
@@ -119,6 +133,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ()
 	}
 	if o.Principal == nil {
 		o.Principal = func(*http.Request) Principal { return Principal{} }
@@ -167,7 +184,11 @@ func (h *Handler) routes() http.Handler {
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "sessions": h.table.count()})
+	body := map[string]any{"status": "ok", "sessions": h.table.count()}
+	if h.opts.Isolation != nil {
+		body["isolation"] = h.opts.Isolation
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // serveMCP dispatches the MCP endpoint's methods (Streamable HTTP).

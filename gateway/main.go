@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjkoo/boris/auth"
 	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // Main runs boris-gateway with args (without the program name) and environ
@@ -39,13 +40,27 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	iso, secrets, err := cfg.isolation(corePath, environ, log)
+	if err != nil {
+		return err
+	}
+	// A subreaper: whatever outlives a core (a command it could not kill
+	// because it was killed itself) is adopted here and killed at once.
+	rp, err := reaper.New(reaper.Options{KillOrphans: true, Logger: log})
+	if err != nil {
+		log.Warn("the gateway cannot adopt what outlives a core", "err", err)
+		rp = nil
+	}
+	iso.Subreaper = rp != nil
+	log.Info("isolation", "sandbox", iso.Sandbox, "landlock_abi", iso.LandlockABI, "cgroup", iso.Cgroup,
+		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal)
 	proxies, _ := cfg.proxies() // validated by ParseConfig
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	h := NewHandler(Options{
-		Core: corePath, CoreArgs: cfg.CoreArgs,
+		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso,
 		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,

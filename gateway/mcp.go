@@ -1,10 +1,8 @@
 package gateway
 
 import (
-	"fmt"
 	"mime"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -96,16 +94,13 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 	h.call(w, r, s, m, acc)
 }
 
-// startSession spawns a core and opens its session.
+// startSession spawns a core for p and opens its session.
 func (h *Handler) startSession(p Principal) (*session, error) {
-	args := append(append([]string{}, h.opts.CoreArgs...), p.CoreArgs...)
-	if p.Workdir != "" {
-		if err := os.MkdirAll(p.Workdir, 0o700); err != nil {
-			return nil, fmt.Errorf("create working directory: %w", err)
-		}
-		args = append(args, "--workdir", p.Workdir)
+	l, err := h.launchFor(p)
+	if err != nil {
+		return nil, err
 	}
-	core, err := spawnCore(h.spawner, h.opts.Core, args, h.log)
+	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
 	if err != nil {
 		return nil, err
 	}

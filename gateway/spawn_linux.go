@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // sysProcAttr puts a core in a session of its own (so also its own process
@@ -70,7 +72,8 @@ func sessionOf(stat string) (pid, sid int, ok bool) {
 // exits, not the process; Go may retire threads, so forking from a locked,
 // permanent thread ties the signal to the gateway's life.
 type spawner struct {
-	reqs chan spawnReq
+	reqs   chan spawnReq
+	reaper *reaper.Reaper // nil: the gateway is no subreaper
 }
 
 type spawnReq struct {
@@ -78,8 +81,8 @@ type spawnReq struct {
 	done chan error
 }
 
-func newSpawner() *spawner {
-	s := &spawner{reqs: make(chan spawnReq)}
+func newSpawner(rp *reaper.Reaper) *spawner {
+	s := &spawner{reqs: make(chan spawnReq), reaper: rp}
 	go s.loop()
 	return s
 }
@@ -87,7 +90,18 @@ func newSpawner() *spawner {
 func (s *spawner) loop() {
 	runtime.LockOSThread() // never unlocked: the thread lives as long as the gateway
 	for r := range s.reqs {
-		r.done <- r.cmd.Start()
+		if s.reaper != nil {
+			r.done <- s.reaper.Start(r.cmd)
+		} else {
+			r.done <- r.cmd.Start()
+		}
+	}
+}
+
+// done tells the reaper a core has been waited for.
+func (s *spawner) done(pid int) {
+	if s.reaper != nil {
+		s.reaper.Done(pid)
 	}
 }
 

@@ -5,6 +5,8 @@ package gateway
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/mjkoo/boris/internal/reaper"
 )
 
 // sysProcAttr puts a core in its own process group. Without Linux's
@@ -16,7 +18,9 @@ func sysProcAttr() *syscall.SysProcAttr {
 // spawner starts processes; elsewhere than Linux no thread pinning is needed.
 type spawner struct{}
 
-func newSpawner() *spawner { return &spawner{} }
+func newSpawner(*reaper.Reaper) *spawner { return &spawner{} }
+
+func (s *spawner) done(int) {}
 
 func (s *spawner) start(cmd *exec.Cmd) error { return cmd.Start() }
 

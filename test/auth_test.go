@@ -289,7 +289,8 @@ func TestAuthHijackEndToEnd(t *testing.T) {
 func TestAuthTokenFileSIGHUP(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "tokens")
 	writeFile(t, file, "# Boris tokens\n\nalice="+authAlice+"\n# bob="+authBob+"\n")
-	g := startAuthGateway(t, nil, "--token-file", file)
+	// Cores confined to their own directories: the token file is outside.
+	g := startAuthGateway(t, nil, "--token-file", file, "--workdir-template", filepath.Join(t.TempDir(), "{sub}"))
 	for token, want := range map[string]int{authAlice: 400, authBob: 401, "": 401} {
 		if got := g.status(token); got != want {
 			t.Errorf("before SIGHUP, token %.6q: got %d, want %d", token, got, want)

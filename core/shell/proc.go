@@ -39,6 +39,9 @@ type run struct {
 	readers sync.WaitGroup
 	exited  chan struct{} // closed once cmd.Wait has reaped the shell
 
+	startFn func(*exec.Cmd) error // Config.Start, or nil
+	doneFn  func(pid int)         // Config.Done, or nil
+
 	timedOut, canceled bool
 }
 
@@ -57,8 +60,14 @@ func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
 	r.filter = newRecordFilter(r.withProgress(r.stdout), s.sentinel)
 	// $0 is the shell's path, as in a plain `/bin/bash -c command`; the
 	// command is $1, which the script shifts away.
-	r.cmd = exec.Command(s.path, "-c", s.script, s.path, command)
+	argv := []string{s.path, "-c", s.script, s.path, command}
+	if s.cfg.Wrap != nil {
+		argv = s.cfg.Wrap(argv)
+	}
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Env = s.cfg.Env
 	r.cmd.SysProcAttr = sysProcAttr()
+	r.startFn, r.doneFn = s.cfg.Start, s.cfg.Done
 	return r
 }
 
@@ -75,7 +84,11 @@ func (r *run) start() error {
 	}
 	r.cmd.Dir = r.dir
 	r.cmd.Stdout, r.cmd.Stderr = writers[0], writers[1]
-	err = r.cmd.Start()
+	if r.startFn != nil {
+		err = r.startFn(r.cmd)
+	} else {
+		err = r.cmd.Start()
+	}
 	// The child has its own copies; ours must go so EOF can arrive.
 	for _, w := range writers {
 		w.Close()
@@ -91,6 +104,9 @@ func (r *run) start() error {
 	}
 	go func() {
 		_ = r.cmd.Wait() // the outcome is read from ProcessState
+		if r.doneFn != nil {
+			r.doneFn(r.cmd.Process.Pid)
+		}
 		close(r.exited)
 	}()
 	return nil

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -46,6 +47,7 @@ type Shell struct {
 	path     string // shell binary
 	sentinel string // marks the cwd record in stdout
 	script   string // wrapper run by `sh -c`; the command is its $1
+	cfg      Config
 
 	mu     sync.Mutex
 	dir    string
@@ -55,10 +57,25 @@ type Shell struct {
 	tasks taskTable // background tasks (Start)
 }
 
+// Config is how a Shell starts its commands. The zero value starts them as
+// they are, with the Shell's own environment.
+type Config struct {
+	// Wrap, if non-nil, rewrites each command's argv before it starts: the
+	// sandbox puts its helper in front (see package sandbox).
+	Wrap func(argv []string) []string
+	// Env, if non-nil, is the commands' environment.
+	Env []string
+	// Start, if non-nil, starts the process instead of exec.Cmd.Start, and
+	// Done is called with its pid once it has been waited for (a subreaper
+	// must know which children are its own: see package reaper).
+	Start func(*exec.Cmd) error
+	Done  func(pid int)
+}
+
 // New returns a Shell whose tracked working directory starts at dir, which
 // must be an existing directory (a relative dir is made absolute). It uses
 // /bin/bash if present, else /bin/sh.
-func New(dir string) (*Shell, error) {
+func New(dir string, cfg Config) (*Shell, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("shell: %w", err)
@@ -78,6 +95,7 @@ func New(dir string) (*Shell, error) {
 		path:     path,
 		sentinel: sentinel,
 		script:   wrapScript(sentinel),
+		cfg:      cfg,
 		dir:      abs,
 		groups:   make(map[int]struct{}),
 	}, nil

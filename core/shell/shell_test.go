@@ -19,7 +19,7 @@ const anyText = "<any>"
 
 func newShell(t *testing.T) *Shell {
 	t.Helper()
-	s, err := New(t.TempDir())
+	s, err := New(t.TempDir(), Config{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -54,7 +54,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := New(tt.dir)
+			s, err := New(tt.dir, Config{})
 			if gotErr := err != nil; gotErr != tt.wantErr {
 				t.Fatalf("New(%q) error = %v, want error %v", tt.dir, err, tt.wantErr)
 			}

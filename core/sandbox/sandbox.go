@@ -1,0 +1,395 @@
+// Package sandbox provides the kernel confinement of every command the
+// Boris core starts (SPEC §6): the same allowed directories that scope the
+// file tools become Linux Landlock rules for the shell and everything it
+// runs, so a command can read and write only what the file tools could, plus
+// the system directories a toolchain needs and a private temporary directory.
+//
+// Landlock restricts the whole calling process and all it starts afterwards,
+// so the core never restricts itself: it starts each command through a
+// re-exec of its own binary (the helper, see RunHelper) that restricts
+// itself and then execs the shell in its place. The process id, process
+// group and parent stay those the core started.
+//
+// Besides paths, the helper enables Landlock's IPC scoping (ABI 6): a
+// command cannot signal, nor connect to abstract UNIX sockets of, processes
+// outside its own domain: the core, the gateway, other sessions. Landlock's
+// ptrace rule (every ABI) keeps it from inspecting them through /proc
+// (environ, mem, fd, cwd, root).
+//
+// What Landlock cannot express: rules that depend on the file name inside a
+// granted directory (deny globs such as **/.env under an allowed directory),
+// and network policy (not restricted here).
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Modes of --sandbox.
+const (
+	ModeAuto     = "auto"     // enforce when the kernel supports Landlock
+	ModeRequired = "required" // refuse to start without Landlock
+	ModeOff      = "off"      // never confine commands
+)
+
+// HelperArg is the first argument that turns the boris binary into the
+// sandbox helper instead of the MCP server.
+const HelperArg = "__boris-sandbox-exec"
+
+// ErrUnavailable is wrapped when --sandbox required meets a kernel without
+// Landlock.
+var ErrUnavailable = errors.New("landlock is not available")
+
+// abiOverrideEnv, when set to a number, replaces the kernel's Landlock ABI
+// version as the core sees it. It exists so that tests (and operators
+// checking their configuration) can see how the core behaves on a kernel
+// without Landlock; it can only lower what is enforced.
+const abiOverrideEnv = "BORIS_SANDBOX_LANDLOCK_ABI"
+
+// SystemReadDirs are the directories every command may read and execute
+// from: what shells, compilers and interpreters need. They hold no user
+// data. Missing ones are skipped.
+var SystemReadDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/proc", "/sys", "/nix/store",
+	"/run/systemd/resolve", // where /etc/resolv.conf points under systemd-resolved
+}
+
+// DeviceFiles are the device nodes every command may read and write.
+// /dev as a whole is not granted: /dev/shm and /dev/pts are shared with
+// every other user of the host.
+var DeviceFiles = []string{
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+}
+
+// Spec is what commands may touch.
+type Spec struct {
+	Read      []string `json:"read"`       // directories to read and execute from
+	ReadFiles []string `json:"read_files"` // single files to read
+	Write     []string `json:"write"`      // directories to read, write and execute in
+	Files     []string `json:"files"`      // single files (device nodes) to read and write
+}
+
+// homeConfig are the user's settings files commands may read (not write)
+// even when $HOME is not otherwise readable: without them git refuses to
+// run at all ("unable to access ~/.gitconfig").
+var homeConfig = []string{".gitconfig", ".config/git"}
+
+// Options configure New.
+type Options struct {
+	Mode string // ModeAuto, ModeRequired or ModeOff; "" means auto
+	// Allowed are the file tools' allowed directories, resolved; nil means
+	// the whole file system (then the sandbox restricts IPC only).
+	Allowed []string
+	// ExtraRead and ExtraWrite are --sandbox-read and --sandbox-write.
+	ExtraRead, ExtraWrite []string
+	// MakeTempDir creates the session's private temporary directory (under
+	// the environment's TMPDIR), writable by commands and given to them as
+	// TMPDIR; Close removes it.
+	MakeTempDir bool
+	// Environ is the core's environment, read for the ABI override.
+	Environ []string
+}
+
+// Sandbox is the confinement chosen at start-up. The zero value, and a
+// Sandbox that is not Enforced, runs commands as they are.
+type Sandbox struct {
+	spec     Spec
+	tempDir  string // private TMPDIR, or ""
+	abi      int    // the kernel's Landlock ABI version, 0 = none
+	mode     string // as configured
+	enforced bool
+}
+
+// New decides how commands will run: confined when the kernel supports
+// Landlock and mode is not off; an error wrapping ErrUnavailable when mode
+// is required and it does not.
+func New(opts Options) (*Sandbox, error) {
+	if opts.Mode == "" {
+		opts.Mode = ModeAuto
+	}
+	s := &Sandbox{mode: opts.Mode, abi: abiVersion(opts.Environ)}
+	if opts.Mode == ModeOff {
+		return s, nil
+	}
+	if s.abi < 1 {
+		if opts.Mode == ModeRequired {
+			return nil, fmt.Errorf("--sandbox required: %w on this kernel (Linux 5.13+ with landlock in the lsm= boot list)", ErrUnavailable)
+		}
+		return s, nil
+	}
+	if opts.MakeTempDir {
+		dir, err := os.MkdirTemp(tempRoot(opts.Environ), "boris-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		}
+		if s.tempDir, err = filepath.EvalSymlinks(dir); err != nil {
+			os.Remove(dir)
+			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		}
+	}
+	spec, err := buildSpec(opts, s.tempDir)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.spec, s.enforced = spec, true
+	return s, nil
+}
+
+// tempRoot is where the private temporary directory goes: $TMPDIR as the
+// environment gives it (the gateway points it into the principal's own
+// area), else /tmp.
+func tempRoot(environ []string) string {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok && filepath.IsAbs(v) {
+			return v
+		}
+	}
+	return "/tmp"
+}
+
+// Close removes the private temporary directory. Call it once no command
+// runs any more.
+func (s *Sandbox) Close() error {
+	if s == nil || s.tempDir == "" {
+		return nil
+	}
+	return os.RemoveAll(s.tempDir)
+}
+
+// TempDir returns the private temporary directory, or "".
+func (s *Sandbox) TempDir() string { return s.tempDir }
+
+// Env returns the environment commands get: environ with TMPDIR pointing
+// at the private temporary directory, or nil (inherit) when there is none.
+func (s *Sandbox) Env(environ []string) []string {
+	if s.tempDir == "" {
+		return nil
+	}
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+s.tempDir)
+}
+
+// buildSpec resolves every directory, so rules name the real inodes.
+func buildSpec(opts Options, tempDir string) (Spec, error) {
+	var spec Spec
+	write := append([]string{}, opts.Allowed...)
+	if len(opts.Allowed) == 0 {
+		write = []string{"/"} // file tools may touch anything: so may commands
+	}
+	if tempDir != "" {
+		write = append(write, tempDir)
+	}
+	for _, extra := range opts.ExtraWrite {
+		p, err := resolveExisting(extra)
+		if err != nil {
+			return spec, fmt.Errorf("--sandbox-write %q: %w", extra, err)
+		}
+		write = append(write, p)
+	}
+	read := existing(SystemReadDirs)
+	for _, extra := range opts.ExtraRead {
+		p, err := resolveExisting(extra)
+		if err != nil {
+			return spec, fmt.Errorf("--sandbox-read %q: %w", extra, err)
+		}
+		read = append(read, p)
+	}
+	spec.Read, spec.Write, spec.Files = prune(read), prune(write), existing(DeviceFiles)
+	spec.ReadFiles, spec.Read = homeFiles(opts.Environ, spec.Read)
+	return spec, nil
+}
+
+// resolveExisting makes p absolute and resolves its symlinks; it must exist.
+func resolveExisting(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// existing keeps the paths that exist, resolved (so /lib -> usr/lib is
+// granted by its target).
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// prune drops duplicates and paths inside another path of the list.
+func prune(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		covered := slices.ContainsFunc(paths, func(q string) bool { return q != p && within(p, q) })
+		if !covered && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// homeFiles adds the user's git settings to what commands may read: files
+// to the returned file list, directories to dirs.
+func homeFiles(environ []string, dirs []string) (files, outDirs []string) {
+	home := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok && filepath.IsAbs(v) {
+			home = v
+		}
+	}
+	if home == "" {
+		return nil, dirs
+	}
+	for _, rel := range homeConfig {
+		p, err := filepath.EvalSymlinks(filepath.Join(home, rel))
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, p)
+		} else if err == nil {
+			files = append(files, p)
+		}
+	}
+	return files, dirs
+}
+
+// Enforced reports whether commands run confined.
+func (s *Sandbox) Enforced() bool { return s != nil && s.enforced }
+
+// Spec returns the rules commands run under (empty when not enforced).
+func (s *Sandbox) Spec() Spec { return s.spec }
+
+// ABI returns the kernel's Landlock ABI version (0: none).
+func (s *Sandbox) ABI() int { return s.abi }
+
+// Wrap returns the argv that runs argv confined: the helper, its rules, then
+// argv. Unconfined, argv is returned as it is.
+func (s *Sandbox) Wrap(argv []string) []string {
+	if !s.Enforced() {
+		return argv
+	}
+	out := []string{selfExe, HelperArg}
+	out = append(out, encodeSpec(s.spec)...)
+	out = append(out, "--")
+	return append(out, argv...)
+}
+
+// Readable reports whether a command could read path under s: it lies in a
+// readable or writable directory, or is a granted file. When s is not
+// enforced every path is readable.
+func (s *Sandbox) Readable(path string) bool {
+	if !s.Enforced() {
+		return true
+	}
+	for _, dir := range append(append([]string{}, s.spec.Read...), s.spec.Write...) {
+		if within(path, dir) {
+			return true
+		}
+	}
+	return slices.Contains(s.spec.Files, path) || slices.Contains(s.spec.ReadFiles, path)
+}
+
+func within(path, dir string) bool {
+	return path == dir || dir == "/" || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// Report describes the confinement for logs and `boris --check`.
+type Report struct {
+	Mode        string `json:"mode"`         // as configured
+	TempDir     string `json:"temp_dir,omitempty"`
+	Enforced    bool   `json:"enforced"`     // commands run under Landlock
+	LandlockABI int    `json:"landlock_abi"` // the kernel's ABI version; 0 = none
+	Spec
+}
+
+// Report returns what s enforces.
+func (s *Sandbox) Report() Report {
+	return Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi, TempDir: s.tempDir, Spec: s.spec}
+}
+
+// encodeSpec turns a spec into helper arguments: "r:DIR", "w:DIR", "f:FILE".
+// Plain arguments, not JSON, keep the helper's parsing trivial.
+func encodeSpec(spec Spec) []string {
+	var out []string
+	for _, p := range spec.Read {
+		out = append(out, "r:"+p)
+	}
+	for _, p := range spec.ReadFiles {
+		out = append(out, "rf:"+p)
+	}
+	for _, p := range spec.Write {
+		out = append(out, "w:"+p)
+	}
+	for _, p := range spec.Files {
+		out = append(out, "f:"+p)
+	}
+	return out
+}
+
+// decodeSpec parses the helper's arguments up to "--", returning the spec
+// and the command after it.
+func decodeSpec(args []string) (Spec, []string, error) {
+	var spec Spec
+	for i, a := range args {
+		if a == "--" {
+			if i+1 >= len(args) {
+				return spec, nil, errors.New("no command after --")
+			}
+			return spec, args[i+1:], nil
+		}
+		kind, path, ok := strings.Cut(a, ":")
+		if !ok || !filepath.IsAbs(path) {
+			return spec, nil, fmt.Errorf("bad rule %q", a)
+		}
+		switch kind {
+		case "r":
+			spec.Read = append(spec.Read, path)
+		case "rf":
+			spec.ReadFiles = append(spec.ReadFiles, path)
+		case "w":
+			spec.Write = append(spec.Write, path)
+		case "f":
+			spec.Files = append(spec.Files, path)
+		default:
+			return spec, nil, fmt.Errorf("bad rule %q", a)
+		}
+	}
+	return spec, nil, errors.New("missing -- before the command")
+}
+
+// helperFailed is the exit status of a helper that could not confine or
+// start the command: like a shell's "command not found" family, distinct
+// from the command's own statuses in the common range.
+const helperFailed = 126
+
+// RunHelper is the helper's whole life: restrict this process to the rules
+// in args, then exec the command after "--". It returns only on failure,
+// having written why to stderr; the caller exits with the status returned.
+func RunHelper(args []string) int {
+	spec, argv, err := decodeSpec(args)
+	if err == nil {
+		err = restrict(spec)
+	}
+	if err == nil {
+		err = execve(argv)
+	}
+	fmt.Fprintf(os.Stderr, "boris sandbox: %v\n", err)
+	return helperFailed
+}

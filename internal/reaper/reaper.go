@@ -1,0 +1,156 @@
+// Package reaper makes a process the child subreaper of everything it
+// starts (Linux PR_SET_CHILD_SUBREAPER), so that nothing it starts can
+// escape it: a command that double-forks, or calls setsid and lets its
+// parent exit, is re-parented to this process instead of to init, and is
+// still there to be killed when this process ends.
+//
+// A subreaper must also reap those orphans, without stealing the exit
+// status of the children its own code waits for (os/exec). A Reaper keeps
+// the pids it started itself ("own" children) and only ever waits for the
+// others; starts and scans are serialised, so a child that exits at once
+// cannot be mistaken for an orphan.
+package reaper
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options configure New.
+type Options struct {
+	// KillOrphans, if set, kills every orphan as soon as it is re-parented
+	// (the gateway: whatever outlives a core must die); otherwise orphans
+	// run on and are only reaped when they exit (the core: a background
+	// task's server may outlive the shell that started it), until KillAll.
+	KillOrphans bool
+	Logger      *slog.Logger // nil means no logs
+}
+
+// Reaper is this process's role as subreaper. Start children through it.
+type Reaper struct {
+	opts Options
+	log  *slog.Logger
+
+	startMu sync.RWMutex // Start holds it shared, scans exclusively
+	mu      sync.Mutex
+	own     map[int]struct{}
+	stop    chan struct{}
+	once    sync.Once
+}
+
+// New makes the calling process a child subreaper and starts reaping
+// orphans as SIGCHLD reports them. It fails where the kernel has no
+// subreapers (not Linux).
+func New(opts Options) (*Reaper, error) {
+	if err := setSubreaper(); err != nil {
+		return nil, err
+	}
+	r := &Reaper{opts: opts, log: opts.Logger, own: map[int]struct{}{}, stop: make(chan struct{})}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go r.loop(sig)
+	return r, nil
+}
+
+// Start starts cmd as an own child: its exit status stays for cmd.Wait.
+// Call Done with its pid once Wait has returned.
+func (r *Reaper) Start(cmd *exec.Cmd) error {
+	r.startMu.RLock()
+	defer r.startMu.RUnlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.own[cmd.Process.Pid] = struct{}{}
+	r.mu.Unlock()
+	return nil
+}
+
+// Done forgets an own child that has been waited for.
+func (r *Reaper) Done(pid int) {
+	r.mu.Lock()
+	delete(r.own, pid)
+	r.mu.Unlock()
+}
+
+// Close stops reaping on SIGCHLD. KillAll still works.
+func (r *Reaper) Close() {
+	r.once.Do(func() { close(r.stop) })
+}
+
+func (r *Reaper) loop(sig chan os.Signal) {
+	defer signal.Stop(sig)
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-sig:
+			r.sweep(r.opts.KillOrphans)
+		}
+	}
+}
+
+// sweep reaps every orphan that has exited and, with kill, SIGKILLs the
+// ones still running. It reports how many orphans were alive.
+func (r *Reaper) sweep(kill bool) (alive int) {
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
+	for _, c := range children() {
+		r.mu.Lock()
+		_, own := r.own[c.pid]
+		r.mu.Unlock()
+		switch {
+		case own:
+		case c.zombie:
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(c.pid, &ws, syscall.WNOHANG, nil)
+		default:
+			alive++
+			if kill {
+				r.log.Debug("killing an orphan", "pid", c.pid)
+				_ = syscall.Kill(c.pid, syscall.SIGKILL)
+			}
+		}
+	}
+	return alive
+}
+
+// KillAll SIGKILLs every descendant of this process, own children
+// included, and waits until none is left alive or timeout passes. Their
+// own descendants are re-parented here as they die, so it repeats until
+// the tree is empty. Own children are left for their Wait to reap.
+func (r *Reaper) KillAll(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, c := range children() {
+			if !c.zombie {
+				_ = syscall.Kill(c.pid, syscall.SIGKILL)
+			}
+		}
+		if r.sweep(true) == 0 && !anyAlive() {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("reaper: processes still alive after SIGKILL")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func anyAlive() bool {
+	for _, c := range children() {
+		if !c.zombie {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,99 @@
+package reaper
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+func setSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("reaper: PR_SET_CHILD_SUBREAPER: %w", err)
+	}
+	return nil
+}
+
+// child is one child process of this process.
+type child struct {
+	pid    int
+	zombie bool
+}
+
+// children lists this process's children, from every thread's children
+// file (a child's parent is the thread that forked it, or any thread of a
+// subreaper it was re-parented to), or by scanning /proc where the kernel
+// lacks those files.
+func children() []child {
+	pids, ok := threadChildren()
+	if !ok {
+		pids = scanChildren()
+	}
+	out := make([]child, 0, len(pids))
+	for _, pid := range pids {
+		st, _, ok := stat(pid)
+		if ok {
+			out = append(out, child{pid: pid, zombie: st == 'Z'})
+		}
+	}
+	return out
+}
+
+func threadChildren() ([]int, bool) {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(files) == 0 {
+		return nil, false
+	}
+	var pids []int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, true
+}
+
+func scanChildren() []int {
+	self := os.Getpid()
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ppid, ok := stat(pid); ok && ppid == self {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stat reads the state and parent pid of /proc/PID/stat. The command name
+// may hold spaces and parentheses, so fields count from the last ')'.
+func stat(pid int) (state byte, ppid int, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(s[end+1:])
+	if len(fields) < 2 || len(fields[0]) != 1 {
+		return 0, 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return fields[0][0], ppid, err == nil
+}

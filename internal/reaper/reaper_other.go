@@ -1,0 +1,14 @@
+//go:build !linux
+
+package reaper
+
+import "errors"
+
+func setSubreaper() error { return errors.New("reaper: child subreapers are Linux only") }
+
+type child struct {
+	pid    int
+	zombie bool
+}
+
+func children() []child { return nil }
