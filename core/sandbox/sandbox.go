@@ -312,7 +312,7 @@ func within(path, dir string) bool {
 
 // Report describes the confinement for logs and `boris --check`.
 type Report struct {
-	Mode        string `json:"mode"`         // as configured
+	Mode        string `json:"mode"` // as configured
 	TempDir     string `json:"temp_dir,omitempty"`
 	Enforced    bool   `json:"enforced"`     // commands run under Landlock
 	LandlockABI int    `json:"landlock_abi"` // the kernel's ABI version; 0 = none
