@@ -121,13 +121,25 @@ func (b *boris) instructions() string {
 		fmt.Fprintf(&sb, "Always refused: %s.\n", strings.Join(denied, ", "))
 	}
 	sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " +
-		"The bash tool is not confined by the file scoping. " +
+		b.sandboxNote() +
 		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
 		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
 	if !b.cfg.disabled("bash") {
 		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}
 	return sb.String()
+}
+
+// sandboxNote tells the agent how far its commands reach.
+func (b *boris) sandboxNote() string {
+	switch {
+	case b.sandbox == nil || !b.sandbox.Enforced():
+		return "Commands run by bash are not confined by the file scoping. "
+	case len(b.policy.Allowed()) == 0:
+		return "Commands run by bash cannot signal or inspect processes they did not start. "
+	}
+	return "Commands run by bash are confined by the kernel to the same directories (plus system directories to read and a private $TMPDIR), " +
+		"and cannot signal or inspect processes they did not start. "
 }
 
 // handlerFunc is a tool's logic: a result, or an error that becomes an

@@ -43,7 +43,8 @@ type transcriptCore struct {
 func startTranscriptCore(t *testing.T) *transcriptCore {
 	dir := realTempDir(t)
 	writeFile(t, filepath.Join(dir, "f.txt"), "alpha\nbeta\nalpha\n")
-	cmd := exec.Command(borisBin, "--workdir", dir, "--log-level", "error")
+	// --sandbox off: the instructions then read the same on every kernel.
+	cmd := exec.Command(borisBin, "--workdir", dir, "--log-level", "error", "--sandbox", "off")
 	stdin, stdout := startPiped(t, cmd)
 	tc := &transcriptCore{stdin: stdin, lines: rawLines(stdout), dir: dir}
 	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
