@@ -74,6 +74,16 @@ func TestEnvExampleNames(t *testing.T) {
 			t.Errorf("%s does not set %s, which a deployment behind a proxy needs", envExamplePath, want)
 		}
 	}
+	// The multi-user recipe (SPEC §6): a directory per principal, confined.
+	if !strings.Contains(f.active["BORIS_GATEWAY_WORKDIR_TEMPLATE"], "{sub}") {
+		t.Errorf("%s: BORIS_GATEWAY_WORKDIR_TEMPLATE=%q, want a per-principal {sub} directory", envExamplePath, f.active["BORIS_GATEWAY_WORKDIR_TEMPLATE"])
+	}
+	// Secrets never in the environment (the unit loads them as credentials).
+	for _, secret := range []string{"BORIS_GATEWAY_TOKENS", "BORIS_GATEWAY_JWT_SECRET"} {
+		if _, ok := f.active[secret]; ok {
+			t.Errorf("%s sets %s: want secrets in systemd credentials, never in the environment", envExamplePath, secret)
+		}
+	}
 }
 
 // TestEnvExampleValues: the gateway accepts the example's values, as given
