@@ -31,8 +31,17 @@ var ErrInvalidToken = errors.New("invalid token")
 // maxTokenLen refuses absurd tokens before any parsing.
 const maxTokenLen = 16 << 10
 
+// Kinds of identity, by the verifier that made it. A subject is unique only
+// within its kind: a static token named "alice" and a JWT whose sub is
+// "alice" are different principals.
+const (
+	KindToken = "token" // a static bearer token (StaticTokens)
+	KindJWT   = "jwt"   // a signed JWT (JWTVerifier)
+)
+
 // Identity is an authenticated caller.
 type Identity struct {
+	Kind    string   // KindToken or KindJWT: the namespace of Subject
 	Subject string   // static token name, or the JWT's sub
 	Scopes  []string // granted scopes
 }

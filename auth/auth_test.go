@@ -236,3 +236,30 @@ func TestCoreArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityKinds: each verifier names the namespace of its subjects, so
+// a static token named alice and a JWT with sub alice reach the handler as
+// different identities.
+func TestIdentityKinds(t *testing.T) {
+	jwtAlice := authtest.Sign(t, jwt.SigningMethodRS256, authtest.Keys().RSA, "k1", validClaims("alice", ScopeRead))
+	tests := []struct {
+		name  string
+		token string
+		want  Identity
+	}{
+		{"static token", aliceToken, Identity{Kind: KindToken, Subject: "alice", Scopes: AllScopes}},
+		{"JWT", jwtAlice, Identity{Kind: KindJWT, Subject: "alice", Scopes: []string{ScopeRead}}},
+	}
+	s := newAuthServer(t, "")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.reached = nil
+			if rec := s.serve("/mcp", "Bearer "+tt.token); rec.Code != http.StatusOK || len(s.reached) != 1 {
+				t.Fatalf("got %d %s, want 200 and the handler reached once", rec.Code, rec.Body)
+			}
+			if diff := cmp.Diff(&tt.want, s.reached[0]); diff != "" {
+				t.Errorf("identity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

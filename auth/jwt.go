@@ -107,7 +107,7 @@ func (v *JWTVerifier) Verify(_ context.Context, token string) (*Identity, error)
 	if sub == "" {
 		return nil, fmt.Errorf("%w: no sub claim", ErrInvalidToken)
 	}
-	return &Identity{Subject: sub, Scopes: scopesOf(claims)}, nil
+	return &Identity{Kind: KindJWT, Subject: sub, Scopes: scopesOf(claims)}, nil
 }
 
 // keyfunc returns the keys that may verify t: those whose type allows t's

@@ -128,7 +128,7 @@ func (st *StaticTokens) Verify(_ context.Context, token string) (*Identity, erro
 		}
 		return nil, fmt.Errorf("%w: unknown token", ErrInvalidToken)
 	}
-	return &Identity{Subject: st.tokens[match].subject, Scopes: AllScopes}, nil
+	return &Identity{Kind: KindToken, Subject: st.tokens[match].subject, Scopes: AllScopes}, nil
 }
 
 // GenerateToken returns a fresh random token: "boris_" and 256 random bits
