@@ -50,11 +50,10 @@ func Open(opts Options) (*Manager, error) {
 	if err := checkControllers(root, ctrls); err != nil {
 		return nil, err
 	}
-	m := &Manager{log: log, dir: filepath.Join(root, sessionsDir), lock: -1, groups: map[string]*Group{}}
-	if err := m.lockDir(); err != nil {
+	m := &Manager{log: log, lock: -1, groups: map[string]*Group{}}
+	if err := m.claim(root); err != nil {
 		return nil, err
 	}
-	m.killStale()
 	if len(ctrls) > 0 {
 		if err := m.enable(root, ctrls); err != nil {
 			_ = m.Close()
@@ -128,8 +127,61 @@ func checkControllers(root string, need []string) error {
 		ErrNoController, strings.Join(missing, " and "), word, root, offers, how)
 }
 
+// maxGateways bounds the sessions directories one root holds: one per
+// gateway running on it at once.
+const maxGateways = 64
+
+// errBusy is lockDir's error when a live gateway holds the directory.
+var errBusy = errors.New("cgroup: sessions directory in use by another boris-gateway")
+
+// claim takes the first sessions directory under root that no live
+// gateway holds (boris-sessions, boris-sessions-2, ...), so several
+// gateways can share one root, and kills what dead gateways left in every
+// directory it can lock on the way: its own, and the stale ones after it.
+func (m *Manager) claim(root string) error {
+	for i := 1; i <= maxGateways; i++ {
+		m.dir = sessionsPath(root, i)
+		err := m.lockDir()
+		if errors.Is(err, errBusy) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		m.killStale()
+		m.sweepOthers(root, i)
+		return nil
+	}
+	return fmt.Errorf("cgroup: %d boris-gateways already use %s: give this one its own cgroup root", maxGateways, root)
+}
+
+func sessionsPath(root string, i int) string {
+	if i == 1 {
+		return filepath.Join(root, sessionsDir)
+	}
+	return filepath.Join(root, sessionsDir+"-"+strconv.Itoa(i))
+}
+
+// sweepOthers cleans the sessions directories after the claimed one that
+// no live gateway holds, and removes them.
+func (m *Manager) sweepOthers(root string, claimed int) {
+	for i := claimed + 1; i <= maxGateways; i++ {
+		if _, err := os.Stat(sessionsPath(root, i)); err != nil {
+			continue
+		}
+		other := &Manager{log: m.log, dir: sessionsPath(root, i), lock: -1}
+		if other.lockDir() != nil {
+			continue // a live gateway's, or not ours to clean
+		}
+		other.killStale()
+		other.removeDir()
+		_ = unix.Close(other.lock)
+	}
+}
+
 // lockDir creates the sessions directory if need be and takes an
 // exclusive flock on it, for as long as this process keeps m.lock open.
+// It fails with errBusy when a live gateway holds it.
 func (m *Manager) lockDir() error {
 	for range 3 {
 		err := os.Mkdir(m.dir, 0o755)
@@ -150,7 +202,7 @@ func (m *Manager) lockDir() error {
 		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			_ = unix.Close(fd)
 			if errors.Is(err, unix.EWOULDBLOCK) {
-				return fmt.Errorf("cgroup: another boris-gateway uses %s: give each gateway its own cgroup root", m.dir)
+				return fmt.Errorf("%w: %s", errBusy, m.dir)
 			}
 			return fmt.Errorf("cgroup: lock %s: %w", m.dir, err)
 		}
