@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mjkoo/boris/auth"
@@ -103,42 +104,121 @@ func (c *Config) jwtVerifier(ctx context.Context, log *slog.Logger) (*auth.JWTVe
 	return v, nil
 }
 
-// principal maps the request's identity onto a Principal: subject, the core
-// flags its scopes allow, and its working directory from the template.
+// principal maps the request's identity onto a Principal: subject, the keys
+// its sessions are bound to and counted by, the core flags its scopes allow,
+// and its working directory from the template.
 func (c *Config) principal(r *http.Request) Principal {
 	id, ok := auth.FromContext(r.Context())
 	if !ok {
 		return Principal{}
 	}
 	p := Principal{Subject: id.Subject, CoreArgs: auth.CoreArgs(id)}
+	p.SubjectKey, p.Key = principalKeys(id)
 	if c.WorkdirTemplate != "" {
-		p.Workdir = strings.ReplaceAll(c.WorkdirTemplate, "{sub}", sanitizeSubject(id.Subject))
+		p.Workdir = strings.ReplaceAll(c.WorkdirTemplate, "{sub}", sanitizeSubject(id.Kind, id.Subject))
 		p.Workdir = filepath.Clean(p.Workdir)
 	}
 	return p
 }
 
-// sanitizeSubject makes a subject safe as one path element: letters,
-// digits, '.', '-', '_' and '@' kept, everything else '_'; never "." or
-// "..". Whenever that changed the subject, or it is long, a hash of the
-// original is appended, so distinct subjects never share a directory
-// ("team/alice" and "team_alice" differ).
-func sanitizeSubject(sub string) string {
-	clean := strings.Map(func(r rune) rune {
+// principalKeys returns the keys of Principal.SubjectKey (kind and subject)
+// and Principal.Key (those and the Boris scopes the identity holds, sorted).
+// Only scopes in auth.AllScopes count: they alone decide what a core may do,
+// and none holds a space or a NUL, so the key reads back one way only (kind
+// has no NUL; the last NUL ends the subject, whatever it contains). Other
+// scopes, such as openid, may come and go between tokens without costing
+// the client its session.
+func principalKeys(id *auth.Identity) (subject, key string) {
+	var scopes []string
+	for _, s := range auth.AllScopes {
+		if id.Has(s) {
+			scopes = append(scopes, s)
+		}
+	}
+	slices.Sort(scopes)
+	subject = id.Kind + "\x00" + id.Subject
+	return subject, subject + "\x00" + strings.Join(scopes, " ")
+}
+
+// Working directory names (see sanitizeSubject).
+const (
+	maxVerbatimSubject = 64 // longest subject used as is
+	maxCleanPrefix     = 48 // longest readable part of a hashed name
+	subjectHashLen     = 32 // hex digits of SHA-256 in a hashed name: 128 bits
+)
+
+// sanitizeSubject names the working directory of the subject sub of the
+// given kind (auth.KindToken or auth.KindJWT): one path element, the same
+// for the same pair and different for different pairs.
+//
+// A subject is used as is when it is clean: 1 to 64 characters of
+// [a-z0-9._@-], not all dots. Any other subject (upper case included, so
+// that case-insensitive file systems keep names apart) becomes its clean
+// transcription (upper case lowered, anything else '_') cut to 48 bytes,
+// then '~', then 32 hex digits of SHA-256(kind NUL sub). Subjects of any
+// kind but static tokens get the prefix kind+"+" ("jwt+alice").
+//
+// Why no two pairs share a name:
+//   - The kind is readable from the name: '+' appears in no clean name, no
+//     transcription and no digest, so a name holds a '+' exactly when its
+//     kind is not KindToken, and the kind is what precedes it (kinds hold no
+//     '+'). Equal names therefore have equal kinds and equal remainders.
+//   - Within a kind, a verbatim name holds no '~' and a hashed one exactly
+//     one, so equal remainders are both verbatim, which means equal
+//     subjects, or both hashed, with the same 32 digits after the '~': a
+//     collision of SHA-256 cut to 128 bits between distinct inputs (a
+//     birthday search takes about 2^64 hashes; matching someone else's
+//     name, 2^128).
+//   - Every name is lower-case ASCII, so neither case folding nor Unicode
+//     normalisation by the file system can merge two of them.
+//
+// And why it is one safe path element: its characters are [a-z0-9._@~+-]
+// (no '/', no NUL); it is never empty, "." or ".." (a verbatim subject is
+// not all dots, a hashed name holds '~', a prefixed one '+'); it is at most
+// 4+48+1+32 = 85 bytes, well under NAME_MAX.
+func sanitizeSubject(kind, sub string) string {
+	prefix := ""
+	if kind != auth.KindToken {
+		prefix = kind + "+"
+	}
+	if cleanSubject(sub) {
+		return prefix + sub
+	}
+	transcribed := strings.Map(func(r rune) rune {
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_', r == '@':
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		case cleanRune(r):
 			return r
 		}
-		return '_'
+		return '_' // invalid UTF-8 too: one '_' per byte, so ASCII throughout
 	}, sub)
-	if strings.Trim(clean, ".") == "" {
-		clean = "_" + clean
+	sum := sha256.Sum256([]byte(kind + "\x00" + sub))
+	return prefix + transcribed[:min(len(transcribed), maxCleanPrefix)] + "~" + hex.EncodeToString(sum[:])[:subjectHashLen]
+}
+
+// cleanSubject reports whether sub may name a directory as it is.
+func cleanSubject(sub string) bool {
+	if sub == "" || len(sub) > maxVerbatimSubject || strings.Trim(sub, ".") == "" {
+		return false
 	}
-	if clean == sub && len(clean) <= 64 {
-		return clean
+	for _, r := range sub {
+		if !cleanRune(r) {
+			return false
+		}
 	}
-	sum := sha256.Sum256([]byte(sub))
-	return clean[:min(len(clean), 48)] + "-" + hex.EncodeToString(sum[:6])
+	return true
+}
+
+// cleanRune reports whether r may appear in a verbatim name: lower-case
+// ASCII letters, digits, '.', '_', '@' and '-'; never '~' or '+', which
+// mark hashed and prefixed names.
+func cleanRune(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '@', r == '-':
+		return true
+	}
+	return false
 }
 
 // printConnect tells the operator how to connect a client, with the

@@ -35,8 +35,16 @@ const defaultVersion = "2025-03-26"
 
 // Principal is who made a request, as the authentication layer decided.
 type Principal struct {
-	// Subject owns the sessions it creates; "" when authentication is off.
+	// Subject names the principal in logs; "" when authentication is off.
 	Subject string
+	// Key is who owns the sessions this principal creates: the kind and
+	// subject of its identity and its sorted Boris scopes. Only a request
+	// with the same Key may use such a session, so a read-only token cannot
+	// drive its subject's full-scope session. "" is the anonymous principal.
+	Key string
+	// SubjectKey is what MaxPerSubject counts by: the identity's kind and
+	// subject, not its scopes. "" (anonymous) is not limited per subject.
+	SubjectKey string
 	// CoreArgs are extra arguments for cores this principal starts, such as
 	// the tool restrictions its scopes imply.
 	CoreArgs []string
@@ -118,6 +126,9 @@ func NewHandler(opts Options) *Handler {
 func withDefaults(o Options) Options {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 64
+	}
+	if o.MaxPerSubject <= 0 {
+		o.MaxPerSubject = max(1, o.MaxSessions/4)
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 30 * time.Minute
@@ -221,9 +232,10 @@ func newSessionID() string {
 }
 
 // session finds the session a request names, answering 400 when it names
-// none, 404 when it is unknown, ended, or another subject's (a session
-// belongs to the subject that created it), and 400 for an unsupported
-// MCP-Protocol-Version.
+// none, 404 when it is unknown, ended, or another principal's (a session
+// belongs to the principal that created it: the same kind of identity, the
+// same subject and the same scopes, see Principal.Key), and 400 for an
+// unsupported MCP-Protocol-Version.
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
@@ -234,8 +246,8 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
 		return nil
 	}
-	s := h.table.get(sid)
-	if s == nil || s.subject != h.opts.Principal(r).Subject {
+	s := h.table.lookup(sid, h.opts.Principal(r).Key)
+	if s == nil {
 		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil
 	}

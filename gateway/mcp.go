@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"time"
@@ -76,19 +77,26 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "initialize must be a request with an id")
 		return
 	}
-	if !h.table.reserve() {
+	p := h.opts.Principal(r)
+	if err := h.table.reserve(p, h.opts.MaxPerSubject); err != nil {
+		h.log.Info("session refused", "subject", p.Subject, "reason", err)
 		w.Header().Set("Retry-After", "10")
+		if errors.Is(err, errSubjectFull) {
+			writeError(w, http.StatusTooManyRequests, m.req.ID, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
+			return
+		}
 		writeError(w, http.StatusServiceUnavailable, m.req.ID, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
 		return
 	}
-	p := h.opts.Principal(r)
 	s, err := h.startSession(p)
 	if err != nil {
-		h.table.release()
+		h.table.release(p)
 		h.log.Error("cannot start core", "err", err)
 		writeError(w, http.StatusInternalServerError, m.req.ID, jsonrpc.CodeInternalError, "cannot start a core for this session")
 		return
 	}
+	// Bound before its id is given out: no request can use it unbound.
+	h.table.bind(s, p)
 	h.log.Info("session started", "session", s.id, "subject", s.subject)
 	w.Header().Set("Mcp-Session-Id", s.id)
 	h.call(w, r, s, m, acc)

@@ -2,13 +2,16 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 )
 
 // table holds the open sessions and ends them: on DELETE, idle timeout,
-// lifetime, core exit or shutdown, always through end.
+// lifetime, core exit or shutdown, always through end. It also keeps who
+// owns each session and how many sessions each subject holds.
 type table struct {
 	max      int
 	idle     time.Duration
@@ -18,32 +21,65 @@ type table struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	reserved int // spawns in progress, counted against max
+	owners   map[string]owner // by session id; set by bind before the id is given out
+	reserved int              // spawns in progress, counted against max
+	held     map[string]int   // by Principal.SubjectKey: sessions open or reserved
 }
+
+// owner is the principal a session is bound to.
+type owner struct {
+	key     string // Principal.Key: who may use the session
+	subject string // Principal.SubjectKey: whose quota it counts against
+}
+
+// Refusals of reserve.
+var (
+	errFull        = errors.New("the gateway is at its session limit")
+	errSubjectFull = errors.New("per-subject session limit")
+)
 
 func newTable(max int, idle, lifetime time.Duration, log *slog.Logger) *table {
-	return &table{max: max, idle: idle, lifetime: lifetime, grace: 3 * time.Second, log: log, sessions: map[string]*session{}}
+	return &table{
+		max: max, idle: idle, lifetime: lifetime, grace: 3 * time.Second, log: log,
+		sessions: map[string]*session{}, owners: map[string]owner{}, held: map[string]int{},
+	}
 }
 
-// reserve claims a slot for a new session, false when the gateway is full.
-func (t *table) reserve() bool {
+// reserve claims a slot for a new session of p: errSubjectFull when p's
+// subject already holds perSubject sessions (open or starting), errFull
+// when the gateway holds its maximum. The anonymous principal (no
+// authentication) has no per-subject limit: it is everyone.
+func (t *table) reserve(p Principal, perSubject int) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.sessions)+t.reserved >= t.max {
-		return false
+	switch {
+	case p.SubjectKey != "" && t.held[p.SubjectKey] >= perSubject:
+		return fmt.Errorf("%w: this subject holds its maximum of %d sessions", errSubjectFull, perSubject)
+	case len(t.sessions)+t.reserved >= t.max:
+		return errFull
 	}
 	t.reserved++
-	return true
+	t.held[p.SubjectKey]++
+	return nil
 }
 
-// release gives back a slot whose session was not created.
-func (t *table) release() {
+// release gives back p's slot whose session was not created.
+func (t *table) release(p Principal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
+	t.unhold(p.SubjectKey)
 }
 
-// add turns a reservation into an open session.
+// unhold counts one session fewer for subject. Called with mu held.
+func (t *table) unhold(subject string) {
+	t.held[subject]--
+	if t.held[subject] <= 0 {
+		delete(t.held, subject)
+	}
+}
+
+// add turns a reservation into an open session, usable once bound.
 func (t *table) add(s *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -51,10 +87,42 @@ func (t *table) add(s *session) {
 	t.sessions[s.id] = s
 }
 
+// bind makes p the owner of s, which p reserved: from now on lookup finds s
+// for p's key only, and end gives back p's per-subject slot. A session that
+// ended before it was bound gives the slot back here.
+func (t *table) bind(s *session, p Principal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sessions[s.id] != s {
+		t.unhold(p.SubjectKey)
+		return
+	}
+	t.owners[s.id] = owner{key: p.Key, subject: p.SubjectKey}
+}
+
+// get returns the open session with id, whoever owns it.
 func (t *table) get(id string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sessions[id]
+}
+
+// lookup returns the open session with id if it is bound to the principal
+// key, else nil: to a request, another principal's sessions do not exist.
+func (t *table) lookup(id, key string) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if o, ok := t.owners[id]; !ok || o.key != key {
+		return nil
+	}
+	return t.sessions[id]
+}
+
+// heldBy reports how many sessions the subject key holds, open or starting.
+func (t *table) heldBy(subject string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.held[subject]
 }
 
 func (t *table) count() int {
@@ -70,6 +138,10 @@ func (t *table) end(s *session, reason string) {
 	s.closeOnce.Do(func() {
 		t.mu.Lock()
 		delete(t.sessions, s.id)
+		if o, ok := t.owners[s.id]; ok {
+			delete(t.owners, s.id)
+			t.unhold(o.subject)
+		}
 		t.mu.Unlock()
 		s.reason = reason
 		close(s.done)
