@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/internal/cgroup"
 )
 
 // maxCoreLine bounds one message from a core. Generous: a view of an image
@@ -23,6 +25,7 @@ const maxCoreLine = 64 << 20
 // read line by line by the session's router.
 type coreProc struct {
 	cmd    *exec.Cmd
+	group  *cgroup.Group // the session's cgroup, or nil
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	wmu    sync.Mutex
@@ -37,6 +40,11 @@ func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc,
 	cmd := exec.Command(path, l.args...)
 	cmd.Env = l.env
 	cmd.SysProcAttr = sysProcAttr()
+	if l.group != nil {
+		// Born inside its cgroup (clone3 CLONE_INTO_CGROUP): there is no
+		// moment in which the core, or anything it forks, runs outside.
+		l.group.ApplyTo(cmd.SysProcAttr)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("core stdin: %w", err)
@@ -52,7 +60,7 @@ func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc,
 	if err := sp.start(cmd); err != nil {
 		return nil, fmt.Errorf("start core %s: %w", path, err)
 	}
-	p := &coreProc{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), exited: make(chan struct{})}
+	p := &coreProc{cmd: cmd, group: l.group, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), exited: make(chan struct{})}
 	go relayStderr(stderr, log)
 	go func() {
 		// A core that dies without ending its commands (a crash, SIGKILL)
@@ -135,6 +143,10 @@ func (p *coreProc) stop(grace time.Duration) {
 	// Anything the core left in its own group goes with it. (Commands it
 	// left in its session are swept by the waiter, see spawnCore.)
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// And whatever left both, in the session's cgroup.
+	if p.group != nil {
+		_ = p.group.Kill()
+	}
 }
 
 // findCore locates the boris binary: the configured path, else next to

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/internal/cgroup"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -68,6 +69,9 @@ type Options struct {
 	Reaper *reaper.Reaper
 	// Isolation, reported by /healthz, says what is enforced.
 	Isolation *Isolation
+	// Cgroups, if non-nil, gives every session a cgroup of its own, killed
+	// whole when the session ends.
+	Cgroups *cgroup.Manager
 
 	MaxSessions int // open sessions; 0 means 64
 	// MaxPerSubject bounds the sessions one subject holds at once; 0 means

@@ -3,15 +3,18 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/internal/cgroup"
 )
 
 // Isolation is what the gateway enforces around every core (SPEC §6),
@@ -58,6 +61,43 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 		log.Warn("cores' commands are not confined: each can read and write whatever the gateway's user can", "sandbox", rep.Sandbox.Mode)
 	}
 	return iso, secrets, nil
+}
+
+// cgroups opens the per-session cgroup manager --cgroups asks for: nil with
+// off, or with auto where cgroup v2 cannot be used; an error with required
+// there, and whenever a limit is asked for that cannot be enforced.
+func (c *Config) cgroups(iso *Isolation, log *slog.Logger) (*cgroup.Manager, error) {
+	limits := cgroup.Limits{PidsMax: c.SessionPidsMax, MemoryMax: int64(c.SessionMemoryMax), CPUWeight: c.SessionCPUWeight}
+	hasLimits := limits != (cgroup.Limits{})
+	if c.Cgroups == "off" {
+		if hasLimits {
+			return nil, usage("--session-pids-max, --session-memory-max and --session-cpu-weight need session cgroups; they conflict with --cgroups off")
+		}
+		return nil, nil
+	}
+	m, err := cgroup.Open(cgroup.Options{Root: c.CgroupRoot, Limits: limits, Logger: log})
+	switch {
+	case err == nil:
+	case errors.Is(err, cgroup.ErrUnavailable) && c.Cgroups == "auto" && !hasLimits:
+		log.Info("sessions run without cgroups of their own; cores kill what their commands leave behind (subreaper)", "reason", err)
+		return nil, nil
+	default:
+		return nil, usage("session cgroups (--cgroups %s): %v", c.Cgroups, err)
+	}
+	info := m.Info()
+	iso.Cgroup = "v2"
+	iso.Limits = map[string]string{}
+	if limits.PidsMax > 0 {
+		iso.Limits["pids_max"] = strconv.FormatInt(limits.PidsMax, 10)
+	}
+	if limits.MemoryMax > 0 {
+		iso.Limits["memory_max"] = c.SessionMemoryMax.String()
+	}
+	if limits.CPUWeight > 0 {
+		iso.Limits["cpu_weight"] = strconv.Itoa(limits.CPUWeight)
+	}
+	log.Debug("session cgroups", "path", info.Path, "controllers", info.Controllers)
+	return m, nil
 }
 
 // warnCommandLineTokens warns when tokens were given as --token arguments
@@ -251,10 +291,11 @@ func scopeLists(args []string) (disable, rest []string) {
 	return disable, rest
 }
 
-// launch is how one core starts: its arguments and environment.
+// launch is how one core starts: its arguments, environment and cgroup.
 type launch struct {
-	args []string
-	env  []string
+	args  []string
+	env   []string
+	group *cgroup.Group // nil: no session cgroup
 }
 
 // launchFor builds the core arguments and environment of principal p: the

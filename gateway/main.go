@@ -52,6 +52,13 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		rp = nil
 	}
 	iso.Subreaper = rp != nil
+	cg, err := cfg.cgroups(iso, log)
+	if err != nil {
+		return err
+	}
+	if cg != nil {
+		defer cg.Close()
+	}
 	log.Info("isolation", "sandbox", iso.Sandbox, "landlock_abi", iso.LandlockABI, "cgroup", iso.Cgroup,
 		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal)
 	proxies, _ := cfg.proxies() // validated by ParseConfig
@@ -60,7 +67,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	h := NewHandler(Options{
-		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso,
+		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg,
 		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,

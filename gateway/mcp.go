@@ -108,11 +108,20 @@ func (h *Handler) startSession(p Principal) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	id := newSessionID()
+	if h.opts.Cgroups != nil {
+		if l.group, err = h.opts.Cgroups.New(id); err != nil {
+			return nil, err
+		}
+	}
 	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
 	if err != nil {
+		if l.group != nil {
+			_ = l.group.Kill()
+		}
 		return nil, err
 	}
-	s := newSession(newSessionID(), p.Subject, core, h.log)
+	s := newSession(id, p.Subject, core, h.log)
 	h.table.add(s)
 	go s.route(h.table.end)
 	return s, nil
