@@ -18,7 +18,7 @@ type Code string
 // The documented set of tool error codes. New codes may be added; existing
 // ones keep their meaning.
 const (
-	InvalidInput   Code = "INVALID_INPUT"     // arguments missing, malformed or out of range
+	InvalidInput   Code = "INVALID_INPUT"     // arguments missing, malformed or out of range; a FIFO or device for a file
 	PathNotFound   Code = "PATH_NOT_FOUND"    // the file or directory does not exist
 	AccessDenied   Code = "ACCESS_DENIED"     // outside --allow-dir or matching --deny-dir
 	FileTooLarge   Code = "FILE_TOO_LARGE"    // over --max-file-size
@@ -55,6 +55,10 @@ func classify(err error) *Error {
 		return te
 	case errors.Is(err, scope.ErrDenied):
 		return &Error{Code: AccessDenied, Msg: err.Error()}
+	case errors.Is(err, scope.ErrSpecialFile):
+		// A FIFO or device is refused before anything reads or writes it
+		// (reading could block forever or never end).
+		return &Error{Code: InvalidInput, Msg: err.Error() + "; file tools only read and write regular files (use bash for pipes and devices)"}
 	case errors.Is(err, fs.ErrNotExist):
 		return &Error{Code: PathNotFound, Msg: err.Error()}
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/search"
 )
 
@@ -43,7 +44,7 @@ func (b *boris) glob(ctx context.Context, _ *mcp.CallToolRequest, p globParams) 
 		return nil, err
 	}
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-		return nil, fail(InvalidInput, "glob searches a directory, but %s is a file; use view to read it", root)
+		return nil, fail(InvalidInput, "glob searches a directory, but %s is %s; use view to read a file", root, scope.KindName(fi.Mode()))
 	}
 	res, err := search.Glob(ctx, search.Options{Policy: b.policy, Root: root}, pattern)
 	switch {

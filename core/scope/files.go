@@ -13,20 +13,33 @@ import (
 // so it is recognised by message to turn it into ErrDenied.
 const escapeMsg = "path escapes from parent"
 
-// Open opens a path returned by Resolve for reading (file or directory).
-// The open goes through the *os.Root of the allowed directory containing the
-// path, so a symlink swapped in since Resolve cannot lead outside it; the
-// real path of the opened descriptor is then re-checked against the policy
-// (Linux only) to catch redirection into a denied place inside the root.
-// A missing file yields an error wrapping fs.ErrNotExist.
+// Open opens a path returned by Resolve for reading: a regular file or a
+// directory, nothing else. The open goes through the *os.Root of the allowed
+// directory containing the path, so a symlink swapped in since Resolve
+// cannot lead outside it; the real path of the opened descriptor is then
+// re-checked against the policy (Linux only) to catch redirection into a
+// denied place inside the root.
+//
+// FIFOs, sockets and devices are refused with a *SpecialFileError (wrapping
+// ErrSpecialFile): by their path before opening when they are plainly there,
+// and by the descriptor's type after a non-blocking open, so a FIFO swapped
+// in meanwhile cannot hang the call either. A missing file yields an error
+// wrapping fs.ErrNotExist.
 func (p *Policy) Open(abs string) (*os.File, error) {
 	root, _, rel, err := p.locate(abs)
 	if err != nil {
 		return nil, err
 	}
-	f, err := root.Open(rel)
+	if err := preflight(abs); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|ReadFlags, 0)
 	if err != nil {
 		return nil, p.rootErr("open", abs, err)
+	}
+	if err := checkOpened(f, abs); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if err := p.verifyFile(f, abs); err != nil {
 		f.Close()

@@ -130,7 +130,8 @@ func (p *Policy) verifyRoot(r *os.Root, expect, abs string) (string, error) {
 // targetMode decides the mode of the replacement file: the existing
 // target's bits when there is one, else perm. A directory target is an
 // error; a symlink target is refused because Resolve never returns one, so
-// it must have been swapped in.
+// it must have been swapped in; a FIFO, socket or device is refused rather
+// than replaced.
 func targetMode(dir *os.Root, abs, name string, perm fs.FileMode) (fs.FileMode, bool, error) {
 	fi, err := dir.Lstat(name)
 	switch {
@@ -143,7 +144,7 @@ func targetMode(dir *os.Root, abs, name string, perm fs.FileMode) (fs.FileMode, 
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return 0, false, denied(abs, "target became a symlink after it was resolved")
 	case !fi.Mode().IsRegular():
-		return 0, false, &fs.PathError{Op: "write", Path: abs, Err: errors.New("not a regular file")}
+		return 0, false, &SpecialFileError{Path: abs, Mode: fi.Mode()}
 	}
 	keep := fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 	return fi.Mode() & keep, true, nil

@@ -21,9 +21,11 @@ import (
 // file through scope.Policy.Open would cost one per path component.
 
 // openFlags are used for every file and directory opened during a walk.
-// O_NONBLOCK keeps a FIFO swapped in for a regular file from blocking the
-// open; it changes nothing for regular files.
-const openFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+// scope.ReadFlags (O_NONBLOCK, O_NOCTTY) keep a FIFO or terminal swapped in
+// for a regular file from blocking the open or becoming the controlling
+// terminal; the walk then checks the descriptor's type before reading. They
+// change nothing for regular files.
+const openFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | scope.ReadFlags
 
 // dirHandle is an open directory.
 type dirHandle struct {

@@ -41,9 +41,10 @@ func (d *dirHandle) openDir(name string) (*dirHandle, error) {
 // close releases the directory.
 func (d *dirHandle) close() { d.root.Close() }
 
-// openFile opens the file name in d for reading.
+// openFile opens the file name in d for reading, without blocking on a
+// FIFO (the caller checks the type before reading).
 func (d *dirHandle) openFile(name string) (*file, error) {
-	f, err := d.root.Open(name)
+	f, err := d.root.OpenFile(name, os.O_RDONLY|scope.ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -64,8 +64,13 @@ func (w *walker) readExclude(n *dirNode) *ignoreFile {
 	return w.readIgnore(info, filepath.Join(n.abs, ".git", "info"), "exclude", n.abs)
 }
 
-// readIgnoreFrom parses an open ignore file.
-func readIgnoreFrom(f io.Reader, base string) *ignoreFile {
+// readIgnoreFrom parses an open ignore file. Only a regular file is read:
+// a FIFO or device named .gitignore gives no rules (it was opened without
+// blocking, and reading it could wait forever).
+func readIgnoreFrom(f *file, base string) *ignoreFile {
+	if fi, err := f.stat(); err != nil || fi.kind != kindFile {
+		return nil
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	if err != nil {
 		return nil

@@ -243,3 +243,42 @@ func TestDirPruner(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepFIFOIgnoreFiles checks that .gitignore files which are FIFOs, in
+// the searched directory and above it, give no rules and block nothing: a
+// FIFO without a writer never returns from a blocking open.
+func TestGrepFIFOIgnoreFiles(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(base, ".git/HEAD"), "ref: refs/heads/main\n")
+	writeTestFile(t, filepath.Join(base, "sub/a.txt"), "needle\n")
+	for _, fifo := range []string{".gitignore", "sub/.gitignore", ".git/info/exclude"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(base, fifo)), 0o755)
+		if err := syscall.Mkfifo(filepath.Join(base, fifo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := scope.New(base, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tr := &tree{root: base, policy: p}
+	for _, dir := range []string{".", "sub"} {
+		done := make(chan []string, 1)
+		go func() {
+			got, _ := tr.grepFiles(t, dir, "needle", nil)
+			done <- got
+		}()
+		select {
+		case got := <-done:
+			if diff := cmp.Diff([]string{"sub/a.txt"}, got); diff != "" {
+				t.Errorf("grep in %s: matching files (-want +got):\n%s", dir, diff)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("grep in %s: still blocked on a FIFO .gitignore after 5s", dir)
+		}
+	}
+}

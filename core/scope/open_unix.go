@@ -1,0 +1,29 @@
+//go:build unix
+
+package scope
+
+import (
+	"os"
+	"syscall"
+)
+
+// ReadFlags are added to O_RDONLY for every file opened for reading.
+// O_NONBLOCK makes opening a FIFO return at once instead of waiting for a
+// writer (the file is then refused by its type); O_NOCTTY keeps a terminal
+// device from becoming the process's controlling terminal. Neither changes
+// anything for a regular file or a directory.
+const ReadFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// setBlocking clears O_NONBLOCK on an accepted file, so reads behave as
+// they do on any file (some network and FUSE file systems honour the flag).
+func setBlocking(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+		return err
+	}
+	return serr
+}

@@ -1,0 +1,119 @@
+//go:build linux
+
+package test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// callPromptly runs a tool and fails the test if it has not answered
+// within 10 s: a file tool blocked on a FIFO or a device never answers.
+func (c *core) callPromptly(name string, args map[string]any) *mcp.CallToolResult {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if ctx.Err() != nil {
+		c.t.Fatalf("call %s %v: no answer after 10 s", name, args)
+	}
+	if err != nil {
+		c.t.Fatalf("call %s %v: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+// ptyMasters counts the descriptors of process pid open on /dev/ptmx or a
+// pty: each one a view of /dev/ptmx would leak if it opened and kept it.
+func ptyMasters(t *testing.T, pid int) int {
+	t.Helper()
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		target, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err == nil && (target == "/dev/ptmx" || strings.HasPrefix(target, "/dev/pts/")) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSpecialFilesRefused drives every file tool of both schema modes at a
+// FIFO, /dev/ptmx, /dev/zero and /dev/urandom (issue 10, item 3): each call
+// answers at once with an INVALID_INPUT naming the file's type (grep and
+// glob: a skip or a refusal), nothing is written, the FIFO stays a FIFO, and
+// no pseudo-terminal is left open in the core.
+func TestSpecialFilesRefused(t *testing.T) {
+	dir := realTempDir(t)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	targets := []struct{ path, kind string }{
+		{fifo, "a FIFO (named pipe)"},
+		{"/dev/ptmx", "a character device"},
+		{"/dev/zero", "a character device"},
+		{"/dev/urandom", "a character device"},
+	}
+	split := startCore(t, "--workdir", dir)
+	compat := startCore(t, "--workdir", dir, "--anthropic-compat")
+	before := ptyMasters(t, split.cmd.Process.Pid) + ptyMasters(t, compat.cmd.Process.Pid)
+	for _, tg := range targets {
+		if _, err := os.Lstat(tg.path); err != nil {
+			t.Logf("skipping %s: %v", tg.path, err)
+			continue
+		}
+		calls := []struct {
+			c    *core
+			name string
+			args map[string]any
+		}{
+			{split, "view", map[string]any{"path": tg.path}},
+			{split, "view", map[string]any{"path": tg.path, "view_range": []int{1, 2}}},
+			{split, "create_file", map[string]any{"path": tg.path, "content": "x"}},
+			{split, "str_replace", map[string]any{"path": tg.path, "old_str": "a", "new_str": "b"}},
+			{split, "glob", map[string]any{"pattern": "*", "path": tg.path}},
+			{compat, "str_replace_editor", map[string]any{"command": "view", "path": tg.path}},
+			{compat, "str_replace_editor", map[string]any{"command": "create", "path": tg.path, "file_text": "x"}},
+			{compat, "str_replace_editor", map[string]any{"command": "str_replace", "path": tg.path, "old_str": "a", "new_str": "b"}},
+			{compat, "str_replace_editor", map[string]any{"command": "insert", "path": tg.path, "insert_line": 0, "new_str": "x"}},
+		}
+		for _, call := range calls {
+			res := call.c.callPromptly(call.name, call.args)
+			got := text(res)
+			if !res.IsError || !strings.HasPrefix(got, "[INVALID_INPUT] ") || !strings.Contains(got, tg.kind) {
+				t.Errorf("%s %v: got isError=%v %q, want [INVALID_INPUT] naming %s", call.name, call.args, res.IsError, got, tg.kind)
+			}
+		}
+		for _, c := range []*core{split, compat} {
+			res := c.callPromptly("grep", map[string]any{"pattern": "x", "path": tg.path})
+			if got := text(res); res.IsError || !strings.Contains(got, "1 special file") {
+				t.Errorf("grep in %s: got isError=%v %q, want it skipped as a special file", tg.path, res.IsError, got)
+			}
+		}
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: mode %v, %v", fi.Mode(), err)
+	}
+	// A directory holding a FIFO is searched around it.
+	writeFile(t, filepath.Join(dir, "a.txt"), "needle\n")
+	res := split.callPromptly("grep", map[string]any{"pattern": "needle"})
+	if got := text(res); res.IsError || !strings.Contains(got, filepath.Join(dir, "a.txt")) || !strings.Contains(got, "1 special file") {
+		t.Errorf("grep in a directory holding a FIFO: got %q, want a.txt found and the FIFO skipped", got)
+	}
+	if after := ptyMasters(t, split.cmd.Process.Pid) + ptyMasters(t, compat.cmd.Process.Pid); after != before {
+		t.Errorf("pty descriptors in the cores: %d before, %d after viewing /dev/ptmx; want no change", before, after)
+	}
+}
