@@ -53,6 +53,10 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if cfg.Check {
 		return check(cfg, environ, stdout)
 	}
+	// Commands must not read this process's memory or environment.
+	if err := sandbox.NonDumpable(); err != nil {
+		log.Warn("cannot make boris non-dumpable", "err", err)
+	}
 	// A subreaper, so that commands which leave their process group
 	// (setsid, double forks) are still ours to kill when boris ends.
 	rp, err := reaper.New(reaper.Options{Logger: log})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjkoo/boris/auth"
 	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -43,6 +44,11 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	iso, secrets, err := cfg.isolation(corePath, environ, log)
 	if err != nil {
 		return err
+	}
+	// No command may read the gateway's memory or environment (its
+	// secrets): only CAP_SYS_PTRACE opens a non-dumpable process's /proc.
+	if err := sandbox.NonDumpable(); err != nil {
+		log.Warn("cannot make the gateway non-dumpable", "err", err)
 	}
 	// A subreaper: whatever outlives a core (a command it could not kill
 	// because it was killed itself) is adopted here and killed at once.

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -383,7 +384,13 @@ const helperFailed = 126
 // in args, then exec the command after "--". It returns only on failure,
 // having written why to stderr; the caller exits with the status returned.
 func RunHelper(args []string) int {
+	// Capabilities belong to a thread and execve keeps only the calling
+	// thread's: drop them and exec from one thread.
+	runtime.LockOSThread()
 	spec, argv, err := decodeSpec(args)
+	if err == nil {
+		err = dropCapabilities()
+	}
 	if err == nil {
 		err = restrict(spec)
 	}

@@ -12,3 +12,8 @@ func abiVersion([]string) int { return 0 }
 func restrict(Spec) error { return errors.New("landlock is Linux only") }
 
 func execve([]string) error { return errors.New("the sandbox helper is Linux only") }
+
+func dropCapabilities() error { return nil }
+
+// NonDumpable does nothing off Linux.
+func NonDumpable() error { return nil }
