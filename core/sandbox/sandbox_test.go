@@ -118,6 +118,10 @@ func TestHelperConfines(t *testing.T) {
 		{"ln " + allowed + "/f " + other + "/link", false},
 		{"mv " + allowed + "/f " + other + "/moved", false},
 		{"kill -0 " + strconv.Itoa(os.Getpid()), false}, // outside the domain (ABI 6+)
+		// No capabilities, even as root: Landlock's ptrace rule alone lets
+		// CAP_SYS_ADMIN read other processes' /proc/PID/environ.
+		{"grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status && grep -q '^CapBnd:[[:space:]]*0*$' /proc/self/status", true},
+		{"cat /proc/" + strconv.Itoa(os.Getppid()) + "/environ", false},
 	}
 	for _, tt := range tests {
 		if strings.HasPrefix(tt.script, "kill") && abiVersion(nil) < 6 {
