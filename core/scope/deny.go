@@ -32,11 +32,15 @@ func isPattern(entry string) bool {
 // addDeny compiles every deny entry.
 func (p *Policy) addDeny(base string, deny []string) error {
 	for _, e := range deny {
-		if e == "" {
+		if strings.TrimSpace(e) == "" {
 			return fmt.Errorf("scope: empty deny entry")
 		}
 		if !isPattern(e) {
-			p.denyPaths = append(p.denyPaths, compileDenyPath(base, e))
+			dp, err := compileDenyPath(base, e)
+			if err != nil {
+				return err
+			}
+			p.denyPaths = append(p.denyPaths, dp)
 			continue
 		}
 		dp, err := compileDenyPattern(base, e)
@@ -50,38 +54,56 @@ func (p *Policy) addDeny(base string, deny []string) error {
 
 // compileDenyPath makes a plain deny entry absolute and adds its
 // symlink-resolved form, so denying a symlinked directory also denies the
-// place it points to.
-func compileDenyPath(base, entry string) denyPath {
+// place it points to. An entry whose ".." lead above "/" is refused: it
+// names no path.
+func compileDenyPath(base, entry string) (denyPath, error) {
+	rel := filepath.ToSlash(entry)
+	if !filepath.IsAbs(entry) {
+		rel = filepath.ToSlash(base) + "/" + rel
+	}
+	if _, err := cleanPattern(splitPattern(rel)); err != nil {
+		return denyPath{}, fmt.Errorf("scope: deny entry %q: %w", entry, err)
+	}
 	lex := absFrom(base, entry)
 	d := denyPath{raw: entry, paths: []string{lex}}
 	if res, err := resolvePath(lex); err == nil && res != lex {
 		d.paths = append(d.paths, res)
 	}
-	return d
+	return d, nil
 }
 
-// compileDenyPattern validates a pattern and anchors it. Absolute patterns
-// and patterns starting with ** are used as they are (they already match
-// absolute paths anywhere); other relative patterns are anchored at base,
-// in both its lexical and symlink-resolved spellings.
+// compileDenyPattern validates a pattern, anchors it and cleans it like a
+// path, so it matches the clean absolute paths it is checked against:
+// "./secret/*", "secret//*" and "sub/../secret/*" all mean base/secret/*.
+// Absolute patterns are used as they are, and so are relative patterns
+// starting with "**" (they match anywhere); other relative patterns,
+// "./**/.env" included, are anchored at base, in both its lexical and
+// symlink-resolved spellings. A pattern that can never match is refused.
 func compileDenyPattern(base, entry string) (denyPattern, error) {
 	pat := filepath.ToSlash(entry)
-	if len(pat) > 1 {
-		pat = strings.TrimRight(pat, "/")
-	}
 	if !doublestar.ValidatePattern(pat) {
 		return denyPattern{}, fmt.Errorf("scope: invalid deny pattern %q", entry)
 	}
-	dp := denyPattern{raw: entry}
+	comps := splitPattern(pat)
+	var anchors [][]string // the components each compiled pattern starts with
 	switch {
-	case filepath.IsAbs(entry) || strings.HasPrefix(pat, "/"):
-		dp.pats = []string{strings.TrimPrefix(pat, "/")}
-	case strings.HasPrefix(pat, "**"):
-		dp.pats = []string{pat}
+	case filepath.IsAbs(entry) || strings.HasPrefix(pat, "/"), comps[0] == "**":
+		anchors = [][]string{nil}
 	default:
 		for _, b := range baseSpellings(base) {
-			dp.pats = append(dp.pats, joinPattern(b, pat))
+			anchors = append(anchors, splitPattern(escapeMeta(filepath.ToSlash(b))))
 		}
+	}
+	dp := denyPattern{raw: entry}
+	for _, a := range anchors {
+		clean, err := cleanPattern(append(append([]string(nil), a...), comps...))
+		if err != nil {
+			return denyPattern{}, fmt.Errorf("scope: deny pattern %q: %w", entry, err)
+		}
+		if !doublestar.ValidatePattern(clean) {
+			return denyPattern{}, fmt.Errorf("scope: invalid deny pattern %q (cleaned: %q)", entry, "/"+clean)
+		}
+		dp.pats = append(dp.pats, clean)
 	}
 	return dp, nil
 }
@@ -95,15 +117,56 @@ func baseSpellings(base string) []string {
 	return out
 }
 
-// joinPattern prefixes a relative pattern with an escaped absolute
-// directory, so meta characters in the directory name match literally.
-func joinPattern(dir, pat string) string {
-	d := strings.TrimPrefix(filepath.ToSlash(dir), "/")
-	d = escapeMeta(d)
-	if d == "" {
-		return pat
+// splitPattern splits a slash-separated pattern into its components at
+// the slashes outside {} alternatives ("{a/b,c}" is one component) and
+// outside [] classes.
+func splitPattern(pat string) []string {
+	var comps []string
+	depth, start := 0, 0
+	for i := 0; i < len(pat); i++ {
+		switch pat[i] {
+		case '\\':
+			i++ // an escaped character is never a separator
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth = max(depth-1, 0)
+		case '/':
+			if depth == 0 {
+				comps = append(comps, pat[start:i])
+				start = i + 1
+			}
+		}
 	}
-	return strings.TrimSuffix(d, "/") + "/" + pat
+	return append(comps, pat[start:])
+}
+
+// cleanPattern cleans pattern components as path.Clean cleans a path, "**"
+// being a name like any other: empty components and "." are dropped, ".."
+// removes the component before it. It returns the components joined by
+// "/", without a leading one, as patterns are matched. A ".." that would
+// lead above "/", or that follows a wildcard component (whose parent the
+// pattern cannot name), and a pattern left empty, can never match a path:
+// they are errors.
+func cleanPattern(comps []string) (string, error) {
+	var out []string
+	for _, c := range comps {
+		switch {
+		case c == "" || c == ".":
+		case c != "..":
+			out = append(out, c)
+		case len(out) == 0:
+			return "", fmt.Errorf(`".." leads above "/": it can never match`)
+		case isPattern(out[len(out)-1]):
+			return "", fmt.Errorf(`".." after the wildcard %q cannot be resolved: write the directory out`, out[len(out)-1])
+		default:
+			out = out[:len(out)-1]
+		}
+	}
+	if len(out) == 0 {
+		return "", fmt.Errorf("it names no path below /: it can never match")
+	}
+	return strings.Join(out, "/"), nil
 }
 
 // escapeMeta backslash-escapes doublestar meta characters.

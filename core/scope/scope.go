@@ -64,9 +64,12 @@ type allowDir struct {
 //
 // deny entries are plain paths (denying the path and everything beneath it)
 // or doublestar patterns (any entry containing one of *?[{), which deny a
-// path when they match it or any of its ancestors. Relative patterns
-// starting with ** match anywhere; other relative patterns are anchored at
-// base. Deny always beats allow.
+// path when they match it or any of its ancestors. Entries are cleaned like
+// paths ("./x/*", "x//*" and "y/../x/*" are "x/*"), ** kept. Relative
+// patterns starting with ** match anywhere; other relative patterns are
+// anchored at base. An entry that can never match (empty, or whose ".."
+// lead above "/" or follow a wildcard) is an error. Deny always beats
+// allow.
 func New(base string, allow, deny []string) (*Policy, error) {
 	base, err := filepath.Abs(base)
 	if err != nil {
