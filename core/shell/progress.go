@@ -18,6 +18,7 @@ type lastLine struct {
 	mu       sync.Mutex
 	line     string
 	sentinel string
+	waiters  []chan struct{} // closed by the next set; see firstLine
 }
 
 func (l *lastLine) get() string {
@@ -35,7 +36,25 @@ func (l *lastLine) set(raw []byte, partial bool) {
 	}
 	l.mu.Lock()
 	l.line = line
+	for _, w := range l.waiters {
+		close(w)
+	}
+	l.waiters = nil
 	l.mu.Unlock()
+}
+
+// firstLine returns a channel closed once there is a line: at once when
+// there already is one, else at the next set.
+func (l *lastLine) firstLine() <-chan struct{} {
+	ch := make(chan struct{})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.line != "" {
+		close(ch)
+	} else {
+		l.waiters = append(l.waiters, ch)
+	}
+	return ch
 }
 
 // cleanLine prepares a raw line for Progress: the sentinel removed, only the
@@ -145,30 +164,54 @@ func (w *lineWriter) appendCur(p []byte) {
 	w.cur = append(w.cur, p[:min(len(p), max(room, 0))]...)
 }
 
-// startProgress calls fn every interval from one goroutine until the returned
-// stop function is called; stop waits for a call in flight to finish, so no
-// progress is reported after Run returns. A ticker drops ticks while fn is
-// busy, which keeps a slow callback from being flooded.
+// startProgress reports progress through fn from one goroutine until the
+// returned stop function is called; stop waits for a call in flight to
+// finish, so no progress is reported after Run returns.
+//
+// The first report goes out as soon as there is a line of output (the
+// leading edge), or after interval if there is none by then; later ones
+// follow every interval after the previous report ended, so there is at
+// most one per interval and a slow fn is never called back to back.
 func startProgress(fn func(time.Duration, string), interval time.Duration, start time.Time, last *lastLine) (stop func()) {
 	if fn == nil {
 		return func() {}
 	}
 	quit, done := make(chan struct{}), make(chan struct{})
+	waiter := last.firstLine()
+	first := waiter
 	go func() {
 		defer close(done)
-		t := time.NewTicker(interval)
+		t := time.NewTimer(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-quit:
 				return
-			case now := <-t.C:
-				fn(now.Sub(start), last.get())
+			case <-first:
+				first = nil // the leading edge is taken once
+			case <-t.C:
+				first = nil
 			}
+			fn(time.Since(start), last.get())
+			t.Reset(interval)
 		}
 	}()
 	return func() {
 		close(quit)
 		<-done
+		last.forget(waiter)
+	}
+}
+
+// forget drops a waiter that was never woken, so a lastLine that outlives
+// many waits (a background task's) does not collect them.
+func (l *lastLine) forget(ch <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, w := range l.waiters {
+		if w == ch {
+			l.waiters = append(l.waiters[:i], l.waiters[i+1:]...)
+			return
+		}
 	}
 }

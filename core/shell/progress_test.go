@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -83,5 +84,103 @@ func TestProgressNeverSeesRecord(t *testing.T) {
 	r.filter.flush()
 	if got := r.last.get(); got != "work" {
 		t.Errorf("progress line = %q, want %q", got, "work")
+	}
+}
+
+// progressCalls records the calls of a Progress callback.
+type progressCalls struct {
+	mu    sync.Mutex
+	at    []time.Time
+	lines []string
+	ch    chan struct{} // receives after every call
+}
+
+func newProgressCalls() *progressCalls { return &progressCalls{ch: make(chan struct{}, 100)} }
+
+func (p *progressCalls) fn(_ time.Duration, line string) {
+	p.mu.Lock()
+	p.at, p.lines = append(p.at, time.Now()), append(p.lines, line)
+	p.mu.Unlock()
+	p.ch <- struct{}{}
+}
+
+// await waits for the next call, failing the test after 5 s.
+func (p *progressCalls) await(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-p.ch:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: no progress call after 5 s", what)
+	}
+}
+
+// TestProgressLeadingEdge checks that the first report goes out as soon as
+// there is output, not an interval later: with an hour's interval, only
+// the leading edge can report at all.
+func TestProgressLeadingEdge(t *testing.T) {
+	last := &lastLine{sentinel: testSentinel}
+	calls := newProgressCalls()
+	stop := startProgress(calls.fn, time.Hour, time.Now(), last)
+	defer stop()
+	(&lineWriter{last: last}).Write([]byte("compiling\n"))
+	calls.await(t, "first line")
+	if calls.lines[0] != "compiling" {
+		t.Errorf("first report's line = %q, want %q", calls.lines[0], "compiling")
+	}
+	(&lineWriter{last: last}).Write([]byte("linking\n"))
+	select {
+	case <-calls.ch:
+		t.Errorf("a second report within the interval (line %q); want at most one per interval", calls.lines[1])
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// TestProgressExistingOutput checks that a wait starting when output is
+// already there (task_output on a running task) reports it at once.
+func TestProgressExistingOutput(t *testing.T) {
+	last := &lastLine{sentinel: testSentinel}
+	(&lineWriter{last: last}).Write([]byte("serving on :8080\n"))
+	calls := newProgressCalls()
+	stop := startProgress(calls.fn, time.Hour, time.Now(), last)
+	defer stop()
+	calls.await(t, "existing line")
+}
+
+// TestProgressRateLimited checks that, however much is printed, reports
+// stay at least an interval apart after the leading one.
+func TestProgressRateLimited(t *testing.T) {
+	const interval = 30 * time.Millisecond
+	last := &lastLine{sentinel: testSentinel}
+	w := &lineWriter{last: last}
+	calls := newProgressCalls()
+	stop := startProgress(calls.fn, interval, time.Now(), last)
+	for i := 0; i < 4; {
+		w.Write([]byte("line\n"))
+		select {
+		case <-calls.ch:
+			i++
+		default:
+		}
+	}
+	stop()
+	calls.mu.Lock()
+	defer calls.mu.Unlock()
+	for i := 1; i < len(calls.at); i++ {
+		if gap := calls.at[i].Sub(calls.at[i-1]); gap < interval {
+			t.Errorf("reports %d and %d came %v apart, want at least %v", i-1, i, gap, interval)
+		}
+	}
+}
+
+// TestProgressForgetsWaiter checks that a wait ended before any output
+// leaves nothing behind in the line tracker, which a background task keeps
+// across many task_output waits.
+func TestProgressForgetsWaiter(t *testing.T) {
+	last := &lastLine{sentinel: testSentinel}
+	for range 10 {
+		startProgress(func(time.Duration, string) {}, time.Hour, time.Now(), last)()
+	}
+	if n := len(last.waiters); n != 0 {
+		t.Errorf("%d waiters left after every wait stopped, want 0", n)
 	}
 }
