@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation release-check clean
 
 all: build
 
@@ -40,6 +40,10 @@ bench-grep:
 ## bench-gateway: boris-gateway against supergateway (npm), and direct stdio
 bench-gateway:
 	$(GO) run ./test/bench/gateway
+
+## bench-isolation: bash call and session create with the sandbox and cgroups on vs off
+bench-isolation:
+	$(GO) run ./test/bench/isolation
 
 ## release-check: goreleaser check, a snapshot release in ./dist, and checks of its
 ## archives (static binaries, stamped --version); slow, so not part of test
