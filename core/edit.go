@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // openStat opens a resolved path through the policy and stats the open
@@ -52,14 +54,21 @@ func lineOf(data []byte, off int) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-// snippet renders lines first..last of data (clamped) in cat -n style.
+// snippet renders lines first..last of data (clamped) in cat -n style, in
+// at most about maxResultText bytes: a huge edit is shown in part.
 func snippet(data []byte, first, last int) string {
 	var sb strings.Builder
 	first = max(first, 1)
 	_, _ = scanLines(bytes.NewReader(data), func(l line) bool {
-		if l.num >= first {
-			writeNumbered(&sb, l)
+		if l.num < first {
+			return true
 		}
+		if l.num > first && sb.Len()+numberedLen(l) > maxResultText {
+			fmt.Fprintf(&sb, "[... shown up to line %d of %d: a result holds at most %s of text; view the file with a view_range for the rest]\n",
+				l.num-1, last, flagenv.Size(maxResultText))
+			return false
+		}
+		writeNumbered(&sb, l)
 		return l.num < last
 	})
 	return sb.String()

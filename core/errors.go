@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -71,6 +72,41 @@ func errorResult(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: classify(err).Error()}},
+	}
+}
+
+// maxResultText bounds the text a tool result holds, in bytes: far below
+// the 64 MiB a boris-gateway message may hold, so that no answer, however
+// much was asked for, can cost more than its own request. grep, glob, view
+// and its listings stop at it (with a note saying how to see the rest);
+// capResult holds every other result to it with a little slack for notes.
+const maxResultText = 1 << 20
+
+// resultSlack is what a tool may add after a page cut at maxResultText:
+// paging notes, the [Skipped: ...] line.
+const resultSlack = 64 << 10
+
+// capResult cuts the text of res beyond maxResultText plus resultSlack,
+// at a character boundary, and says so. It is the safety net behind the
+// tools' own limits.
+func capResult(res *mcp.CallToolResult) {
+	budget := maxResultText + resultSlack
+	for i, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		if len(tc.Text) <= budget {
+			budget -= len(tc.Text)
+			continue
+		}
+		cut := budget
+		for cut > 0 && !utf8.RuneStart(tc.Text[cut]) {
+			cut--
+		}
+		text := tc.Text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: a view_range, a head_limit, a narrower path or pattern.]\n", len(tc.Text), maxResultText)
+		res.Content = append(res.Content[:i:i], &mcp.TextContent{Text: text})
+		return
 	}
 }
 

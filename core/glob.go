@@ -14,6 +14,7 @@ import (
 
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/search"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // maxGlobFiles caps a glob listing so a broad pattern cannot flood the
@@ -80,15 +81,21 @@ func (b *boris) globText(res *search.GlobResult, pattern, root string) string {
 	if len(res.Files) == 0 {
 		fmt.Fprintf(&sb, "No files match `%s` in %s.\n", pattern, root)
 	}
-	for i, f := range res.Files {
-		if i == maxGlobFiles {
+	shown := 0
+	for _, f := range res.Files {
+		if shown == maxGlobFiles || (shown > 0 && sb.Len()+len(f.Path)+1 > maxResultText) {
 			break
 		}
 		sb.WriteString(f.Path + "\n")
+		shown++
 	}
 	sb.WriteString("\n")
-	if n := len(res.Files); n > maxGlobFiles {
-		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files. Narrow the pattern or path to see the others.]\n", maxGlobFiles, n)
+	switch n := len(res.Files); {
+	case shown == maxGlobFiles && n > shown:
+		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files. Narrow the pattern or path to see the others.]\n", shown, n)
+	case n > shown:
+		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files: a result holds at most %s of text. Narrow the pattern or path to see the others.]\n",
+			shown, n, flagenv.Size(maxResultText))
 	}
 	sb.WriteString(res.Skipped.Footer(b.cfg.MaxFileSize.String()))
 	return sb.String()

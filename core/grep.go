@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/search"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // defaultHeadLimit is how many entries grep shows when head_limit is not
@@ -97,7 +98,7 @@ type grepQuery struct {
 
 // newGrepQuery validates grep's parameters.
 func newGrepQuery(p grepParams) (*grepQuery, error) {
-	q := &grepQuery{page: search.Page{Offset: p.Offset, Limit: defaultHeadLimit}}
+	q := &grepQuery{page: search.Page{Offset: p.Offset, Limit: defaultHeadLimit, MaxBytes: maxResultText}}
 	if err := q.setMode(p.OutputMode); err != nil {
 		return nil, err
 	}
@@ -183,6 +184,9 @@ func pageNote(r search.Rendered, offset int, unit string) string {
 		return ""
 	case offset >= r.Total:
 		return fmt.Sprintf("[Offset %d is past the end: there are %d %s.]", offset, r.Total, unit)
+	case r.Full:
+		return fmt.Sprintf("[Showing %s %d-%d of %d: a result holds at most %s of text. Pass offset: %d for more.]",
+			unit, r.From+1, r.To, r.Total, flagenv.Size(maxResultText), r.To)
 	case r.To < r.Total:
 		return fmt.Sprintf("[Showing %s %d-%d of %d. Pass offset: %d for more.]", unit, r.From+1, r.To, r.Total, r.To)
 	}

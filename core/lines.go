@@ -109,6 +109,18 @@ func cutChars(b []byte, n int) []byte {
 	return b
 }
 
+// cutNoteMax bounds the length of writeNumbered's note on a cut line.
+const cutNoteMax = 64
+
+// numberedLen is at most how many bytes writeNumbered writes for l.
+func numberedLen(l line) int {
+	n := max(6, len(strconv.Itoa(l.num))) + 1 + len(l.text) + 1
+	if l.chars > maxLineChars {
+		n += cutNoteMax
+	}
+	return n
+}
+
 // writeNumbered writes l in cat -n style: the number right-aligned in six
 // columns, a tab, the text, and a note when the line was cut.
 func writeNumbered(sb *strings.Builder, l line) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // maxListEntries caps a directory listing so a huge tree cannot flood the
@@ -34,7 +36,8 @@ func (b *boris) listDir(abs string) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	if l.capped {
-		fmt.Fprintf(&l.sb, "\n[Listing stopped at %d entries. View a subdirectory, or use bash (find, ls) for more.]\n", maxListEntries)
+		fmt.Fprintf(&l.sb, "\n[Listing stopped at %d entries (at most %d, in %s of text). View a subdirectory, or use bash (find, ls) for more.]\n",
+			l.count, maxListEntries, flagenv.Size(maxResultText))
 	}
 	return textResult(l.sb.String()), nil
 }
@@ -46,7 +49,7 @@ func (b *boris) listLevel(l *listing, dir string, depth int) error {
 		return err
 	}
 	for _, e := range entries {
-		if l.count >= maxListEntries {
+		if l.count >= maxListEntries || l.sb.Len() >= maxResultText {
 			l.capped = true
 			return nil
 		}

@@ -168,6 +168,7 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 		if err == nil {
 			var res *mcp.CallToolResult
 			if res, err = h(ctx, req, in); err == nil {
+				capResult(res)
 				return res, nil
 			}
 		}

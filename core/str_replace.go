@@ -92,17 +92,30 @@ func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
 	return e, nil
 }
 
-// matchLines lists the starting line of every occurrence of old in data.
+// maxMatchLines is how many match lines an AMBIGUOUS_MATCH error lists.
+const maxMatchLines = 100
+
+// matchLines lists the starting line of every occurrence of old in data,
+// the first maxMatchLines of them when there are more.
 func matchLines(data, old []byte) string {
 	var lines []string
+	n, line, counted := 0, 1, 0 // counted: bytes of data whose lines are in line
 	for off := 0; ; {
 		i := bytes.Index(data[off:], old)
 		if i < 0 {
-			return strings.Join(lines, ", ")
+			break
 		}
-		lines = append(lines, fmt.Sprint(lineOf(data, off+i)))
+		if n++; n <= maxMatchLines {
+			line += bytes.Count(data[counted:off+i], []byte("\n"))
+			counted = off + i
+			lines = append(lines, fmt.Sprint(line))
+		}
 		off += i + max(len(old), 1)
 	}
+	if n > maxMatchLines {
+		lines = append(lines, fmt.Sprintf("and %d more", n-maxMatchLines))
+	}
+	return strings.Join(lines, ", ")
 }
 
 // report describes a done edit: the count for replace_all, otherwise the

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // defaultViewLines is how many lines view shows without a view_range.
@@ -95,39 +97,69 @@ func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*m
 
 // viewLines streams the selected lines, then counts the rest so it can say
 // how long the file is: memory stays bounded by the window, not the file.
+// Whatever the range, the lines shown stop before maxResultText bytes.
 func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToolResult, error) {
-	start, end, windowed := 1, defaultViewLines, rng == nil
+	w := viewWindow{start: 1, end: defaultViewLines}
 	if rng != nil {
-		start, end = rng.start, rng.end
+		w.start, w.end = rng.start, rng.end
 	}
-	var sb strings.Builder
-	total, err := scanLines(r, func(l line) bool {
-		if l.num >= start && (end == 0 || l.num <= end) {
-			writeNumbered(&sb, l)
-		}
-		return true
-	})
+	total, err := scanLines(r, w.add)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
 	}
 	switch {
 	case total == 0:
 		return textResult(fmt.Sprintf("%s is empty.", abs)), nil
-	case start > total:
-		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %d lines", start, abs, total)
-	case windowed && total > defaultViewLines:
-		fmt.Fprintf(&sb, "\n[Showing lines 1-%d of %d. Pass view_range, e.g. [%d, %d], to see more.]\n",
+	case w.start > total:
+		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %d lines", w.start, abs, total)
+	case w.full:
+		next := w.shown + 1
+		fmt.Fprintf(&w.sb, "\n[Showing lines %d-%d of %d: a result holds at most %s of text. Pass view_range, e.g. [%d, %d], to see more.]\n",
+			w.start, w.shown, total, flagenv.Size(maxResultText), next, min(total, next+w.shown-w.start))
+	case rng == nil && total > defaultViewLines:
+		fmt.Fprintf(&w.sb, "\n[Showing lines 1-%d of %d. Pass view_range, e.g. [%d, %d], to see more.]\n",
 			defaultViewLines, total, defaultViewLines+1, min(total, 2*defaultViewLines))
 	}
-	return textResult(sb.String()), nil
+	return textResult(w.sb.String()), nil
 }
+
+// viewWindow collects the lines view shows: those from start to end (0 =
+// the end of the file), until the next would take the text past
+// maxResultText.
+type viewWindow struct {
+	start, end int
+	sb         strings.Builder
+	shown      int  // the last line shown; 0 before the first
+	full       bool // a line in the window did not fit
+}
+
+// add is scanLines's callback; it reads on to the end so the line count is
+// known.
+func (w *viewWindow) add(l line) bool {
+	if l.num < w.start || (w.end != 0 && l.num > w.end) || w.full {
+		return true
+	}
+	if w.shown > 0 && w.sb.Len()+numberedLen(l) > maxResultText {
+		w.full = true
+		return true
+	}
+	writeNumbered(&w.sb, l)
+	w.shown = l.num
+	return true
+}
+
+// maxImageBytes bounds an image view returns, whatever --max-file-size
+// says: base64 makes it 32 MiB of JSON, half of the 64 MiB a boris-gateway
+// message may hold.
+const maxImageBytes = 24 << 20
 
 // viewImage returns the whole image as MCP image content.
 func (b *boris) viewImage(f *os.File, abs string, size int64, head []byte, mime string) (*mcp.CallToolResult, error) {
-	if size > int64(b.cfg.MaxFileSize) {
-		return nil, fail(FileTooLarge, "image %s is %d bytes, over the %s limit", abs, size, b.cfg.MaxFileSize)
+	limit := min(int64(b.cfg.MaxFileSize), maxImageBytes)
+	if size > limit {
+		return nil, fail(FileTooLarge, "image %s is %d bytes, over the %s limit for images", abs, size, flagenv.Size(limit))
 	}
-	rest, err := io.ReadAll(io.LimitReader(f, int64(b.cfg.MaxFileSize)))
+	rest, err := io.ReadAll(io.LimitReader(f, limit-int64(len(head))))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
 	}

@@ -4,8 +4,10 @@ package test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,5 +117,54 @@ func TestSpecialFilesRefused(t *testing.T) {
 	}
 	if after := ptyMasters(t, split.cmd.Process.Pid) + ptyMasters(t, compat.cmd.Process.Pid); after != before {
 		t.Errorf("pty descriptors in the cores: %d before, %d after viewing /dev/ptmx; want no change", before, after)
+	}
+}
+
+// resultBytes is the size of a result's content as the core sent it.
+func resultBytes(t *testing.T, res *mcp.CallToolResult) int {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+// TestResultsBounded asks the built core for answers far over the gateway's
+// 64 MiB message limit (issue 10, item 4): grep content mode with no
+// head_limit over six 9.5 MB files, glob and a full view_range over as
+// much, an image over the image limit. Each answer stays near 1 MiB of
+// text and says how to page; the session keeps answering.
+func TestResultsBounded(t *testing.T) {
+	const limit = 1 << 20
+	dir := realTempDir(t)
+	line := strings.Repeat("needle and some text to make the line longer ", 2) + "\n"
+	big := strings.Repeat(line, 9_500_000/len(line))
+	for i := range 6 {
+		writeFile(t, filepath.Join(dir, "big", "f"+strconv.Itoa(i)+".txt"), big)
+	}
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 25<<20)...)
+	if err := os.WriteFile(filepath.Join(dir, "huge.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startCore(t, "--workdir", dir, "--max-file-size", "64MB")
+
+	res := c.callPromptly("grep", map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 0})
+	got := text(res)
+	if res.IsError || resultBytes(t, res) > limit+64<<10 {
+		t.Fatalf("grep content, head_limit 0: got isError=%v and %d bytes, want a page of about %d bytes", res.IsError, resultBytes(t, res), limit)
+	}
+	if !regexp.MustCompile(`\[Showing lines 1-\d+ of \d+: a result holds at most 1MB of text\. Pass offset: \d+ for more\.\]`).MatchString(got) {
+		t.Errorf("grep content, head_limit 0: the result does not say how to page; it ends %q", got[max(0, len(got)-300):])
+	}
+	res = c.callPromptly("view", map[string]any{"path": "big/f0.txt", "view_range": []int{1, -1}})
+	if got := text(res); res.IsError || resultBytes(t, res) > limit+64<<10 || !strings.Contains(got, "a result holds at most 1MB of text. Pass view_range, e.g. [") {
+		t.Errorf("view of a 9.5 MB file with view_range [1, -1]: got isError=%v, %d bytes, ending %q; want at most about %d bytes and how to see more",
+			res.IsError, resultBytes(t, res), got[max(0, len(got)-300):], limit)
+	}
+	c.fails("FILE_TOO_LARGE", "view", map[string]any{"path": "huge.png"})
+	// The session is still usable.
+	if got := c.ok("grep", map[string]any{"pattern": "needle", "output_mode": "count", "path": "big/f1.txt"}); !strings.Contains(got, "f1.txt:") {
+		t.Errorf("a call after the huge answers: got %q", got)
 	}
 }

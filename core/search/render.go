@@ -13,8 +13,10 @@ import (
 const MaxLineChars = 2000
 
 // Page selects a window of output entries: Offset entries are passed
-// over, then at most Limit are shown. A zero Limit shows all the rest.
-type Page struct{ Offset, Limit int }
+// over, then at most Limit are shown, and no more than fit in MaxBytes of
+// text (the first entry always shows). A zero Limit or MaxBytes sets no
+// limit.
+type Page struct{ Offset, Limit, MaxBytes int }
 
 // window returns the page's bounds [from, to) among total entries.
 func (p Page) window(total int) (int, int) {
@@ -32,25 +34,35 @@ type Rendered struct {
 	From  int    // index of the first entry shown
 	To    int    // index after the last entry shown
 	Total int    // entries in all
+	Full  bool   // the page stopped before Limit because MaxBytes was reached
+}
+
+// fits reports whether n more bytes may follow used bytes of a page that
+// holds shown entries.
+func (p Page) fits(used, n, shown int) bool {
+	return p.MaxBytes <= 0 || shown == 0 || used+n <= p.MaxBytes
 }
 
 // RenderFiles lists one path per line (FilesWithMatches mode).
 func (r *GrepResult) RenderFiles(p Page) Rendered {
-	from, to := p.window(len(r.Files))
-	var sb strings.Builder
-	for _, f := range r.Files[from:to] {
-		sb.WriteString(f.Path)
-		sb.WriteByte('\n')
-	}
-	return Rendered{Text: sb.String(), From: from, To: to, Total: len(r.Files)}
+	return r.renderEach(p, func(f FileMatch) string { return f.Path + "\n" })
 }
 
 // RenderCounts lists "path:N" per line (Count mode).
 func (r *GrepResult) RenderCounts(p Page) Rendered {
+	return r.renderEach(p, func(f FileMatch) string { return f.Path + ":" + strconv.Itoa(f.Count) + "\n" })
+}
+
+// renderEach renders one line per file of the page.
+func (r *GrepResult) renderEach(p Page, line func(FileMatch) string) Rendered {
 	from, to := p.window(len(r.Files))
 	var sb strings.Builder
-	for _, f := range r.Files[from:to] {
-		fmt.Fprintf(&sb, "%s:%d\n", f.Path, f.Count)
+	for i := from; i < to; i++ {
+		l := line(r.Files[i])
+		if !p.fits(sb.Len(), len(l), i-from) {
+			return Rendered{Text: sb.String(), From: from, To: i, Total: len(r.Files), Full: true}
+		}
+		sb.WriteString(l)
 	}
 	return Rendered{Text: sb.String(), From: from, To: to, Total: len(r.Files)}
 }
@@ -102,15 +114,18 @@ func (r *GrepResult) RenderContent(o ContentOptions, p Page) Rendered {
 		total += spanLines(plans[i])
 	}
 	from, to := p.window(total)
-	w := contentWriter{o: o, sep: o.Before > 0 || o.After > 0}
-	for i, base := 0, 0; i < len(r.Files) && base < to; i++ {
+	w := contentWriter{o: o, sep: o.Before > 0 || o.After > 0, page: p}
+	for i, base := 0, 0; i < len(r.Files) && base < to && !w.full; i++ {
 		n := spanLines(plans[i])
 		if base+n > from {
 			w.file(r, r.Files[i], plans[i], max(from-base, 0), min(to-base, n))
 		}
 		base += n
 	}
-	return Rendered{Text: w.sb.String(), From: from, To: to, Total: total}
+	if w.full {
+		to = from + w.shown
+	}
+	return Rendered{Text: w.sb.String(), From: from, To: to, Total: total, Full: w.full}
 }
 
 // contentWriter accumulates Content mode output.
@@ -118,7 +133,10 @@ type contentWriter struct {
 	o       ContentOptions
 	sep     bool // print "--" between runs
 	printed bool // a line has been written
-	sb      strings.Builder
+	page    Page // its MaxBytes bounds the output
+	shown   int  // entries (lines) written
+	full    bool // a line did not fit in page.MaxBytes: stop
+	sb      bytes.Buffer
 }
 
 // file writes the lines of f's spans whose index among the file's shown
@@ -137,6 +155,7 @@ func (w *contentWriter) file(r *GrepResult, f FileMatch, ss []span, lo, hi int) 
 			if idx < lo {
 				continue
 			}
+			mark := w.sb.Len()
 			if first && w.printed && w.sep {
 				w.sb.WriteString("--\n")
 			}
@@ -145,6 +164,12 @@ func (w *contentWriter) file(r *GrepResult, f FileMatch, ss []span, lo, hi int) 
 				mi++
 			}
 			w.line(f.Path, l, mi < len(f.Lines) && f.Lines[mi] == l, cur.get(l))
+			if !w.page.fits(mark, w.sb.Len()-mark, w.shown) {
+				w.sb.Truncate(mark)
+				w.full = true
+				return
+			}
+			w.shown++
 		}
 	}
 }
@@ -168,7 +193,7 @@ func (w *contentWriter) line(path string, num int, match bool, text []byte) {
 
 // writeCut writes at most MaxLineChars characters of text, with a note
 // when it was cut.
-func writeCut(sb *strings.Builder, text []byte) {
+func writeCut(sb io.Writer, text []byte) {
 	if len(text) <= MaxLineChars {
 		sb.Write(text)
 		return

@@ -51,3 +51,30 @@ func TestLineCursor(t *testing.T) {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 }
+
+func TestRenderMaxBytes(t *testing.T) {
+	r := &GrepResult{}
+	for i := range 100 {
+		r.Files = append(r.Files, FileMatch{Path: "/p/" + strings.Repeat("x", 90) + string(rune('a'+i%26)), Count: 1})
+	}
+	for _, tt := range []struct {
+		name string
+		page Page
+		want Rendered
+	}{
+		{"within", Page{Limit: 5, MaxBytes: 1000}, Rendered{From: 0, To: 5, Total: 100}},
+		{"bytes first", Page{Offset: 10, MaxBytes: 1000}, Rendered{From: 10, To: 20, Total: 100, Full: true}},
+		{"one always shows", Page{MaxBytes: 1}, Rendered{From: 0, To: 1, Total: 100, Full: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.RenderFiles(tt.page)
+			if len(got.Text) > max(tt.page.MaxBytes, 100) {
+				t.Errorf("text is %d bytes, want at most %d", len(got.Text), tt.page.MaxBytes)
+			}
+			got.Text = ""
+			if got != tt.want {
+				t.Errorf("RenderFiles(%+v) = %+v, want %+v", tt.page, got, tt.want)
+			}
+		})
+	}
+}
