@@ -39,7 +39,10 @@ var editorTool = &mcp.Tool{
 }
 
 // editorTool is str_replace_editor as this core registers it: with
-// --read-only only view works, and the annotations say so.
+// --read-only only view works, and the annotations and the command enum
+// say so. The arguments are still validated against the full schema, so a
+// client that sends another command anyway is told the server is
+// read-only rather than that the command does not exist.
 func (b *boris) editorTool() *mcp.Tool {
 	if !b.cfg.ReadOnly {
 		return editorTool
@@ -47,6 +50,10 @@ func (b *boris) editorTool() *mcp.Tool {
 	t := *editorTool
 	t.Description = "View files and directories (this server is read-only: create, str_replace and insert are refused). " + t.Description
 	t.Annotations = &mcp.ToolAnnotations{Title: "File viewer", ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	schema := mustSchema[editorParams](t.Name)
+	schema.Properties["command"].Enum = []any{"view"}
+	schema.Properties["command"].Description = "the operation: view (this server is read-only)"
+	t.InputSchema = schema
 	return &t
 }
 

@@ -148,21 +148,20 @@ type handlerFunc[In any] func(ctx context.Context, req *mcp.CallToolRequest, in 
 
 // addTool registers a tool whose input schema is derived from In. Arguments
 // are validated here rather than by the SDK so that malformed input gets the
-// same "[INVALID_INPUT] ..." form as every other tool error.
+// same "[INVALID_INPUT] ..." form as every other tool error. A tool that
+// sets its InputSchema advertises that one instead (a narrower view of In's,
+// such as a read-only command enum); arguments are still validated against
+// In's.
 func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("schema for tool %s: %v", t.Name, err)) // a programming error
-	}
-	if tuner, ok := any(new(In)).(schemaTuner); ok {
-		tuner.tuneSchema(schema)
-	}
+	schema := mustSchema[In](t.Name)
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
 	}
 	tool := *t
-	tool.InputSchema = schema
+	if tool.InputSchema == nil {
+		tool.InputSchema = schema
+	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		in, err := decodeArgs[In](req.Params.Arguments, resolved)
 		if err == nil {
@@ -181,6 +180,18 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 // than struct tags can say, such as an enum.
 type schemaTuner interface {
 	tuneSchema(*jsonschema.Schema)
+}
+
+// mustSchema derives In's input schema, tuned if In is a schemaTuner.
+func mustSchema[In any](tool string) *jsonschema.Schema {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema for tool %s: %v", tool, err)) // a programming error
+	}
+	if tuner, ok := any(new(In)).(schemaTuner); ok {
+		tuner.tuneSchema(schema)
+	}
+	return schema
 }
 
 // decodeArgs validates raw arguments against the tool's schema and decodes them.

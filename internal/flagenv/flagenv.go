@@ -10,6 +10,14 @@
 // flags are then applied on top with the standard flag package. Slice fields
 // are repeatable flags that also accept comma-separated values; the first
 // flag occurrence replaces what the environment gave.
+//
+// Tags bound a value, and Parse checks the final one, naming the flag or
+// the environment variable it came from:
+//
+//	min:"1" max:"600"        an integer field's range (either may be left out)
+//	oneof:"text,json"        a string field's choices
+//	want:"seconds, 1 to 600" what the error says is accepted, instead of the
+//	                         text derived from the tags above
 package flagenv
 
 import (
@@ -19,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -49,8 +58,9 @@ type Command struct {
 // pairs, as os.Environ returns) and args. It returns the arguments left after
 // the flags. Usage text for --help goes to out.
 func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]string, error) {
-	if err := env.ParseWithOptions(cfg, env.Options{Environment: env.ToMap(environ)}); err != nil {
-		return nil, envError(cfg, err)
+	envMap := env.ToMap(environ)
+	if err := env.ParseWithOptions(cfg, env.Options{Environment: envMap}); err != nil {
+		return nil, envError(cfg, err, envMap)
 	}
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -65,24 +75,45 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 		}
 		return nil, &UsageError{Msg: flagMessage(err)}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := checkBounds(fields, set, envMap); err != nil {
+		return nil, err
+	}
 	return fs.Args(), nil
 }
 
-// flagMessage rewords the flag package's errors in the --flag spelling the
-// help text uses.
-func flagMessage(err error) string {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name + " (see --help)"
-	}
-	return strings.Replace(msg, " for flag -", " for --", 1)
+// flagRewrites reword the flag package's errors in the --flag spelling the
+// help text uses (the package itself prints one dash).
+var flagRewrites = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1 (see --help)"},
+	{regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:\s]+)`), "invalid value $1 for --$2"},
+	{regexp.MustCompile(`^invalid boolean flag -*([^:\s]+)`), "invalid value for --$1"},
+	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
 }
 
-// field is one setting: its flag, env twin, default and help.
+// flagMessage rewords a flag package error; see flagRewrites.
+func flagMessage(err error) string {
+	msg := err.Error()
+	for _, r := range flagRewrites {
+		if r.re.MatchString(msg) {
+			return r.re.ReplaceAllString(msg, r.repl)
+		}
+	}
+	return msg
+}
+
+// field is one setting: its flag, env twin, default and help, and the
+// bounds its final value must keep.
 type field struct {
 	flag, env, def, help string
 	value                flag.Value
 	isBool               bool
+	v                    reflect.Value
+	bounds               bounds
 }
 
 // bind registers a flag for every tagged field of cfg, pointing at the field
@@ -105,6 +136,7 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 			value: newValue(v.Field(i)),
 		}
 		f.isBool = sf.Type.Kind() == reflect.Bool
+		f.v, f.bounds = v.Field(i), boundsOf(sf)
 		fs.Var(f.value, name, f.help)
 		fields = append(fields, f)
 	}
@@ -112,18 +144,27 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 }
 
 // envError turns the env library's error into a UsageError naming the
-// variable, so a bad BORIS_TIMEOUT reads like a bad --timeout.
-func envError(cfg any, err error) error {
+// variable, its value and what is accepted, in the words a bad flag gets: a
+// bad BORIS_TIMEOUT reads like a bad --timeout.
+func envError(cfg any, err error, environ map[string]string) error {
 	var agg env.AggregateError
 	if !errors.As(err, &agg) || len(agg.Errors) == 0 {
 		return &UsageError{Msg: err.Error()}
 	}
 	var pe env.ParseError
-	if errors.As(agg.Errors[0], &pe) {
-		sf, _ := reflect.TypeOf(cfg).Elem().FieldByName(pe.Name)
-		return &UsageError{Msg: fmt.Sprintf("invalid value for %s: %v", sf.Tag.Get("env"), unwrapAll(pe.Err))}
+	if !errors.As(agg.Errors[0], &pe) {
+		return &UsageError{Msg: agg.Errors[0].Error()}
 	}
-	return &UsageError{Msg: agg.Errors[0].Error()}
+	sf, _ := reflect.TypeOf(cfg).Elem().FieldByName(pe.Name)
+	name := sf.Tag.Get("env")
+	raw := environ[name]
+	// The field's own flag.Value says what it accepts; the env library's
+	// error ("invalid syntax") does not.
+	why := unwrapAll(pe.Err)
+	if serr := newValue(reflect.New(sf.Type).Elem()).Set(raw); serr != nil {
+		why = serr
+	}
+	return &UsageError{Msg: fmt.Sprintf("invalid value %q for %s: %v", raw, name, why)}
 }
 
 func unwrapAll(err error) error {

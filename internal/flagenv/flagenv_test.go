@@ -99,3 +99,55 @@ func TestSizeString(t *testing.T) {
 		}
 	}
 }
+
+type boundedConfig struct {
+	Timeout int    `flag:"timeout" env:"T_TIMEOUT" envDefault:"120" min:"1" max:"600" help:"seconds"`
+	Limit   int    `flag:"limit" env:"T_LIMIT" envDefault:"10" min:"0" help:"tasks"`
+	Format  string `flag:"format" env:"T_FORMAT" envDefault:"text" oneof:"text,json" help:"format"`
+	Mode    string `flag:"mode" env:"T_MODE" envDefault:"auto" oneof:"auto,required,off" want:"auto, required or off (see --help)" help:"mode"`
+	On      bool   `flag:"on" env:"T_ON" envDefault:"false" help:"a switch"`
+	Size    Size   `flag:"size" env:"T_SIZE" envDefault:"1KB" help:"a size"`
+}
+
+// TestErrorMessages pins the one line a bad setting gets: it names the
+// flag (with two dashes) or the environment variable the value came from,
+// the value, and what is accepted.
+func TestErrorMessages(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		environ []string
+		want    string
+	}{
+		{"env not a number", nil, []string{"T_TIMEOUT=abc"}, `invalid value "abc" for T_TIMEOUT: want an integer`},
+		{"env not a bool", nil, []string{"T_ON=maybe"}, `invalid value "maybe" for T_ON: want true or false`},
+		{"env bad size", nil, []string{"T_SIZE=lots"}, `invalid value "lots" for T_SIZE: want a positive size such as 10MB, 512KB or a byte count`},
+		{"env out of range", nil, []string{"T_TIMEOUT=0"}, `invalid value 0 for T_TIMEOUT: want an integer from 1 to 600`},
+		{"env below min", nil, []string{"T_LIMIT=-1"}, `invalid value -1 for T_LIMIT: want 0 or more`},
+		{"env not a choice", nil, []string{"T_FORMAT=xml"}, `invalid value "xml" for T_FORMAT: want text or json`},
+		{"flag out of range", []string{"--timeout", "601"}, nil, `invalid value 601 for --timeout: want an integer from 1 to 600`},
+		{"flag beats a bad env", []string{"--timeout", "601"}, []string{"T_TIMEOUT=5"}, `invalid value 601 for --timeout: want an integer from 1 to 600`},
+		{"flag not a choice", []string{"--mode=on"}, nil, `invalid value "on" for --mode: want auto, required or off (see --help)`},
+		{"flag not a number", []string{"--timeout", "x"}, nil, `invalid value "x" for --timeout: want an integer`},
+		{"bool flag", []string{"--on=maybe"}, nil, `invalid value "maybe" for --on: want true or false`},
+		{"single-dash bool flag", []string{"-on=maybe"}, nil, `invalid value "maybe" for --on: want true or false`},
+		{"missing value", []string{"--timeout"}, nil, `--timeout needs a value`},
+		{"unknown flag", []string{"-nope"}, nil, `unknown flag --nope (see --help)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cfg boundedConfig
+			_, err := Parse(Command{Name: "t"}, &cfg, tt.args, tt.environ, io.Discard)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+			if ExitCode(err) != 2 {
+				t.Errorf("exit code %d, want 2", ExitCode(err))
+			}
+		})
+	}
+	var cfg boundedConfig
+	if _, err := Parse(Command{Name: "t"}, &cfg, []string{"--timeout", "600"}, []string{"T_TIMEOUT=0"}, io.Discard); err != nil {
+		t.Errorf("a good flag over an out-of-range env value: got %v, want nil (the flag wins)", err)
+	}
+}

@@ -1,0 +1,74 @@
+package test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFirstRunSettingErrors checks the core's side of issue 10, item 8: a
+// bad environment variable is named with its value and what is accepted,
+// and a bad flag is named with two dashes, on one stderr line, exit 2.
+func TestFirstRunSettingErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"env not a number", []string{"BORIS_TIMEOUT=abc"}, nil, `invalid value "abc" for BORIS_TIMEOUT: want an integer`},
+		{"env not a bool", []string{"BORIS_READ_ONLY=maybe"}, nil, `invalid value "maybe" for BORIS_READ_ONLY: want true or false`},
+		{"env not a size", []string{"BORIS_MAX_FILE_SIZE=lots"}, nil, `invalid value "lots" for BORIS_MAX_FILE_SIZE: want a positive size`},
+		{"bool flag", nil, []string{"--read-only=maybe"}, `invalid value "maybe" for --read-only: want true or false`},
+		{"single-dash bool flag", nil, []string{"-anthropic-compat=2"}, `invalid value "2" for --anthropic-compat: want true or false`},
+		{"flag without its value", nil, []string{"--timeout"}, `--timeout needs a value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runBoris(t, tt.env, tt.args...)
+			line, _ := strings.CutSuffix(stderr, "\n")
+			if code != 2 || stdout != "" || strings.Contains(line, "\n") || !strings.Contains(line, tt.want) {
+				t.Errorf("got exit %d, stdout %q, stderr %q; want 2, nothing, and one line containing %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadOnlyEditorEnum checks that with --read-only --anthropic-compat
+// the str_replace_editor schema offers only view (issue 10, item 8), while
+// a client that sends another command anyway is told the server is
+// read-only.
+func TestReadOnlyEditorEnum(t *testing.T) {
+	enum := func(c *core) []string {
+		for _, tool := range toolsOf(t, c) {
+			if tool.Name != "str_replace_editor" {
+				continue
+			}
+			b, _ := json.Marshal(tool.InputSchema)
+			var s struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			return s.Properties["command"].Enum
+		}
+		t.Fatal("no str_replace_editor tool")
+		return nil
+	}
+	dir := realTempDir(t)
+	ro := startCore(t, "--workdir", dir, "--read-only", "--anthropic-compat")
+	if diff := cmp.Diff([]string{"view"}, enum(ro)); diff != "" {
+		t.Errorf("read-only command enum (-want +got):\n%s", diff)
+	}
+	ro.fails("ACCESS_DENIED", "str_replace_editor", map[string]any{"command": "create", "path": "x.txt", "file_text": "x"})
+	rw := startCore(t, "--workdir", dir, "--anthropic-compat")
+	if got := enum(rw); !slices.Equal(got, []string{"view", "create", "str_replace", "insert"}) {
+		t.Errorf("command enum = %v, want view, create, str_replace, insert", got)
+	}
+}
