@@ -218,18 +218,7 @@ func sandboxWhy(rep *core.CheckReport) string {
 // readableBy reports whether a core's commands could read path: never
 // when no core runs commands, always when they are not confined.
 func readableBy(rep *core.CheckReport, path string) bool {
-	if !slices.Contains(rep.Tools, "bash") {
-		return false
-	}
-	if !rep.Sandbox.Enforced {
-		return true
-	}
-	for _, dir := range readableDirs(rep) {
-		if path == dir || dir == "/" || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
-			return true
-		}
-	}
-	return slices.Contains(rep.Sandbox.ReadFiles, path) || slices.Contains(rep.Sandbox.Files, path)
+	return slices.Contains(rep.Tools, "bash") && rep.Sandbox.Readable(path)
 }
 
 func readableDirs(rep *core.CheckReport) []string {

@@ -295,16 +295,20 @@ func (s *Sandbox) Wrap(argv []string) []string {
 // Readable reports whether a command could read path under s: it lies in a
 // readable or writable directory, or is a granted file. When s is not
 // enforced every path is readable.
-func (s *Sandbox) Readable(path string) bool {
-	if !s.Enforced() {
+func (s *Sandbox) Readable(path string) bool { return s.Report().Readable(path) }
+
+// Readable reports whether a command confined as r describes could read
+// path; every path when r is not enforced.
+func (r Report) Readable(path string) bool {
+	if !r.Enforced {
 		return true
 	}
-	for _, dir := range append(append([]string{}, s.spec.Read...), s.spec.Write...) {
+	for _, dir := range append(append([]string{}, r.Read...), r.Write...) {
 		if within(path, dir) {
 			return true
 		}
 	}
-	return slices.Contains(s.spec.Files, path) || slices.Contains(s.spec.ReadFiles, path)
+	return slices.Contains(r.Files, path) || slices.Contains(r.ReadFiles, path)
 }
 
 func within(path, dir string) bool {
