@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The SDK's stdio transport ends the session at the first line it cannot
@@ -36,11 +40,12 @@ func (l *lockedWriter) Close() error { return l.w.Close() }
 // screenedReader yields only lines the SDK can decode. Other lines are
 // answered on out with a JSON-RPC error and dropped.
 type screenedReader struct {
-	src     *bufio.Reader
-	srcC    io.Closer
-	out     io.Writer
-	max     int
-	pending []byte
+	src       *bufio.Reader
+	srcC      io.Closer
+	out       io.Writer
+	max       int
+	pending   []byte
+	noBatches bool // the session's protocol has no JSON-RPC batches
 }
 
 func newScreenedReader(r io.ReadCloser, out io.Writer, maxLine int) *screenedReader {
@@ -83,23 +88,271 @@ func (s *screenedReader) readLine() (line []byte, tooLong bool, err error) {
 }
 
 // screen queues a decodable line for the SDK or answers it with an error.
-// Batches (arrays) are passed through: the SDK answers those itself.
+// A plain message (nearly every line) is recognised by plainMessage without
+// the cost of decoding it; only the others are decoded here to be sure.
 func (s *screenedReader) screen(line []byte, tooLong bool) {
 	trimmed := bytes.TrimSpace(line)
-	switch {
-	case tooLong:
+	if tooLong {
 		s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", s.max))
+		return
+	}
+	if method, ok := plainMessage(trimmed); ok {
+		if string(method) == "initialize" {
+			s.noteInitialize(trimmed)
+		}
+		s.pending = append(trimmed, '\n')
+		return
+	}
+	switch {
 	case !json.Valid(trimmed):
 		s.reply(nil, jsonrpc.CodeParseError, "parse error: not valid JSON")
+	case tooDeep(trimmed, sdkMaxDepth):
+		s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: nested more than %d deep", sdkMaxDepth))
 	case trimmed[0] == '[':
-		s.pending = append(trimmed, '\n')
+		s.screenBatch(trimmed)
 	default:
-		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
+		if err := s.check(trimmed); err != nil {
 			s.reply(trimmed, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 			return
 		}
 		s.pending = append(trimmed, '\n')
 	}
+}
+
+// check decodes one message as the SDK will, noting an initialize request.
+func (s *screenedReader) check(raw []byte) error {
+	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
+		s.noteInitialize(raw)
+	}
+	return nil
+}
+
+// screenBatch passes a JSON-RPC batch (an array) on only if the SDK will
+// take it: a non-empty array of decodable messages, on a session whose
+// protocol still has batches. The SDK ends the session at anything else.
+func (s *screenedReader) screenBatch(raw []byte) {
+	if s.noBatches {
+		s.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported from protocol version 2025-06-18 on")
+		return
+	}
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(raw, &msgs); err != nil || len(msgs) == 0 {
+		s.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")
+		return
+	}
+	for i, m := range msgs {
+		if err := s.check(m); err != nil {
+			s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message %d of the batch: %v", i+1, err))
+			return
+		}
+	}
+	s.pending = append(raw, '\n')
+}
+
+// batchesEnd is the first protocol version without JSON-RPC batches.
+const batchesEnd = "2025-06-18"
+
+// noteInitialize records whether the session an initialize request opens
+// may send batches: the SDK refuses them (ending the session) unless the
+// version the client asks for is one it supports from before batchesEnd.
+// Once refused, they stay refused: the screen errs on the side that costs
+// a request, never the session. Members are matched exactly, as the SDK
+// matches them.
+func (s *screenedReader) noteInitialize(raw []byte) {
+	var msg map[string]json.RawMessage
+	var params map[string]json.RawMessage
+	var version string
+	_ = json.Unmarshal(raw, &msg)
+	_ = json.Unmarshal(msg["params"], &params)
+	_ = json.Unmarshal(params["protocolVersion"], &version)
+	if !slices.Contains(mcp.SupportedProtocolVersions(), version) || version >= batchesEnd {
+		s.noBatches = true
+	}
+}
+
+// sdkMaxDepth is the nesting the SDK's decoder accepts (its
+// internal/json.defaultMaxDepth); deeper messages end its read loop.
+const sdkMaxDepth = 1000
+
+// plainMessage reports whether msg is certainly a JSON-RPC message the
+// SDK decodes, and returns its method (nil for a response): valid JSON and UTF-8, nested no deeper than sdkMaxDepth, an
+// object with "jsonrpc": "2.0", a "method" string without escapes or an id,
+// an id (if any) that is null, a string without escapes or an integer of at
+// most 15 digits, "params" and "result" as they come, no "error", no
+// member twice, no member whose name differs from these only in case
+// (other members are ignored by the SDK, as here). That is a subset of what
+// jsonrpc.DecodeMessage accepts, found by scanning the bytes: the SDK's
+// decoder allocates 32 KB or more per call, which on a small request costs
+// more than the request. false means only "not certain"; screen then
+// decodes the line. FuzzPlainMessage holds it to never accepting a line
+// DecodeMessage refuses.
+func plainMessage(msg []byte) (method []byte, ok bool) {
+	if len(msg) < 2 || msg[0] != '{' || !utf8.Valid(msg) || !json.Valid(msg) || tooDeep(msg, sdkMaxDepth) {
+		return nil, false
+	}
+	var seen struct{ version, id, method, params, result, hasID bool }
+	for i := 1; ; {
+		i = skipSpace(msg, i)
+		if msg[i] == '}' {
+			break
+		}
+		key, next, isPlain := plainString(msg, i)
+		if !isPlain {
+			return nil, false
+		}
+		i = skipSpace(msg, skipSpace(msg, next)+1) // past the colon
+		end := skipValue(msg, i)
+		val := msg[i:end]
+		var dup bool
+		switch string(key) {
+		case "jsonrpc":
+			dup, seen.version = seen.version, true
+			if string(val) != `"2.0"` {
+				return nil, false
+			}
+		case "id":
+			dup, seen.id = seen.id, true
+			if !plainID(val) {
+				return nil, false
+			}
+			seen.hasID = string(val) != "null"
+		case "method":
+			dup, seen.method = seen.method, true
+			m, n, isPlain := plainString(val, 0)
+			if !isPlain || n != len(val) {
+				return nil, false
+			}
+			method = m
+		case "params":
+			dup, seen.params = seen.params, true
+		case "result":
+			dup, seen.result = seen.result, true
+		default:
+			for _, k := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+				if strings.EqualFold(string(key), k) {
+					return nil, false
+				}
+			}
+		}
+		if dup {
+			return nil, false
+		}
+		if i = skipSpace(msg, end); msg[i] == ',' {
+			i++
+		}
+	}
+	if !seen.version || !(seen.method || seen.hasID) {
+		return nil, false
+	}
+	return method, true
+}
+
+// plainID reports whether an id's raw value is null, a string without
+// escapes, or an integer of at most 15 digits (exact as the float64 the
+// SDK decodes it into).
+func plainID(v []byte) bool {
+	if string(v) == "null" {
+		return true
+	}
+	if _, n, ok := plainString(v, 0); ok {
+		return n == len(v)
+	}
+	digits := bytes.TrimPrefix(v, []byte("-"))
+	if len(digits) == 0 || len(digits) > 15 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString returns the contents of the JSON string starting at b[i] and
+// the index after it, if it is a string without backslash escapes.
+func plainString(b []byte, i int) (s []byte, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, i, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			return nil, i, false
+		case '"':
+			return b[i+1 : j], j + 1, true
+		}
+	}
+	return nil, i, false
+}
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at b[i]
+// of a document already known to be valid.
+func skipValue(b []byte, i int) int {
+	depth, inString := 0, false
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case inString && c == '\\':
+			j++
+		case inString:
+			inString = c != '"'
+			if !inString && depth == 0 {
+				return j + 1
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return j // the end of the enclosing object
+			}
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return j
+		}
+	}
+	return len(b)
+}
+
+// tooDeep reports whether b nests objects and arrays more than limit deep,
+// counting as the SDK's decoder does.
+func tooDeep(b []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return false
 }
 
 // reply writes a JSON-RPC error response, echoing the message's id when it

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -166,5 +167,37 @@ func TestResultsBounded(t *testing.T) {
 	// The session is still usable.
 	if got := c.ok("grep", map[string]any{"pattern": "needle", "output_mode": "count", "path": "big/f1.txt"}); !strings.Contains(got, "f1.txt:") {
 		t.Errorf("a call after the huge answers: got %q", got)
+	}
+}
+
+// TestScreenKeepsSessionOnBadBatches sends the built core the JSON-RPC
+// batches the SDK would end the session over (an empty one, one holding a
+// message that is not JSON-RPC, one nested past the SDK's limit, and a
+// batch on a protocol version without batches): each is answered with an
+// error and the session keeps answering.
+func TestScreenKeepsSessionOnBadBatches(t *testing.T) {
+	for _, version := range []string{"2025-03-26", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
+			cmd.Env = cleanEnv()
+			stdin, stdout := startPiped(t, cmd)
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			s := &rawSession{t: t, stdin: stdin, lines: rawLines(stdout)}
+			s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			s.await(1)
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			bad := []string{"[]", `[{"x":1}]`, strings.Repeat("[", 1001) + strings.Repeat("]", 1001)}
+			if version == "2025-06-18" {
+				bad = append(bad, `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`)
+			}
+			for i, line := range bad {
+				s.send(line)
+				id := 10 + i
+				s.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"ping"}`)
+				if resp := s.await(id); resp["result"] == nil {
+					t.Errorf("ping after %.40s: got %v, want a result", line, resp)
+				}
+			}
+		})
 	}
 }

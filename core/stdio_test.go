@@ -1,0 +1,150 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// plainCases are lines for TestPlainMessage and seeds for FuzzPlainMessage.
+var plainCases = []struct {
+	line   string
+	plain  bool
+	method string
+}{
+	{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view","arguments":{"path":"a.txt"}}}`, true, "tools/call"},
+	{`{ "method" : "ping" , "id" : "abc", "jsonrpc" : "2.0" }`, true, "ping"},
+	{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, true, "notifications/initialized"},
+	{`{"jsonrpc":"2.0","id":-42,"result":{"x":[1,2,{"y":"}"}]}}`, true, ""},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":null,"extra":{"a":[]}}`, true, "x"},
+	{`{"jsonrpc":"2.0","id":null,"method":"x"}`, true, "x"},
+	// Not certain: left for jsonrpc.DecodeMessage to judge.
+	{`{"jsonrpc":"2.0","id":1,"method":"p\u0069ng"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1234567890123456,"method":"x"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"Method":"x"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","method":"y"}`, false, ""},
+	// Refused by the SDK too.
+	{`{"jsonrpc":"1.0","id":1,"method":"x"}`, false, ""},
+	{`{"id":1,"method":"x"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":null}`, false, ""},
+	{`{"jsonrpc":"2.0","id":{},"method":"x"}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"method":3}`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"method":"x"`, false, ""},
+	{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, false, ""},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}`, false, ""},
+	{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", false, ""},
+}
+
+func TestPlainMessage(t *testing.T) {
+	for _, tc := range plainCases {
+		method, ok := plainMessage([]byte(tc.line))
+		if ok != tc.plain || string(method) != tc.method {
+			t.Errorf("plainMessage(%.80s) = %q, %v; want %q, %v", tc.line, method, ok, tc.method, tc.plain)
+		}
+	}
+}
+
+// FuzzPlainMessage holds plainMessage to what the SDK does: a line it
+// calls plain must be valid JSON that jsonrpc.DecodeMessage decodes, to a
+// request with the method it found, or to a response.
+func FuzzPlainMessage(f *testing.F) {
+	for _, tc := range plainCases {
+		f.Add([]byte(tc.line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		method, ok := plainMessage(line)
+		if !ok {
+			return
+		}
+		if !json.Valid(line) || tooDeep(line, sdkMaxDepth) {
+			t.Fatalf("plainMessage accepted %q, which the SDK's reader refuses", line)
+		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			t.Fatalf("plainMessage accepted %q, which jsonrpc.DecodeMessage refuses: %v", line, err)
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if m.Method != string(method) {
+				t.Fatalf("plainMessage(%q) found method %q, DecodeMessage %q", line, method, m.Method)
+			}
+		case *jsonrpc.Response:
+			if method != nil {
+				t.Fatalf("plainMessage(%q) found method %q in a response", line, method)
+			}
+		}
+	})
+}
+
+// screenLines runs lines through a screenedReader and returns what reaches
+// the SDK and what the screen answered itself.
+func screenLines(t *testing.T, lines ...string) (passed, replies []string) {
+	t.Helper()
+	var out bytes.Buffer
+	s := newScreenedReader(io.NopCloser(strings.NewReader(strings.Join(lines, "\n")+"\n")), &out, 1<<20)
+	data, err := io.ReadAll(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(data)), strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// TestScreenBatches checks that the batches the SDK would end the session
+// over are answered by the screen instead: an empty one, one holding a
+// message that is not JSON-RPC, one nested too deep, and any batch once the
+// client asked for a protocol version without batches.
+func TestScreenBatches(t *testing.T) {
+	ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
+	init := func(v string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{}}}`
+	}
+	tests := []struct {
+		name      string
+		lines     []string
+		wantPass  int    // lines reaching the SDK
+		wantReply string // in the screen's one reply; "" for none
+	}{
+		{"batch before initialize", []string{"[" + ping + "]"}, 1, ""},
+		{"batch on 2025-03-26", []string{init("2025-03-26"), "[" + ping + "," + ping + "]"}, 2, ""},
+		{"empty batch", []string{"[]"}, 0, "an empty batch"},
+		{"batch of a non-message", []string{`[{"x":1}]`}, 0, "message 1 of the batch"},
+		{"deep batch", []string{strings.Repeat("[", 1001) + strings.Repeat("]", 1001)}, 0, "nested more than 1000 deep"},
+		{"batch on 2025-06-18", []string{init("2025-06-18"), "[" + ping + "]"}, 1, "batches are not supported"},
+		{"batch on an unknown version", []string{init("1999-01-01"), "[" + ping + "]"}, 1, "batches are not supported"},
+		{"a later old initialize does not reopen batches", []string{init("2025-11-25"), init("2025-03-26"), "[" + ping + "]"}, 2, "batches are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			passed, replies := screenLines(t, tt.lines...)
+			if len(passed) != tt.wantPass {
+				t.Errorf("%d lines reached the SDK, want %d: %q", len(passed), tt.wantPass, passed)
+			}
+			got := strings.Join(replies, "\n")
+			if (tt.wantReply == "") != (got == "") || !strings.Contains(got, tt.wantReply) {
+				t.Errorf("screen replied %q, want a reply containing %q", got, tt.wantReply)
+			}
+		})
+	}
+}
+
+func BenchmarkScreen(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"view","arguments":{"path":"/tmp/boris-bench/files/small.txt"},"_meta":{"progressToken":3}}}`)
+	b.Run("plainMessage", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			plainMessage(line)
+		}
+	})
+	b.Run("DecodeMessage", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = jsonrpc.DecodeMessage(line)
+		}
+	})
+}
