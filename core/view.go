@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,14 +77,20 @@ func parseRange(r []int) (*lineRange, error) {
 	return &lineRange{start: r[0], end: r[1]}, nil
 }
 
+// headPool holds the buffers viewFile reads a file's first bytes into.
+var headPool = sync.Pool{New: func() any { b := make([]byte, headSize); return &b }}
+
+// headSize is how much of a file view reads to tell text from binary.
+const headSize = 8192
+
 // viewFile shows a file's lines, or its image, or refuses a binary.
 func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*mcp.CallToolResult, error) {
-	head := make([]byte, 8192)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	headp := headPool.Get().(*[]byte)
+	defer headPool.Put(headp)
+	head, whole, err := readHead(f, *headp, size)
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
 	}
-	head = head[:n]
 	if mime := imageType(abs, head); mime != "" {
 		return b.viewImage(f, abs, size, head, mime)
 	}
@@ -92,7 +100,31 @@ func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*m
 	if rng == nil && size > int64(b.cfg.MaxFileSize) {
 		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
 	}
+	if whole {
+		return b.viewLines(bytes.NewReader(head), abs, rng)
+	}
 	return b.viewLines(io.MultiReader(bytes.NewReader(head), f), abs, rng)
+}
+
+// readHead reads the start of f into buf and reports whether that is the
+// whole file: it hit the end, or read the size the file had when it was
+// opened (a small file then costs one read, not a second to find the end;
+// files such as /proc's that say 0 are read to the end).
+func readHead(f io.Reader, buf []byte, size int64) (head []byte, whole bool, err error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		switch {
+		case err == io.EOF:
+			return buf[:n], true, nil
+		case err != nil:
+			return nil, false, err
+		case size > 0 && int64(n) >= size:
+			return buf[:n], true, nil
+		}
+	}
+	return buf[:n], false, nil
 }
 
 // viewLines streams the selected lines, then counts the rest so it can say
@@ -163,7 +195,7 @@ func (b *boris) viewImage(f *os.File, abs string, size int64, head []byte, mime 
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
 	}
-	data := append(head, rest...)
+	data := slices.Concat(head, rest) // head is a pooled buffer: copy it out
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: mime}}}, nil
 }
 
@@ -186,6 +218,9 @@ func imageType(path string, head []byte) string {
 func isBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
+	}
+	if utf8.Valid(head) {
+		return false // the common case, checked a word at a time
 	}
 	for len(head) > 0 {
 		r, size := utf8.DecodeRune(head)

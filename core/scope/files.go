@@ -14,11 +14,14 @@ import (
 const escapeMsg = "path escapes from parent"
 
 // Open opens a path returned by Resolve for reading: a regular file or a
-// directory, nothing else. The open goes through the *os.Root of the allowed
-// directory containing the path, so a symlink swapped in since Resolve
-// cannot lead outside it; the real path of the opened descriptor is then
-// re-checked against the policy (Linux only) to catch redirection into a
-// denied place inside the root.
+// directory, nothing else. On Linux it is first opened with symlinks
+// refused outright (openat2 RESOLVE_NO_SYMLINKS), which opens exactly the
+// path the policy checked. Otherwise, and wherever that cannot decide (the
+// path holds a symlink, the kernel is older), the open goes through the
+// *os.Root of the allowed directory containing the path, so a symlink
+// swapped in since Resolve cannot lead outside it, and the real path of the
+// opened descriptor is then re-checked against the policy (Linux only) to
+// catch redirection into a denied place inside the root.
 //
 // FIFOs, sockets and devices are refused with a *SpecialFileError (wrapping
 // ErrSpecialFile): by their path before opening when they are plainly there,
@@ -33,7 +36,10 @@ func (p *Policy) Open(abs string) (*os.File, error) {
 	if err := preflight(abs); err != nil {
 		return nil, err
 	}
-	f, err := root.OpenFile(rel, os.O_RDONLY|ReadFlags, 0)
+	f, direct, err := openNoLinks(filepath.Clean(abs))
+	if !direct {
+		f, err = p.openRead(root, rel, abs)
+	}
 	if err != nil {
 		return nil, p.rootErr("open", abs, err)
 	}
@@ -41,11 +47,24 @@ func (p *Policy) Open(abs string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := p.verifyFile(f, abs); err != nil {
-		f.Close()
-		return nil, err
+	if !direct {
+		if err := p.verifyFile(f, abs); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return f, nil
+}
+
+// openRead opens rel (abs) in root for reading, without blocking. With no
+// allow directories the root is "/", which no path can escape: one open by
+// the kernel then does what os.Root's walk would do with an open per path
+// component, and the checks after the open apply as they do to any root.
+func (p *Policy) openRead(root *os.Root, rel, abs string) (*os.File, error) {
+	if root == p.all {
+		return os.OpenFile(abs, os.O_RDONLY|ReadFlags, 0)
+	}
+	return root.OpenFile(rel, os.O_RDONLY|ReadFlags, 0)
 }
 
 // Readlink returns the target of the symlink at abs (which is not itself

@@ -5,6 +5,8 @@ package scope
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ReadFlags are added to O_RDONLY for every file opened for reading.
@@ -16,13 +18,15 @@ const ReadFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
 
 // setBlocking clears O_NONBLOCK on an accepted file, so reads behave as
 // they do on any file (some network and FUSE file systems honour the flag).
+// The file was opened with no other flag F_SETFL changes, so setting none
+// clears it in one call.
 func setBlocking(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { _, serr = unix.FcntlInt(fd, unix.F_SETFL, 0) }); err != nil {
 		return err
 	}
 	return serr

@@ -18,6 +18,9 @@ const maxLinkHops = 40
 // dangling symlink is replaced by its target, which is then resolved the
 // same way, so a create through such a link is checked where it would land.
 func resolvePath(abs string) (string, error) {
+	if filepath.Clean(abs) == abs && hasNoLinks(abs) {
+		return abs, nil // the common case, in one system call
+	}
 	return resolveHops(abs, 0)
 }
 

@@ -141,3 +141,18 @@ func TestWriteFileSpecialFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenThroughSymlink checks the way Open takes when the path holds a
+// symlink (the direct open refuses it): through os.Root, with the real
+// path re-checked.
+func TestOpenThroughSymlink(t *testing.T) {
+	f := newFixture(t)
+	if got, want := readAll(t, f.p, f.a("linkin")), "content of allowed/sub/file.txt"; got != want {
+		t.Errorf("Open through an allowed symlink: got %q, want %q", got, want)
+	}
+	fh, err := f.p.Open(f.a("tosecret"))
+	if err == nil {
+		fh.Close()
+	}
+	wantDenied(t, err, "")
+}

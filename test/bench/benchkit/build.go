@@ -35,8 +35,14 @@ func ModuleRoot(ctx context.Context) (string, error) {
 // releases are, into dir and returns the binary's path. boris-gateway
 // finds the core next to itself, so a run builds both into one dir.
 func Build(ctx context.Context, root, dir, name string) (string, error) {
+	return BuildPackage(ctx, root, dir, "./cmd/"+name, name)
+}
+
+// BuildPackage builds the main package pkg (a path relative to root, such
+// as ./test/bench/floor/server) as Build builds a command, into dir/name.
+func BuildPackage(ctx context.Context, root, dir, pkg, name string) (string, error) {
 	bin := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/"+name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

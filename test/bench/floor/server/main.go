@@ -1,0 +1,70 @@
+// Command server is the floor test/bench/floor measures boris against: a
+// bare go-sdk server over stdio with one tool, view, that returns a
+// constant (the fixture as boris's view shows it, read once at start-up).
+// What boris costs beyond it is what boris itself adds to a small view:
+// its stdin screen, argument decoding, path scoping and the read.
+//
+// Usage: server typed|raw FILE. "typed" registers the tool with
+// mcp.AddTool and a typed argument struct, as a go-sdk server usually
+// does (the SDK validates and decodes the arguments); "raw" registers it
+// with Server.AddTool and does nothing with them.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// viewArgs are the arguments the typed tool accepts, as boris's view does.
+type viewArgs struct {
+	Path      string `json:"path" jsonschema:"file to view"`
+	ViewRange []int  `json:"view_range,omitempty" jsonschema:"optional line range"`
+}
+
+func main() {
+	if len(os.Args) != 3 || (os.Args[1] != "typed" && os.Args[1] != "raw") {
+		fmt.Fprintln(os.Stderr, "usage: server typed|raw FILE")
+		os.Exit(2)
+	}
+	text, err := numbered(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+	tool := &mcp.Tool{Name: "view", Description: "returns a constant"}
+	if os.Args[1] == "typed" {
+		mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, viewArgs) (*mcp.CallToolResult, any, error) {
+			return result, nil, nil
+		})
+	} else {
+		tool.InputSchema = map[string]any{"type": "object"}
+		s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return result, nil
+		})
+	}
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// numbered returns the file's lines in cat -n style, as boris shows them.
+func numbered(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		fmt.Fprintf(&b, "%6d\t%s\n", n, sc.Text())
+	}
+	return b.String(), sc.Err()
+}
