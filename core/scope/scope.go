@@ -11,6 +11,11 @@
 // a symlink inside an allowed directory cannot point outside it). File
 // descriptors are re-checked after opening (Linux: via /proc/self/fd) to
 // catch a race that redirects into a denied place inside the same root.
+// On Linux a path that holds no symlink is opened with openat2 and
+// RESOLVE_NO_SYMLINKS instead, which opens exactly the path checked (a
+// symlink swapped in makes it fail, and the open then takes the os.Root
+// way). Only regular files and directories are opened for reading: FIFOs,
+// sockets and devices are refused without blocking on them.
 package scope
 
 import (
