@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -18,24 +17,21 @@ type Config struct {
 	Workdir               string       `flag:"workdir" env:"BORIS_WORKDIR" envDefault:"." help:"initial working directory of the shell and of relative paths"`
 	AllowDirs             []string     `flag:"allow-dir" env:"BORIS_ALLOW_DIRS" help:"directory file tools may touch (repeatable or comma-separated; none = all)"`
 	DenyDirs              []string     `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env) always refused; beats allow (repeatable)"`
-	Timeout               int          `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" help:"default bash timeout in seconds"`
+	Timeout               int          `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" min:"1" max:"600" want:"seconds between 1 and 600" help:"default bash timeout in seconds"`
 	MaxFileSize           flagenv.Size `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle and grep searches (10MB, 512KB or bytes)"`
 	DisableTools          []string     `flag:"disable-tools" env:"BORIS_DISABLE_TOOLS" help:"tool names not to register (repeatable; bash also removes the task tools)"`
 	ReadOnly              bool         `flag:"read-only" env:"BORIS_READ_ONLY" envDefault:"false" help:"register no writing tools (str_replace_editor keeps only view)"`
 	AnthropicCompat       bool         `flag:"anthropic-compat" env:"BORIS_ANTHROPIC_COMPAT" envDefault:"false" help:"expose the tool schemas Claude models are trained on"`
-	BackgroundTaskLimit   int          `flag:"background-task-limit" env:"BORIS_BACKGROUND_TASK_LIMIT" envDefault:"10" help:"background tasks running at once"`
-	BackgroundTaskTimeout int          `flag:"background-task-timeout" env:"BORIS_BACKGROUND_TASK_TIMEOUT" envDefault:"0" help:"safety-net lifetime of a background task in seconds (0 = none)"`
-	Sandbox               string       `flag:"sandbox" env:"BORIS_SANDBOX" envDefault:"auto" help:"confine every command with Landlock: auto (when the kernel supports it), required (refuse to start without it) or off"`
+	BackgroundTaskLimit   int          `flag:"background-task-limit" env:"BORIS_BACKGROUND_TASK_LIMIT" envDefault:"10" min:"0" want:"0 or more" help:"background tasks running at once"`
+	BackgroundTaskTimeout int          `flag:"background-task-timeout" env:"BORIS_BACKGROUND_TASK_TIMEOUT" envDefault:"0" min:"0" want:"seconds, 0 for none" help:"safety-net lifetime of a background task in seconds (0 = none)"`
+	Sandbox               string       `flag:"sandbox" env:"BORIS_SANDBOX" envDefault:"auto" oneof:"auto,required,off" help:"confine every command with Landlock: auto (when the kernel supports it), required (refuse to start without it) or off"`
 	SandboxRead           []string     `flag:"sandbox-read" env:"BORIS_SANDBOX_READ" help:"extra directory commands may read (repeatable or comma-separated)"`
 	SandboxWrite          []string     `flag:"sandbox-write" env:"BORIS_SANDBOX_WRITE" help:"extra directory commands may write (repeatable or comma-separated)"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
-	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" help:"text or json"`
+	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`
 	Version               bool         `flag:"version" help:"print the version and exit"`
 }
-
-// maxTimeoutSeconds mirrors the bash tool's 600000 ms ceiling.
-const maxTimeoutSeconds = 600
 
 var command = flagenv.Command{
 	Name:  "boris",
@@ -60,18 +56,8 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 }
 
 func (c *Config) validate() error {
-	switch {
-	case c.Timeout <= 0 || c.Timeout > maxTimeoutSeconds:
-		return usage("invalid value %d for --timeout: want seconds between 1 and %d", c.Timeout, maxTimeoutSeconds)
-	case c.BackgroundTaskLimit < 0:
-		return usage("invalid value %d for --background-task-limit: want 0 or more", c.BackgroundTaskLimit)
-	case c.BackgroundTaskTimeout < 0:
-		return usage("invalid value %d for --background-task-timeout: want seconds, 0 for none", c.BackgroundTaskTimeout)
-	case !slices.Contains([]string{"text", "json"}, c.LogFormat):
-		return usage("invalid value %q for --log-format: want text or json", c.LogFormat)
-	case !slices.Contains([]string{sandbox.ModeAuto, sandbox.ModeRequired, sandbox.ModeOff}, c.Sandbox):
-		return usage("invalid value %q for --sandbox: want auto, required or off", c.Sandbox)
-	}
+	// Ranges and choices are checked by flagenv from the struct tags, so
+	// errors name the flag or the variable the value came from.
 	if _, err := c.level(); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -72,27 +73,69 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	// The SDK's Run waits for in-flight calls before returning, so a signal
-	// must end the commands those calls are waiting on.
-	go func() {
-		<-ctx.Done()
-		b.shell.Close()
-	}()
 	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
 		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
 		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
 	}
 	out := &lockedWriter{w: stdout}
-	in := newScreenedReader(stdin, out, cfg.maxLine())
+	eof := &eofReader{r: stdin, done: make(chan struct{})}
+	in := newScreenedReader(eof, out, cfg.maxLine())
 	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
-	err = b.newServer().Run(ctx, t)
+	err = b.serve(ctx, t, eof.done)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		err = nil // a signal or a closed stdin is a normal end
 	}
 	log.Info("boris stopped", "err", err)
 	return err
 }
+
+// exitGrace bounds how long boris waits for its tool calls once told to
+// stop (stdin closed, SIGTERM): commands are SIGKILLed at once, so only a
+// handler stuck elsewhere could take longer, and it must not keep the
+// process alive.
+const exitGrace = 10 * time.Second
+
+// serve runs the MCP server until stdin closes or ctx ends. Either way
+// every command is killed at once (SPEC §2.11), and serve returns within
+// exitGrace even if a handler does not.
+func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{}) error {
+	ran := make(chan error, 1)
+	go func() { ran <- b.newServer().Run(ctx, t) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+	case <-eof:
+	}
+	// The SDK's Run waits for in-flight calls before returning, so the
+	// commands those calls are waiting on must end now.
+	b.shell.Close()
+	select {
+	case err := <-ran:
+		return err
+	case <-time.After(exitGrace):
+		b.log.Warn("a tool call did not end after the stop; exiting without it", "grace", exitGrace)
+		return nil
+	}
+}
+
+// eofReader closes done once its reader reports an error (EOF included).
+type eofReader struct {
+	r    io.ReadCloser
+	done chan struct{}
+	once sync.Once
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.done) })
+	}
+	return n, err
+}
+
+func (e *eofReader) Close() error { return e.r.Close() }
 
 // newBoris opens the policy, the sandbox and the shell from cfg. Commands
 // start through rp when it is non-nil, and close kills all it has left.

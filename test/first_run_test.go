@@ -25,6 +25,9 @@ func TestFirstRunSettingErrors(t *testing.T) {
 		{"bool flag", nil, []string{"--read-only=maybe"}, `invalid value "maybe" for --read-only: want true or false`},
 		{"single-dash bool flag", nil, []string{"-anthropic-compat=2"}, `invalid value "2" for --anthropic-compat: want true or false`},
 		{"flag without its value", nil, []string{"--timeout"}, `--timeout needs a value`},
+		{"env out of range", []string{"BORIS_TIMEOUT=0"}, nil, `invalid value 0 for BORIS_TIMEOUT: want seconds between 1 and 600`},
+		{"flag out of range", nil, []string{"--timeout", "700"}, `invalid value 700 for --timeout: want seconds between 1 and 600`},
+		{"env not a choice", []string{"BORIS_SANDBOX=maybe"}, nil, `invalid value "maybe" for BORIS_SANDBOX: want auto, required or off`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -25,10 +27,14 @@ func startSleeper(t *testing.T, c *core) string {
 	return marker
 }
 
+// TestStdinEOFKillsChildren: a closed stdin kills every command at once
+// (SIGKILL, not a TERM the command could stall on), including one that
+// left its session, and boris exits 0.
 func TestStdinEOFKillsChildren(t *testing.T) {
 	// A raw pipe rather than the SDK's transport, whose Close would send
 	// SIGTERM after a delay and hide a core that ignores EOF.
-	cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
+	dir := realTempDir(t)
+	cmd := exec.Command(borisBin, "--workdir", dir)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +46,7 @@ func TestStdinEOFKillsChildren(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep ` + marker + ` & sleep ` + marker + `; wait"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"trap 'echo > got-term' TERM; setsid sleep ` + marker + ` & sleep ` + marker + ` & wait; wait"}}}`,
 	} {
 		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
 			t.Fatal(err)
@@ -60,6 +66,9 @@ func TestStdinEOFKillsChildren(t *testing.T) {
 		t.Fatal("boris still running 15 s after stdin EOF")
 	}
 	waitNoProcesses(t, "sleep "+marker)
+	if _, err := os.Stat(filepath.Join(dir, "got-term")); err == nil {
+		t.Errorf("the command got SIGTERM and ran its trap: want it killed at once on stdin EOF")
+	}
 }
 
 func TestSIGTERMKillsChildren(t *testing.T) {
