@@ -34,6 +34,9 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if len(args) > 0 && args[0] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(args[1:]))
 	}
+	if len(args) > 0 && args[0] == sandbox.SpawnerArg {
+		os.Exit(sandbox.RunSpawner(args[1:]))
+	}
 	cfg, err := ParseConfig(args, environ, stdout)
 	if err != nil {
 		return err
@@ -160,6 +163,15 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
+	if b.sandbox.Enforced() {
+		// One confined spawner per session starts the commands: a fork
+		// from it costs far less than a helper's Go start per command.
+		if b.spawner, err = b.sandbox.StartSpawner(sc.Start); err != nil {
+			log.Warn("commands start through the sandbox helper instead of a spawner", "err", err)
+		} else {
+			sc.Spawn = b.spawner.Start
+		}
+	}
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
 	}
@@ -213,6 +225,10 @@ func (b *boris) close() {
 	if b.shell != nil {
 		b.shell.Close()
 	}
+	if b.spawner != nil {
+		b.spawner.Close() // it kills what it still runs, then exits
+		defer b.reapSpawner()
+	}
 	if b.reaper != nil {
 		if err := b.reaper.KillAll(closeTimeout); err != nil {
 			b.log.Warn("some commands could not be killed", "err", err)
@@ -226,6 +242,14 @@ func (b *boris) close() {
 	}
 	if b.policy != nil {
 		b.policy.Close()
+	}
+}
+
+// reapSpawner waits for the spawner, which close has ended.
+func (b *boris) reapSpawner() {
+	_ = b.spawner.Wait()
+	if b.reaper != nil {
+		b.reaper.Done(b.spawner.Pid())
 	}
 }
 

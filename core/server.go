@@ -30,7 +30,8 @@ type boris struct {
 	cfg     *Config
 	policy  *scope.Policy
 	sandbox *sandbox.Sandbox
-	reaper  *reaper.Reaper // nil where the process cannot be a subreaper
+	reaper  *reaper.Reaper   // nil where the process cannot be a subreaper
+	spawner *sandbox.Spawner // starts commands under the sandbox; nil without one
 	shell   *shell.Shell
 	log     *slog.Logger
 	sdkLog  *slog.Logger // the SDK's own chatter: warnings and up unless debugging

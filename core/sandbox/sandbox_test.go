@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(RunHelper(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == SpawnerArg {
+		os.Exit(RunSpawner(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 

@@ -25,7 +25,11 @@ const (
 // run is one command execution: the process, its output plumbing, and how
 // it ended.
 type run struct {
-	cmd    *exec.Cmd
+	argv   []string  // the shell command line, as run directly or spawned
+	cmd    *exec.Cmd // when run directly (Config.Wrap applied)
+	pid    int       // the shell's pid, which is also its process group
+	status syscall.WaitStatus
+	waited bool // status is valid
 	opts   Options
 	dir    string // where it started
 	began  time.Time
@@ -37,10 +41,9 @@ type run struct {
 
 	pipes   []*os.File // read ends
 	readers sync.WaitGroup
-	exited  chan struct{} // closed once cmd.Wait has reaped the shell
+	exited  chan struct{} // closed once the shell has been reaped
 
-	startFn func(*exec.Cmd) error // Config.Start, or nil
-	doneFn  func(pid int)         // Config.Done, or nil
+	cfg Config // how to start it
 
 	timedOut, canceled bool
 }
@@ -60,18 +63,12 @@ func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
 	r.filter = newRecordFilter(r.withProgress(r.stdout), s.sentinel)
 	// $0 is the shell's path, as in a plain `/bin/bash -c command`; the
 	// command is $1, which the script shifts away.
-	argv := []string{s.path, "-c", s.script, s.path, command}
-	if s.cfg.Wrap != nil {
-		argv = s.cfg.Wrap(argv)
-	}
-	r.cmd = exec.Command(argv[0], argv[1:]...)
-	r.cmd.Env = s.cfg.Env
-	r.cmd.SysProcAttr = sysProcAttr()
-	r.startFn, r.doneFn = s.cfg.Start, s.cfg.Done
+	r.argv = []string{s.path, "-c", s.script, s.path, command}
+	r.cfg = s.cfg
 	return r
 }
 
-func (r *run) pgid() int { return r.cmd.Process.Pid }
+func (r *run) pgid() int { return r.pid }
 
 // start starts the shell with its output on pipes and launches the reader
 // and wait goroutines. The pipes are os.Pipes handed to the child directly,
@@ -82,12 +79,9 @@ func (r *run) start() error {
 	if err != nil {
 		return err
 	}
-	r.cmd.Dir = r.dir
-	r.cmd.Stdout, r.cmd.Stderr = writers[0], writers[1]
-	if r.startFn != nil {
-		err = r.startFn(r.cmd)
-	} else {
-		err = r.cmd.Start()
+	err = r.spawn(writers)
+	if r.cfg.Spawn == nil || err != nil {
+		err = r.exec(writers)
 	}
 	// The child has its own copies; ours must go so EOF can arrive.
 	for _, w := range writers {
@@ -102,10 +96,64 @@ func (r *run) start() error {
 		r.readers.Add(1)
 		go r.pump(r.pipes[i], sink)
 	}
+	return nil
+}
+
+// spawn starts the shell through Config.Spawn, if there is one.
+func (r *run) spawn(writers []*os.File) error {
+	if r.cfg.Spawn == nil {
+		return nil
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	env := r.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	pid, wait, err := r.cfg.Spawn(r.argv, r.dir, env, [3]*os.File{null, writers[0], writers[1]})
+	if err != nil {
+		return err
+	}
+	r.pid = pid
+	go func() {
+		r.status, r.waited = <-wait, true
+		close(r.exited)
+	}()
+	return nil
+}
+
+// exec starts the shell as a child of this process: through Config.Wrap
+// and Config.Start when set.
+func (r *run) exec(writers []*os.File) error {
+	argv := r.argv
+	if r.cfg.Wrap != nil {
+		argv = r.cfg.Wrap(argv)
+	}
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Env = r.cfg.Env
+	r.cmd.SysProcAttr = sysProcAttr()
+	r.cmd.Dir = r.dir
+	r.cmd.Stdout, r.cmd.Stderr = writers[0], writers[1]
+	var err error
+	if r.cfg.Start != nil {
+		err = r.cfg.Start(r.cmd)
+	} else {
+		err = r.cmd.Start()
+	}
+	if err != nil {
+		return err
+	}
+	r.pid = r.cmd.Process.Pid
 	go func() {
 		_ = r.cmd.Wait() // the outcome is read from ProcessState
-		if r.doneFn != nil {
-			r.doneFn(r.cmd.Process.Pid)
+		if ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			r.status, r.waited = ws, true
+		}
+		if r.cfg.Done != nil {
+			r.cfg.Done(r.pid)
 		}
 		close(r.exited)
 	}()
@@ -219,12 +267,14 @@ func (r *run) drain() {
 
 // exitCode reports the status as bash would: the exit status, or 128+signal
 // when the process was killed by a signal; -1 if unknown.
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
+func (r *run) exitCode() int {
+	switch {
+	case !r.waited:
 		return -1
+	case r.status.Signaled():
+		return 128 + int(r.status.Signal())
+	case r.status.Exited():
+		return r.status.ExitStatus()
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
+	return -1
 }

@@ -70,6 +70,12 @@ type Config struct {
 	// must know which children are its own: see package reaper).
 	Start func(*exec.Cmd) error
 	Done  func(pid int)
+	// Spawn, if non-nil, starts commands instead: argv in dir with env and
+	// files as stdin, stdout and stderr, in a process group of its own.
+	// It returns the pid and a channel that receives the wait status. On
+	// error the command starts as above (the sandbox's spawner falls back
+	// to its helper).
+	Spawn func(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
 }
 
 // New returns a Shell whose tracked working directory starts at dir, which
@@ -234,7 +240,7 @@ func (s *Shell) output(r *run) *Result {
 // outcome assembles the Result of a finished r.
 func (s *Shell) outcome(r *run) *Result {
 	res := s.output(r)
-	res.ExitCode = exitCode(r.cmd.ProcessState)
+	res.ExitCode = r.exitCode()
 	res.TimedOut, res.Canceled = r.timedOut, r.canceled
 	return res
 }

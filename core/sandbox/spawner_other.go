@@ -1,0 +1,39 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// SpawnerArg is the first argument that turns the boris binary into the
+// session's spawner (Linux only).
+const SpawnerArg = "__boris-sandbox-spawner"
+
+// Spawner is Linux only.
+type Spawner struct{}
+
+// StartSpawner fails off Linux: there is no sandbox to spawn in.
+func (s *Sandbox) StartSpawner(func(*exec.Cmd) error) (*Spawner, error) {
+	return nil, errors.New("sandbox: the spawner is Linux only")
+}
+
+// Pid is unused off Linux.
+func (sp *Spawner) Pid() int { return 0 }
+
+// Wait is unused off Linux.
+func (sp *Spawner) Wait() error { return nil }
+
+// Start is unused off Linux.
+func (sp *Spawner) Start([]string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	return 0, nil, errors.New("sandbox: the spawner is Linux only")
+}
+
+// Close is unused off Linux.
+func (sp *Spawner) Close() {}
+
+// RunSpawner is Linux only.
+func RunSpawner([]string) int { return helperFailed }
