@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,30 @@ func TestPrincipalSessionQuota(t *testing.T) {
 	}
 	if resp, body := initialize(authBob); resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("bob's initialize: got %d %s, want 200 and a session id", resp.StatusCode, body)
+	}
+}
+
+// TestPrincipalOperatorRestrictionsKept: the restrictions a token's scopes
+// imply add to the operator's core settings, never replace them: with
+// BORIS_DISABLE_TOOLS=grep for every core (from the environment, where a
+// scope-derived --disable-tools flag used to win over it), a token without
+// boris:exec still gets no grep, and a full token no grep either.
+func TestPrincipalOperatorRestrictionsKept(t *testing.T) {
+	dir := realTempDir(t)
+	g := startAuthGateway(t, []string{"BORIS_GATEWAY_JWT_SECRET=" + authSecret, "BORIS_DISABLE_TOOLS=grep"},
+		"--jwt-audience", authAudience, "--", "--workdir", dir)
+	for _, scope := range []string{"boris:read", "boris:read boris:write", principalFull} {
+		t.Run(scope, func(t *testing.T) {
+			names := listNames(t, g.connect(authHMACToken(t, "op-"+strings.ReplaceAll(scope, " ", "-"), scope)))
+			if slices.Contains(names, "grep") {
+				t.Errorf("tools: got %v, want no grep (the operator disabled it)", names)
+			}
+			if wantBash := strings.Contains(scope, "boris:exec"); slices.Contains(names, "bash") != wantBash {
+				t.Errorf("tools: got %v, want bash=%v", names, wantBash)
+			}
+			if !slices.Contains(names, "glob") {
+				t.Errorf("tools: got %v, want glob kept", names)
+			}
+		})
 	}
 }
