@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sync"
@@ -165,12 +166,12 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	}
 	if b.sandbox.Enforced() {
 		// One confined spawner per session starts the commands: a fork
-		// from it costs far less than a helper's Go start per command.
-		if b.spawner, err = b.sandbox.StartSpawner(sc.Start); err != nil {
-			log.Warn("commands start through the sandbox helper instead of a spawner", "err", err)
-		} else {
-			sc.Spawn = b.spawner.Start
-		}
+		// from it costs far less than a helper's Go start per command. It
+		// starts in the background, so the session's first answer does not
+		// wait for it; the first command does.
+		b.spawnerReady = make(chan struct{})
+		go b.startSpawner(sc.Start)
+		sc.Spawn = b.spawn
 	}
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
@@ -225,6 +226,9 @@ func (b *boris) close() {
 	if b.shell != nil {
 		b.shell.Close()
 	}
+	if b.spawnerReady != nil {
+		<-b.spawnerReady
+	}
 	if b.spawner != nil {
 		b.spawner.Close() // it kills what it still runs, then exits
 		defer b.reapSpawner()
@@ -243,6 +247,29 @@ func (b *boris) close() {
 	if b.policy != nil {
 		b.policy.Close()
 	}
+}
+
+// errNoSpawner makes the shell start a command through the sandbox helper.
+var errNoSpawner = errors.New("no spawner")
+
+// startSpawner starts the session's spawner and marks it ready.
+func (b *boris) startSpawner(start func(*exec.Cmd) error) {
+	defer close(b.spawnerReady)
+	sp, err := b.sandbox.StartSpawner(start)
+	if err != nil {
+		b.log.Warn("commands start through the sandbox helper instead of a spawner", "err", err)
+		return
+	}
+	b.spawner = sp
+}
+
+// spawn starts a command through the spawner once it is ready.
+func (b *boris) spawn(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	<-b.spawnerReady
+	if b.spawner == nil {
+		return 0, nil, errNoSpawner
+	}
+	return b.spawner.Start(argv, dir, env, files)
 }
 
 // reapSpawner waits for the spawner, which close has ended.

@@ -27,14 +27,15 @@ var Version = "dev"
 // boris holds what every tool handler shares: the configuration, the path
 // policy and the shell with its tracked working directory.
 type boris struct {
-	cfg     *Config
-	policy  *scope.Policy
-	sandbox *sandbox.Sandbox
-	reaper  *reaper.Reaper   // nil where the process cannot be a subreaper
-	spawner *sandbox.Spawner // starts commands under the sandbox; nil without one
-	shell   *shell.Shell
-	log     *slog.Logger
-	sdkLog  *slog.Logger // the SDK's own chatter: warnings and up unless debugging
+	cfg          *Config
+	policy       *scope.Policy
+	sandbox      *sandbox.Sandbox
+	reaper       *reaper.Reaper   // nil where the process cannot be a subreaper
+	spawner      *sandbox.Spawner // starts commands under the sandbox; nil without one
+	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
+	shell        *shell.Shell
+	log          *slog.Logger
+	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
 // toolSpec is one tool Boris can register.
