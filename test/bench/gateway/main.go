@@ -98,7 +98,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 		}
 		res.gateways = append(res.gateways, r)
 	}
-	res.leftover, err = awaitNoCores(ctx, fx.Dir, leakWait)
+	res.leftover, err = benchkit.AwaitGone(ctx, fx.Dir, leakWait, pollEvery)
 	if err != nil {
 		return err
 	}

@@ -67,12 +67,12 @@ func TestReadTree(t *testing.T) {
 	if u.GatewayRSS <= 0 || u.RSS <= u.GatewayRSS {
 		t.Errorf("readTree: got tree RSS %d, root RSS %d; want 0 < root < tree", u.RSS, u.GatewayRSS)
 	}
-	left, err := processesNaming("30")
+	left, err := benchkit.ProcessesNaming("30")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(left, func(s string) bool { return strings.Contains(s, sleep+" 30") }) {
-		t.Errorf("processesNaming(\"30\") = %q, want the sleep child among them", left)
+		t.Errorf("ProcessesNaming(\"30\") = %q, want the sleep child among them", left)
 	}
 }
 

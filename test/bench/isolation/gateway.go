@@ -25,6 +25,10 @@ const (
 	pollEvery    = 20 * time.Millisecond  // between /healthz or /proc polls
 	tailBytes    = 2000                   // of the gateway's log, in errors
 	healthWait   = 200 * time.Millisecond // one /healthz request
+	// leakWait is how long, after every gateway and stdio core was
+	// stopped, processes naming the fixture get to exit before they count
+	// as leftovers.
+	leakWait = 10 * time.Second
 )
 
 // isolation is what a gateway's /healthz says it enforces; the fields

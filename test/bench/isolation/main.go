@@ -95,7 +95,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	if res.configs, err = measureAll(ctx, cfg, bins, ws, logw); err != nil {
 		return err
 	}
-	if res.leftover, err = awaitGone(ctx, ws.Fixture.Dir, leakWait); err != nil {
+	if res.leftover, err = benchkit.AwaitGone(ctx, ws.Fixture.Dir, leakWait, pollEvery); err != nil {
 		return err
 	}
 	if err := report(out, cfg, res); err != nil {
