@@ -42,6 +42,7 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, err
 	}
+	b.beforeChange(ctx)
 	if p.RunInBackground {
 		return b.startTask(p.Command)
 	}
@@ -50,6 +51,7 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, fail(ExecError, "could not run the command: %v", err)
 	}
+	b.record(ctx, "bash", p.Command)
 	b.log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
 	return textResult(formatBash(res, timeout)), nil
 }

@@ -27,6 +27,8 @@ type Config struct {
 	Sandbox               string       `flag:"sandbox" env:"BORIS_SANDBOX" envDefault:"auto" oneof:"auto,required,off" help:"confine every command with Landlock: auto (when the kernel supports it), required (refuse to start without it) or off"`
 	SandboxRead           []string     `flag:"sandbox-read" env:"BORIS_SANDBOX_READ" help:"extra directory commands may read (repeatable or comma-separated)"`
 	SandboxWrite          []string     `flag:"sandbox-write" env:"BORIS_SANDBOX_WRITE" help:"extra directory commands may write (repeatable or comma-separated)"`
+	Checkpoints           string       `flag:"checkpoints" env:"BORIS_CHECKPOINTS" envDefault:"on" oneof:"on,off" help:"record every change tool calls make in a shadow git repository, for the history, diff and undo tools: on (when git is on PATH) or off"`
+	CheckpointKeep        int          `flag:"checkpoint-keep" env:"BORIS_CHECKPOINT_KEEP" envDefault:"200" min:"1" want:"1 or more" help:"checkpoints kept per working tree; older ones are pruned"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`

@@ -21,7 +21,7 @@ var createFileTool = &mcp.Tool{
 }
 
 // createFile implements create_file (SPEC §2.7).
-func (b *boris) createFile(_ context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
+func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
 		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
 	}
@@ -29,6 +29,7 @@ func (b *boris) createFile(_ context.Context, _ *mcp.CallToolRequest, p createFi
 	if err != nil {
 		return nil, err
 	}
+	b.beforeChange(ctx)
 	existed, err := b.isFile(abs)
 	if err != nil {
 		return nil, err
@@ -36,6 +37,7 @@ func (b *boris) createFile(_ context.Context, _ *mcp.CallToolRequest, p createFi
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
+	b.record(ctx, "create_file", b.treeRel(abs), abs)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"

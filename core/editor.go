@@ -79,14 +79,14 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 		}
 		return b.strReplace(ctx, req, strReplaceParams{Path: p.Path, OldStr: *p.OldStr, NewStr: deref(p.NewStr), ReplaceAll: p.ReplaceAll})
 	case "insert":
-		return b.editorInsert(p)
+		return b.editorInsert(ctx, p)
 	}
 	return nil, fail(InvalidInput, "unknown command %q: want one of view, create, str_replace, insert", p.Command)
 }
 
 // editorInsert resolves insert's text, given as new_str or its alias
 // insert_text, and runs the insert.
-func (b *boris) editorInsert(p editorParams) (*mcp.CallToolResult, error) {
+func (b *boris) editorInsert(ctx context.Context, p editorParams) (*mcp.CallToolResult, error) {
 	if p.InsertLine == nil {
 		return nil, fail(InvalidInput, "insert needs insert_line, the line after which to insert (0 for the beginning)")
 	}
@@ -100,7 +100,7 @@ func (b *boris) editorInsert(p editorParams) (*mcp.CallToolResult, error) {
 	if text == nil {
 		return nil, fail(InvalidInput, "insert needs the text to insert, as new_str or insert_text")
 	}
-	return b.insert(p.Path, *p.InsertLine, *text)
+	return b.insert(ctx, p.Path, *p.InsertLine, *text)
 }
 
 // checkApplicable refuses parameters that belong to another command, so a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/scope"
 )
 
@@ -19,18 +20,19 @@ type Code string
 // The documented set of tool error codes. New codes may be added; existing
 // ones keep their meaning.
 const (
-	InvalidInput   Code = "INVALID_INPUT"     // arguments missing, malformed or out of range; a FIFO or device for a file
-	PathNotFound   Code = "PATH_NOT_FOUND"    // the file or directory does not exist
-	AccessDenied   Code = "ACCESS_DENIED"     // outside --allow-dir or matching --deny-dir
-	FileTooLarge   Code = "FILE_TOO_LARGE"    // over --max-file-size
-	BinaryFile     Code = "BINARY_FILE"       // view of a non-image binary file
-	IsDirectory    Code = "IS_DIRECTORY"      // a file operation named a directory
-	IOError        Code = "IO_ERROR"          // the filesystem failed
-	NotFoundInFile Code = "NOT_FOUND_IN_FILE" // str_replace: old_str does not occur
-	AmbiguousMatch Code = "AMBIGUOUS_MATCH"   // str_replace: old_str occurs more than once
-	ExecError      Code = "EXEC_ERROR"        // the shell could not be started
-	TaskNotFound   Code = "TASK_NOT_FOUND"    // unknown or already collected background task
-	TaskLimit      Code = "TASK_LIMIT"        // --background-task-limit tasks already running
+	InvalidInput       Code = "INVALID_INPUT"        // arguments missing, malformed or out of range; a FIFO or device for a file
+	PathNotFound       Code = "PATH_NOT_FOUND"       // the file or directory does not exist
+	AccessDenied       Code = "ACCESS_DENIED"        // outside --allow-dir or matching --deny-dir
+	FileTooLarge       Code = "FILE_TOO_LARGE"       // over --max-file-size
+	BinaryFile         Code = "BINARY_FILE"          // view of a non-image binary file
+	IsDirectory        Code = "IS_DIRECTORY"         // a file operation named a directory
+	IOError            Code = "IO_ERROR"             // the filesystem failed
+	NotFoundInFile     Code = "NOT_FOUND_IN_FILE"    // str_replace: old_str does not occur
+	AmbiguousMatch     Code = "AMBIGUOUS_MATCH"      // str_replace: old_str occurs more than once
+	ExecError          Code = "EXEC_ERROR"           // the shell could not be started
+	TaskNotFound       Code = "TASK_NOT_FOUND"       // unknown or already collected background task
+	TaskLimit          Code = "TASK_LIMIT"           // --background-task-limit tasks already running
+	CheckpointNotFound Code = "CHECKPOINT_NOT_FOUND" // history/diff/undo: no such checkpoint kept, or nothing before it to restore
 )
 
 // Error is a tool's operational failure: it becomes a CallToolResult with
@@ -56,6 +58,8 @@ func classify(err error) *Error {
 		return te
 	case errors.Is(err, scope.ErrDenied):
 		return &Error{Code: AccessDenied, Msg: err.Error()}
+	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, checkpoint.ErrNoParent):
+		return &Error{Code: CheckpointNotFound, Msg: err.Error()}
 	case errors.Is(err, scope.ErrSpecialFile):
 		// A FIFO or device is refused before anything reads or writes it
 		// (reading could block forever or never end).

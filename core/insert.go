@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -10,7 +11,7 @@ import (
 // insert puts text after line `after` of the file at path (0 = before the
 // first line). The inserted text becomes whole lines written with the
 // file's own line ending; every other byte of the file is kept.
-func (b *boris) insert(path string, after int, text string) (*mcp.CallToolResult, error) {
+func (b *boris) insert(ctx context.Context, path string, after int, text string) (*mcp.CallToolResult, error) {
 	if after < 0 {
 		return nil, fail(InvalidInput, "insert_line must be 0 or more, got %d", after)
 	}
@@ -18,6 +19,7 @@ func (b *boris) insert(path string, after int, text string) (*mcp.CallToolResult
 	if err != nil {
 		return nil, err
 	}
+	b.beforeChange(ctx)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err
@@ -30,6 +32,7 @@ func (b *boris) insert(path string, after int, text string) (*mcp.CallToolResult
 	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}
+	b.record(ctx, "insert", b.treeRel(abs), abs)
 	added := countLines([]byte(text))
 	return textResult(fmt.Sprintf("Inserted %d lines after line %d of %s. The region now reads:\n%s",
 		added, after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil

@@ -176,6 +176,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
 	}
+	b.openCheckpoints(workdir, environ)
 	return b, nil
 }
 
@@ -226,6 +227,7 @@ func (b *boris) close() {
 	if b.shell != nil {
 		b.shell.Close()
 	}
+	b.closeCheckpoints()
 	if b.spawnerReady != nil {
 		<-b.spawnerReady
 	}

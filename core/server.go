@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
@@ -34,6 +35,10 @@ type boris struct {
 	spawner      *sandbox.Spawner // starts commands under the sandbox; nil without one
 	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
 	shell        *shell.Shell
+	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
+	ckptReady    chan struct{}      // closed once the starting state is recorded
+	ckptStop     context.CancelFunc // stops that first recording at close
+	recording    gate               // recordings under way, waited for at close
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
@@ -56,6 +61,7 @@ func (b *boris) specs() []toolSpec {
 		b.grepSpec(),
 		{"glob", func(s *mcp.Server) { addTool(s, b, globTool, b.glob) }},
 	}
+	specs = append(specs, b.checkpointSpecs()...)
 	if b.cfg.AnthropicCompat {
 		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
 	}
@@ -99,7 +105,7 @@ func (b *boris) newServer() *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, spec := range b.specs() {
-		if !b.cfg.disabled(spec.name) {
+		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)
 		}
 	}
@@ -126,6 +132,10 @@ func (b *boris) instructions() string {
 		b.sandboxNote() +
 		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
 		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
+	if b.ckpt != nil && !b.cfg.disabled("history") {
+		sb.WriteString(" Every change made through these tools (bash included, within the working tree) is recorded as a checkpoint: " +
+			"history lists them, diff shows one, undo reverts one (and can itself be undone).")
+	}
 	if !b.cfg.disabled("bash") {
 		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}

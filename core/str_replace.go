@@ -27,7 +27,7 @@ var strReplaceTool = &mcp.Tool{
 }
 
 // strReplace implements str_replace (SPEC §2.6).
-func (b *boris) strReplace(_ context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
+func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
 	if p.OldStr == "" {
 		return nil, fail(InvalidInput, "old_str must not be empty; to write a whole file use create_file")
 	}
@@ -38,6 +38,7 @@ func (b *boris) strReplace(_ context.Context, _ *mcp.CallToolRequest, p strRepla
 	if err != nil {
 		return nil, err
 	}
+	b.beforeChange(ctx)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err
@@ -49,6 +50,7 @@ func (b *boris) strReplace(_ context.Context, _ *mcp.CallToolRequest, p strRepla
 	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
+	b.record(ctx, "str_replace", b.treeRel(abs), abs)
 	return textResult(e.report(abs)), nil
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,6 +42,12 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 		return nil, fail(ExecError, "could not start the command: %v", err)
 	}
 	b.log.Debug("task started", "task_id", t.ID())
+	if b.ckpt != nil {
+		go func() {
+			<-t.Done()
+			b.record(context.Background(), "bash", "background task "+t.ID()+": "+shortCommand(t.Command()))
+		}()
+	}
 	text := fmt.Sprintf("task_id: %s\nstatus: %s\n", t.ID(), statusRunning)
 	if lifetime > 0 {
 		text += fmt.Sprintf("It will be killed if still running after %d s (--background-task-timeout).\n", b.cfg.BackgroundTaskTimeout)

@@ -1,0 +1,124 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// History lists up to limit checkpoints, newest first; with path, only
+// those that changed something at or below it.
+func (s *Store) History(ctx context.Context, path string, limit int) ([]Checkpoint, error) {
+	var cps []Checkpoint
+	err := s.locked(func() (err error) {
+		cps, err = s.log(ctx, path, limit, "HEAD")
+		return err
+	})
+	return cps, err
+}
+
+// log reads checkpoints from git log of rev.
+func (s *Store) log(ctx context.Context, path string, limit int, rev string, extra ...string) ([]Checkpoint, error) {
+	if !s.hasHead(ctx) {
+		return nil, nil
+	}
+	args := []string{"log", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%B%x1f", "--name-status"}
+	if limit > 0 {
+		args = append(args, "-n", strconv.Itoa(limit))
+	}
+	args = append(append(args, extra...), rev)
+	if path != "" {
+		args = append(args, "--", s.rel(path))
+	}
+	out, err := s.run(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	var cps []Checkpoint
+	for _, rec := range bytes.Split(out, []byte{0x1e}) {
+		if cp, ok := parseEntry(string(rec)); ok {
+			cps = append(cps, cp)
+		}
+	}
+	return cps, nil
+}
+
+// parseEntry parses one record of log's format.
+func parseEntry(rec string) (Checkpoint, bool) {
+	f := strings.SplitN(rec, "\x1f", 4)
+	if len(f) < 4 {
+		return Checkpoint{}, false
+	}
+	cp := Checkpoint{commit: f[0]}
+	cp.Time, _ = strconv.ParseInt(f[1], 10, 64)
+	subject, _, _ := strings.Cut(f[2], "\n")
+	for _, line := range strings.Split(f[2], "\n") {
+		if v, ok := strings.CutPrefix(line, seqTrailer); ok {
+			cp.ID = idPrefix + strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, toolTrailer); ok {
+			cp.Tool = strings.TrimSpace(v)
+		}
+	}
+	cp.Summary = strings.TrimPrefix(subject, cp.Tool+": ")
+	for _, line := range strings.Split(f[3], "\n") {
+		if status, p, ok := strings.Cut(line, "\t"); ok {
+			cp.Files = append(cp.Files, Change{Status: status, Path: p})
+		}
+	}
+	return cp, cp.ID != ""
+}
+
+// hasHead reports whether any checkpoint was recorded.
+func (s *Store) hasHead(ctx context.Context) bool {
+	_, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+	return err == nil
+}
+
+// find returns the commit of checkpoint id, or an error wrapping ErrNotFound.
+func (s *Store) find(ctx context.Context, id string) (string, error) {
+	n, ok := strings.CutPrefix(id, idPrefix)
+	if _, err := strconv.Atoi(n); !ok || err != nil {
+		return "", fmt.Errorf("%w: %q is not a checkpoint id (they look like cp_12; see history)", ErrNotFound, id)
+	}
+	if !s.hasHead(ctx) {
+		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+	}
+	out, err := s.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", id, err)
+	}
+	commit := strings.TrimSpace(string(out))
+	if commit == "" {
+		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history", ErrNotFound, id, s.opts.Keep)
+	}
+	return commit, nil
+}
+
+// latest returns the newest checkpoint's commit, or ErrNotFound.
+func (s *Store) latest(ctx context.Context) (string, error) {
+	out, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Latest returns the newest checkpoint's id, or ErrNotFound.
+func (s *Store) Latest(ctx context.Context) (string, error) {
+	var id string
+	err := s.locked(func() error {
+		cps, err := s.log(ctx, "", 1, "HEAD")
+		if err != nil {
+			return err
+		}
+		if len(cps) == 0 {
+			return fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+		}
+		id = cps[0].ID
+		return nil
+	})
+	return id, err
+}

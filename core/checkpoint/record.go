@@ -1,0 +1,151 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Checkpoint is one recorded change.
+type Checkpoint struct {
+	ID      string   // "cp_" and a sequence number, stable across pruning
+	Tool    string   // the tool whose call made the change
+	Summary string   // one line: what the call was
+	Time    int64    // Unix seconds
+	Files   []Change // what changed, by path relative to the tree
+	commit  string
+}
+
+// Change is one path a checkpoint changed: A(dded), M(odified), D(eleted),
+// T (type changed).
+type Change struct {
+	Status string
+	Path   string
+}
+
+// idPrefix starts every checkpoint id; it keeps ids unlike task ids.
+const idPrefix = "cp_"
+
+// Trailers in a checkpoint's commit message.
+const (
+	seqTrailer  = "Boris-Checkpoint: "
+	toolTrailer = "Boris-Tool: "
+)
+
+// Record records what changed in the tree since the last checkpoint, at
+// paths (relative or absolute, within the tree) or, with none, anywhere in
+// the tree. It returns nil when nothing changed. Paths the policy refuses,
+// ignored paths and files over the size limit are left out.
+func (s *Store) Record(ctx context.Context, tool, summary string, paths ...string) (*Checkpoint, error) {
+	var cp *Checkpoint
+	err := s.locked(func() (err error) {
+		cp, err = s.record(ctx, tool, summary, paths)
+		return err
+	})
+	return cp, err
+}
+
+func (s *Store) record(ctx context.Context, tool, summary string, paths []string) (*Checkpoint, error) {
+	changed, err := s.stage(ctx, nil, paths)
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	seq := s.readInt("seq") + 1
+	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
+	if _, err := s.run(ctx, []byte(msg), nil, "commit", "-q", "--no-verify", "--allow-empty-message", "-F", "-"); err != nil {
+		if ge, ok := err.(*gitError); ok && strings.Contains(ge.stderr, "nothing to commit") {
+			return nil, nil // only over-large or refused files changed
+		}
+		return nil, fmt.Errorf("record checkpoint: %w", err)
+	}
+	if err := s.writeInt("seq", seq); err != nil {
+		return nil, err
+	}
+	if err := s.countAndPrune(ctx); err != nil {
+		s.opts.Log.Warn("pruning old checkpoints", "err", err)
+	}
+	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary)}, nil
+}
+
+// stage adds what changed at paths (everything with none) to the index
+// (indexEnv nil: the shadow's own) and returns the paths it added.
+func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
+	args := []string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}
+	if len(paths) > 0 {
+		var specs []string
+		for _, p := range paths {
+			if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+				specs = append(specs, r)
+			}
+		}
+		if len(specs) == 0 {
+			return nil, nil // outside the tree: not recorded
+		}
+		args = append(append(args, "--"), specs...)
+	}
+	out, err := s.run(ctx, nil, indexEnv, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find changes: %w", err)
+	}
+	var add []string
+	for _, entry := range bytes.Split(out, []byte{0}) {
+		if len(entry) < 4 {
+			continue
+		}
+		rel := string(entry[3:])
+		if s.recordable(rel, entry[0] == 'D' || entry[1] == 'D') {
+			add = append(add, rel)
+		}
+	}
+	if len(add) == 0 {
+		return nil, nil
+	}
+	list := []byte(strings.Join(add, "\x00"))
+	if _, err := s.run(ctx, list, indexEnv, "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		return add, fmt.Errorf("add changes: %w", err)
+	}
+	return add, nil
+}
+
+// recordable says whether a changed path may go into the shadow: allowed
+// by the policy and, unless deleted, not over the size limit.
+func (s *Store) recordable(rel string, deleted bool) bool {
+	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(strings.TrimSuffix(rel, "/")))
+	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
+		return false
+	}
+	if deleted || s.opts.MaxFileSize <= 0 {
+		return true
+	}
+	fi, err := os.Lstat(abs)
+	return err != nil || !fi.Mode().IsRegular() || fi.Size() <= s.opts.MaxFileSize
+}
+
+// rel turns a path into a pathspec relative to the tree.
+func (s *Store) rel(p string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(p)
+	}
+	r, err := filepath.Rel(s.opts.Tree, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// oneLine is the first non-empty line of s, at most 120 characters.
+func oneLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			if r := []rune(line); len(r) > 120 {
+				return string(r[:120]) + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,281 @@
+// Package checkpoint provides Boris's checkpoints (SPEC §7): a shadow git
+// repository per working tree, kept outside the tree, into which every
+// change a tool call makes is recorded, so that it can be listed, diffed
+// and undone. The user's own repository (.git, index, hooks, config,
+// history) is never read or written: the shadow has its own git directory
+// and index and is driven by the git binary with a controlled environment.
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotFound is wrapped by every error about a checkpoint id that names
+// no kept checkpoint.
+var ErrNotFound = errors.New("checkpoint not found")
+
+// ErrUnavailable is returned by Open when the git binary is missing.
+var ErrUnavailable = errors.New("checkpoints need the git binary, which is not on PATH")
+
+// Options configure Open. The zero value of each field is documented.
+type Options struct {
+	// Tree is the working tree's real (symlink-free) absolute path.
+	Tree string
+	// StateDir holds the shadow repositories, one per tree, in a directory
+	// named for the SHA-256 of the tree's path.
+	StateDir string
+	// Keep is how many checkpoints are kept; older ones are pruned. 0 means 200.
+	Keep int
+	// MaxFileSize: larger files are not recorded. 0 means no limit.
+	MaxFileSize int64
+	// Allowed reports whether a path of the tree may be recorded (the path
+	// policy: deny-listed paths are never copied). nil allows every path.
+	Allowed func(abs string) bool
+	// Exclude holds extra gitignore patterns for the shadow's info/exclude.
+	Exclude []string
+	// Start and Done run git processes (the core's subreaper); nil means
+	// cmd.Start and nothing.
+	Start func(*exec.Cmd) error
+	Done  func(pid int)
+	// Environ is the environment git's PATH and HOME come from; nil means os.Environ().
+	Environ []string
+	// Log receives warnings; nil discards them.
+	Log *slog.Logger
+}
+
+// Store is the shadow repository of one working tree. Its methods are safe
+// for concurrent use, also by several processes on one tree: every
+// operation holds an exclusive lock on a file in the shadow.
+type Store struct {
+	opts Options
+	dir  string // the shadow's git directory
+	git  string // the git binary
+	env  []string
+	mu   sync.Mutex // with the file lock: one operation at a time
+	lock *os.File
+}
+
+// DefaultKeep is how many checkpoints are kept when Options.Keep is 0.
+const DefaultKeep = 200
+
+// ShadowDir is where the shadow repository of tree lives under stateDir.
+func ShadowDir(stateDir, tree string) string {
+	sum := sha256.Sum256([]byte(tree))
+	return filepath.Join(stateDir, "boris", "checkpoints", hex.EncodeToString(sum[:16]))
+}
+
+// Open opens the shadow repository of opts.Tree, creating it if needed. It
+// fails with ErrUnavailable when git is not on PATH.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	if opts.Keep <= 0 {
+		opts.Keep = DefaultKeep
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	gitPath, err := lookGit(opts.Environ)
+	if err != nil {
+		return nil, ErrUnavailable
+	}
+	s := &Store{opts: opts, dir: ShadowDir(opts.StateDir, opts.Tree), git: gitPath}
+	s.env = s.environ()
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create shadow repository %s: %w", s.dir, err)
+	}
+	if s.lock, err = os.OpenFile(filepath.Join(s.dir, "boris.lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		return nil, fmt.Errorf("open shadow lock: %w", err)
+	}
+	unlock, err := s.acquire()
+	if err != nil {
+		s.lock.Close()
+		return nil, err
+	}
+	defer unlock()
+	if err := s.init(ctx); err != nil {
+		s.lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// lookGit finds git on environ's PATH.
+func lookGit(environ []string) (string, error) {
+	for _, dir := range filepath.SplitList(envValue(environ, "PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, "git")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+func envValue(environ []string, key string) string {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Tree returns the working tree's path.
+func (s *Store) Tree() string { return s.opts.Tree }
+
+// Dir returns the shadow repository's git directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Close releases the lock file.
+func (s *Store) Close() error { return s.lock.Close() }
+
+// environ is git's environment: nothing of the user's git configuration
+// (no GIT_* variable, no system or global config), a fixed identity.
+func (s *Store) environ() []string {
+	env := []string{
+		"GIT_DIR=" + s.dir, "GIT_WORK_TREE=" + s.opts.Tree,
+		"GIT_INDEX_FILE=" + filepath.Join(s.dir, "index"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=boris", "GIT_AUTHOR_EMAIL=boris@localhost",
+		"GIT_COMMITTER_NAME=boris", "GIT_COMMITTER_EMAIL=boris@localhost",
+		"GIT_LITERAL_PATHSPECS=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
+	}
+	for _, kv := range s.opts.Environ {
+		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// gitConfig is set on every git command: no hooks, no automatic gc, no
+// reflogs, paths unquoted, nothing converted on the way in or out.
+var gitConfig = []string{
+	"-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=true", "-c", "gc.auto=0",
+	"-c", "core.logAllRefUpdates=false", "-c", "core.quotePath=false", "-c", "core.fsmonitor=false",
+	"-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.symlinks=true",
+	"-c", "commit.gpgSign=false", "-c", "core.bare=false", "-c", "advice.addIgnoredFile=false",
+}
+
+// run runs git with args and stdin, returning stdout. extraEnv is added to
+// the environment.
+func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, s.git, append(append([]string{}, gitConfig...), args...)...)
+	cmd.Env = append(append([]string{}, s.env...), extraEnv...)
+	cmd.Dir = s.dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := cmd.Start
+	if s.opts.Start != nil {
+		start = func() error { return s.opts.Start(cmd) }
+	}
+	if err := start(); err != nil {
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	err := cmd.Wait()
+	if s.opts.Done != nil {
+		s.opts.Done(cmd.Process.Pid)
+	}
+	if err != nil {
+		return stdout.Bytes(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String() + "\n" + stdout.String())}
+	}
+	return stdout.Bytes(), nil
+}
+
+// gitError is a failed git command with what it printed.
+type gitError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", e.args[0], e.err, e.stderr)
+}
+
+// init makes the shadow repository if it is not there and (re)writes its
+// excludes and attributes.
+func (s *Store) init(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); errors.Is(err, os.ErrNotExist) {
+		cmd := exec.CommandContext(ctx, s.git, "init", "-q", "--bare", s.dir)
+		cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "PATH=" + envValue(s.opts.Environ, "PATH")}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git init %s: %v: %s", s.dir, err, out)
+		}
+		_ = os.RemoveAll(filepath.Join(s.dir, "hooks")) // samples only; hooks never run anyway
+	}
+	info := filepath.Join(s.dir, "info")
+	if err := os.MkdirAll(info, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", info, err)
+	}
+	if err := os.WriteFile(filepath.Join(info, "exclude"), []byte(s.excludes()), 0o600); err != nil {
+		return fmt.Errorf("write shadow excludes: %w", err)
+	}
+	// Recorded bytes are the file's bytes: no end-of-line conversion, no
+	// filters (clean/smudge, LFS), whatever the tree's .gitattributes say.
+	attrs := "* -text -filter -ident -working-tree-encoding\n"
+	if err := os.WriteFile(filepath.Join(info, "attributes"), []byte(attrs), 0o600); err != nil {
+		return fmt.Errorf("write shadow attributes: %w", err)
+	}
+	return nil
+}
+
+// excludes is the shadow's info/exclude: the user's .git, the state
+// directory when it lies inside the tree (so the shadow never records
+// itself), and the deny patterns.
+func (s *Store) excludes() string {
+	var sb strings.Builder
+	sb.WriteString("# Written by boris; rewritten at every start.\n.git\n")
+	if rel, err := filepath.Rel(s.opts.Tree, s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		fmt.Fprintf(&sb, "/%s/\n", filepath.ToSlash(rel))
+	}
+	for _, p := range s.opts.Exclude {
+		sb.WriteString(p + "\n")
+	}
+	return sb.String()
+}
+
+// locked runs fn holding the lock.
+func (s *Store) locked(fn func() error) error {
+	unlock, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// readInt reads a small counter file of the shadow (0 when absent).
+func (s *Store) readInt(name string) int {
+	b, err := os.ReadFile(filepath.Join(s.dir, name))
+	if err != nil {
+		return 0
+	}
+	var n int
+	_, _ = fmt.Sscan(string(b), &n)
+	return n
+}
+
+func (s *Store) writeInt(name string, n int) error {
+	return os.WriteFile(filepath.Join(s.dir, name), []byte(fmt.Sprintln(n)), 0o600)
+}

@@ -1,0 +1,143 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Restore is one path an undo puts back: Remove it (it did not exist
+// before the checkpoint), or write Data with Mode (0o644, 0o755, or
+// ModeSymlink with Data the link's target).
+type Restore struct {
+	Path    string // relative to the tree, slash-separated
+	Remove  bool
+	Symlink bool
+	Exec    bool
+	Data    []byte
+}
+
+// Plan works out what undoing checkpoint id (the latest when empty) at
+// path (everywhere when empty) restores: every path the checkpoint
+// changed, as it was just before it. The caller writes the files (through
+// its path policy) and then records the undo.
+func (s *Store) Plan(ctx context.Context, id, path string) (string, []Restore, error) {
+	var rs []Restore
+	err := s.locked(func() error {
+		if id == "" {
+			cps, err := s.log(ctx, "", 1, "HEAD")
+			if err != nil {
+				return err
+			}
+			if len(cps) == 0 {
+				return fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+			}
+			id = cps[0].ID
+		}
+		commit, err := s.find(ctx, id)
+		if err != nil {
+			return err
+		}
+		rs, err = s.plan(ctx, id, commit, path)
+		return err
+	})
+	return id, rs, err
+}
+
+// ErrNoParent is wrapped when the checkpoint has no earlier state kept.
+var ErrNoParent = fmt.Errorf("no earlier state")
+
+func (s *Store) plan(ctx context.Context, id, commit, path string) ([]Restore, error) {
+	parent, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", commit+"^")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is the oldest checkpoint kept (the state when recording began, or the edge of pruning); there is no earlier state to restore", ErrNoParent, id)
+	}
+	p := strings.TrimSpace(string(parent))
+	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", p, commit}
+	if path != "" {
+		args = append(args, "--", s.rel(path))
+	}
+	out, err := s.run(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			paths = append(paths, string(f))
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	return s.before(ctx, p, paths)
+}
+
+// before reads paths as they are in commit: content and mode, or absent.
+func (s *Store) before(ctx context.Context, commit string, paths []string) ([]Restore, error) {
+	out, err := s.run(ctx, nil, nil, append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, paths...)...)
+	if err != nil {
+		return nil, fmt.Errorf("read tree: %w", err)
+	}
+	type entry struct{ mode, hash string }
+	found := map[string]entry{}
+	var hashes []string
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, p, ok := strings.Cut(string(rec), "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		found[p] = entry{f[0], f[2]}
+		hashes = append(hashes, f[2])
+	}
+	blobs, err := s.blobs(ctx, hashes)
+	if err != nil {
+		return nil, err
+	}
+	rs := make([]Restore, 0, len(paths))
+	for _, p := range paths {
+		e, ok := found[p]
+		if !ok {
+			rs = append(rs, Restore{Path: p, Remove: true})
+			continue
+		}
+		rs = append(rs, Restore{Path: p, Data: blobs[e.hash], Symlink: e.mode == "120000", Exec: e.mode == "100755"})
+	}
+	return rs, nil
+}
+
+// blobs reads blobs by hash with one cat-file --batch.
+func (s *Store) blobs(ctx context.Context, hashes []string) (map[string][]byte, error) {
+	m := map[string][]byte{}
+	if len(hashes) == 0 {
+		return m, nil
+	}
+	out, err := s.run(ctx, []byte(strings.Join(hashes, "\n")+"\n"), nil, "cat-file", "--batch")
+	if err != nil {
+		return nil, fmt.Errorf("read contents: %w", err)
+	}
+	r := bufio.NewReader(bytes.NewReader(out))
+	for range hashes {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("read contents: %w", err)
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("read contents: unexpected %q", header)
+		}
+		size, _ := strconv.Atoi(f[2])
+		data := make([]byte, size)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return nil, fmt.Errorf("read contents: %w", err)
+		}
+		_, _ = r.ReadByte() // the newline after the contents
+		m[f[0]] = data
+	}
+	return m, nil
+}

@@ -1,0 +1,224 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/checkpoint"
+)
+
+// Checkpoints (SPEC §7): after every tool call that may change files the
+// core records what changed in a shadow git repository (core/checkpoint);
+// history, diff and undo read it. This file wires the store into the core.
+
+// recordTimeout bounds one recording, so a wedged git cannot hold a tool
+// call for ever.
+const recordTimeout = 2 * time.Minute
+
+// openCheckpoints opens the working tree's shadow repository when
+// --checkpoints is on and git is there, and records the tree's state in
+// the background (the first change waits for it). Without git the feature
+// is off, said in one log line.
+func (b *boris) openCheckpoints(workdir string, environ []string) {
+	if b.cfg.Checkpoints != "on" {
+		return
+	}
+	stateDir := envLookup(environ, "XDG_STATE_HOME")
+	if stateDir == "" {
+		if home := envLookup(environ, "HOME"); home != "" {
+			stateDir = filepath.Join(home, ".local", "state")
+		}
+	}
+	tree, err := filepath.EvalSymlinks(workdir)
+	if err != nil || stateDir == "" || !filepath.IsAbs(stateDir) {
+		b.log.Warn("checkpoints are off: no state directory (set XDG_STATE_HOME or HOME)")
+		return
+	}
+	st, err := checkpoint.Open(context.Background(), checkpoint.Options{
+		Tree: tree, StateDir: stateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
+		Allowed: func(abs string) bool { return b.policy.Check(abs) == nil },
+		Exclude: denyExcludes(tree, b.policy.Denied()), Start: b.startHook(), Done: b.doneHook(),
+		Environ: environ, Log: b.log,
+	})
+	if errors.Is(err, checkpoint.ErrUnavailable) {
+		b.log.Warn("checkpoints are off: git is not on PATH; history, diff and undo are not available")
+		return
+	}
+	if err != nil {
+		b.log.Warn("checkpoints are off", "err", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.ckpt, b.ckptReady, b.ckptStop = st, make(chan struct{}), cancel
+	go func() {
+		defer close(b.ckptReady)
+		b.recordNow(ctx, "start", "the working tree as the session found it")
+	}()
+}
+
+// startHook and doneHook start git through the subreaper, when there is one.
+func (b *boris) startHook() func(*exec.Cmd) error {
+	if b.reaper == nil {
+		return nil
+	}
+	return b.reaper.Start
+}
+
+func (b *boris) doneHook() func(int) {
+	if b.reaper == nil {
+		return nil
+	}
+	return b.reaper.Done
+}
+
+// denyExcludes turns --deny-dir entries into gitignore patterns for the
+// shadow, a first line of defence: every path is also checked with the
+// policy before it is recorded.
+func denyExcludes(tree string, denied []string) []string {
+	var out []string
+	for _, d := range denied {
+		d = filepath.ToSlash(d)
+		switch {
+		case strings.HasPrefix(d, "**/"):
+			out = append(out, d)
+		case filepath.IsAbs(d):
+			if rel, err := filepath.Rel(tree, d); err == nil && !strings.HasPrefix(rel, "..") {
+				out = append(out, "/"+filepath.ToSlash(rel))
+			}
+		default:
+			out = append(out, "/"+strings.TrimPrefix(d, "./"))
+		}
+	}
+	return out
+}
+
+// beforeChange waits, before a tool changes anything, until the state the
+// change will be recorded against is there.
+func (b *boris) beforeChange(ctx context.Context) {
+	if b.ckptReady == nil {
+		return
+	}
+	select {
+	case <-b.ckptReady:
+	case <-ctx.Done():
+	}
+}
+
+// record records a checkpoint after a tool call that may have changed
+// files: at paths, or anywhere in the tree with none. A failure is logged,
+// not returned: the change itself has been made.
+func (b *boris) record(ctx context.Context, tool, summary string, paths ...string) {
+	if b.ckpt == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	b.beforeChange(ctx)
+	b.recordNow(ctx, tool, summary, paths...)
+}
+
+func (b *boris) recordNow(ctx context.Context, tool, summary string, paths ...string) *checkpoint.Checkpoint {
+	if !b.recording.enter() {
+		return nil // closing
+	}
+	defer b.recording.leave()
+	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	defer cancel()
+	cp, err := b.ckpt.Record(ctx, tool, summary, paths...)
+	if err != nil {
+		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
+		return nil
+	}
+	if cp != nil {
+		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
+	}
+	return cp
+}
+
+// closeCheckpoints waits for recordings under way, then releases the store.
+func (b *boris) closeCheckpoints() {
+	if b.ckpt == nil {
+		return
+	}
+	b.ckptStop()
+	b.recording.close()
+	_ = b.ckpt.Close()
+}
+
+// gate lets recordings in until it is closed, and closing waits for those
+// in.
+type gate struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func (g *gate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+func (g *gate) leave() { g.wg.Done() }
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wg.Wait()
+}
+
+// envLookup returns the last value of key in environ.
+func envLookup(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if rest, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = rest
+		}
+	}
+	return v
+}
+
+// checkpointSpecs are the checkpoint tools, known whenever --checkpoints
+// is on (so --disable-tools accepts their names) and registered only when
+// the store opened. undo writes files, so --read-only leaves it out.
+func (b *boris) checkpointSpecs() []toolSpec {
+	if b.cfg.Checkpoints != "on" {
+		return nil
+	}
+	specs := []toolSpec{
+		{"history", func(s *mcp.Server) { addTool(s, b, historyTool, b.history) }},
+		{"diff", func(s *mcp.Server) { addTool(s, b, diffTool, b.diff) }},
+	}
+	if b.cfg.ReadOnly {
+		return specs
+	}
+	return append(specs, toolSpec{"undo", func(s *mcp.Server) { addTool(s, b, undoTool, b.undo) }})
+}
+
+// isCheckpointTool reports whether name is one of checkpointSpecs.
+func isCheckpointTool(name string) bool {
+	return name == "history" || name == "diff" || name == "undo"
+}
+
+// treeRel names abs relative to the checkpointed tree when it lies inside,
+// for checkpoint summaries.
+func (b *boris) treeRel(abs string) string {
+	if b.ckpt == nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(b.ckpt.Tree(), abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
+}

@@ -1,0 +1,74 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// defaultHistoryLimit is how many checkpoints history lists unless asked.
+const defaultHistoryLimit = 20
+
+// maxFilesShown is how many changed paths history lists per checkpoint.
+const maxFilesShown = 20
+
+type historyParams struct {
+	Path  string `json:"path,omitempty" jsonschema:"only checkpoints that changed this file or something below this directory; relative paths resolve against the working directory"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many checkpoints to list, newest first; default 20"`
+}
+
+var historyTool = &mcp.Tool{
+	Name: "history",
+	Description: "List checkpoints, newest first. A checkpoint is recorded after every tool call that changed files in the working tree " +
+		"(str_replace, create_file, insert, bash, background tasks when they end, undo). Each shows its id (cp_N), time, the tool and call, and the files it changed " +
+		"(A added, M modified, D deleted). Use diff to see a checkpoint's change and undo to revert it.",
+	Annotations: &mcp.ToolAnnotations{Title: "Checkpoint history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+}
+
+// history implements the history tool (SPEC §7).
+func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyParams) (*mcp.CallToolResult, error) {
+	if p.Limit < 0 {
+		return nil, fail(InvalidInput, "limit must be 1 or more, got %d", p.Limit)
+	}
+	limit := p.Limit
+	if limit == 0 {
+		limit = defaultHistoryLimit
+	}
+	path, err := b.checkpointPath(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	b.beforeChange(ctx)
+	cps, err := b.ckpt.History(ctx, path, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(cps) == 0 {
+		return textResult("No checkpoints recorded yet."), nil
+	}
+	var sb strings.Builder
+	for _, cp := range cps {
+		fmt.Fprintf(&sb, "%s  %s  %s: %s\n", cp.ID, time.Unix(cp.Time, 0).Format("2006-01-02 15:04:05"), cp.Tool, cp.Summary)
+		for i, f := range cp.Files {
+			if i == maxFilesShown {
+				fmt.Fprintf(&sb, "    ... and %d more files (diff shows them all)\n", len(cp.Files)-i)
+				break
+			}
+			fmt.Fprintf(&sb, "    %s %s\n", f.Status, f.Path)
+		}
+	}
+	return textResult(strings.TrimSuffix(sb.String(), "\n")), nil
+}
+
+// checkpointPath resolves a path argument of the checkpoint tools: empty
+// stays empty (the whole tree); others are resolved and checked like
+// every file tool's.
+func (b *boris) checkpointPath(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	return b.policy.Resolve(b.shell.Dir(), path)
+}

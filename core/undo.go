@@ -1,0 +1,153 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/checkpoint"
+)
+
+type undoParams struct {
+	Checkpoint string `json:"checkpoint,omitempty" jsonschema:"checkpoint id (cp_N, from history) to undo; default: the latest"`
+	Path       string `json:"path,omitempty" jsonschema:"undo only the checkpoint's changes to this file or below this directory; relative paths resolve against the working directory"`
+}
+
+var undoTool = &mcp.Tool{
+	Name: "undo",
+	Description: "Undo a checkpoint: every file it changed (or only those at path) is put back as it was just before it — " +
+		"deleted files come back, created files are removed, contents and modes are restored byte for byte. " +
+		"Files changed again by later checkpoints are also reset to that earlier state. The undo is recorded as a checkpoint itself, so it can be undone.",
+	Annotations: &mcp.ToolAnnotations{Title: "Undo checkpoint", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+}
+
+// undo implements the undo tool (SPEC §7).
+func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (*mcp.CallToolResult, error) {
+	path, err := b.checkpointPath(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	b.beforeChange(ctx)
+	id, restores, err := b.ckpt.Plan(ctx, p.Checkpoint, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(restores) == 0 {
+		return nil, fail(InvalidInput, "checkpoint %s changed nothing at %s; see history with that path", id, p.Path)
+	}
+	paths := make([]string, 0, len(restores))
+	for _, r := range restores {
+		paths = append(paths, b.treePath(r.Path))
+	}
+	// Changes made since the last checkpoint (outside this server) are
+	// recorded first, so the undo cannot lose them.
+	b.recordNow(ctx, "record", "changes found before undoing "+id, paths...)
+	var done []string
+	for _, r := range removalsFirst(restores) {
+		if err := b.restore(r); err != nil {
+			b.record(ctx, "undo", "undo "+id+" (partly)", paths...)
+			return nil, fmt.Errorf("undo %s: restored %d of %d files, then: %w", id, len(done), len(restores), err)
+		}
+		done = append(done, restoreLine(r))
+	}
+	cp := b.recordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
+	text := fmt.Sprintf("Undid %s: %d files restored to their state before it:\n%s", id, len(done), strings.Join(done, "\n"))
+	if cp != nil {
+		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
+	}
+	return textResult(text), nil
+}
+
+func undoScope(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " at " + path
+}
+
+// treePath makes a tree-relative path absolute.
+func (b *boris) treePath(rel string) string {
+	return filepath.Join(b.ckptTree(), filepath.FromSlash(rel))
+}
+
+// ckptTree is the working tree the checkpoints are of.
+func (b *boris) ckptTree() string { return b.ckpt.Tree() }
+
+func restoreLine(r checkpoint.Restore) string {
+	if r.Remove {
+		return "  removed  " + r.Path
+	}
+	return "  restored " + r.Path
+}
+
+// restore puts one path back through the policy: nothing is written
+// outside the allowed directories or into a denied path.
+func (b *boris) restore(r checkpoint.Restore) error {
+	abs := b.treePath(r.Path)
+	if err := b.policy.Check(abs); err != nil {
+		return err
+	}
+	if r.Remove {
+		if err := b.policy.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		b.removeEmptyParents(filepath.Dir(abs))
+		return nil
+	}
+	if fi, err := os.Lstat(abs); err == nil && (r.Symlink || !fi.Mode().IsRegular()) {
+		// A link, or an (emptied) directory, where the file was.
+		if err := b.policy.Remove(abs); err != nil {
+			return fmt.Errorf("replace %s: %w", abs, err)
+		}
+	}
+	if r.Symlink {
+		return b.policy.Symlink(string(r.Data), abs)
+	}
+	mode := fs.FileMode(0o644)
+	if r.Exec {
+		mode = 0o755
+	}
+	if err := b.policy.WriteFile(abs, r.Data, mode); err != nil {
+		return err
+	}
+	return b.policy.Chmod(abs, mode)
+}
+
+// removeEmptyParents removes dir and its parents while they are empty,
+// up to the tree: undoing a created file also removes directories created
+// only for it.
+func (b *boris) removeEmptyParents(dir string) {
+	tree := b.ckptTree()
+	for dir != tree && strings.HasPrefix(dir, tree+string(filepath.Separator)) {
+		if b.policy.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// removalsFirst orders restores so that removals come first, deepest
+// paths first: a directory a checkpoint created is emptied before a file
+// is put back where it stood.
+func removalsFirst(rs []checkpoint.Restore) []checkpoint.Restore {
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b checkpoint.Restore) int {
+		switch {
+		case a.Remove && !b.Remove:
+			return -1
+		case !a.Remove && b.Remove:
+			return 1
+		case a.Remove:
+			return strings.Count(b.Path, "/") - strings.Count(a.Path, "/")
+		}
+		return 0
+	})
+	return out
+}
