@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint release-check clean
 
 all: build
 
@@ -44,6 +44,10 @@ bench-gateway:
 ## bench-isolation: bash call and session create with the sandbox and cgroups on vs off
 bench-isolation:
 	$(GO) run ./test/bench/isolation
+
+## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees
+bench-checkpoint:
+	$(GO) run ./test/bench/checkpoint
 
 ## release-check: goreleaser check, a snapshot release in ./dist, and checks of its
 ## archives (static binaries, stamped --version); slow, so not part of test
