@@ -57,10 +57,34 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.ckpt, b.ckptReady, b.ckptStop = st, make(chan struct{}), cancel
-	go func() {
-		defer close(b.ckptReady)
-		b.recordNow(ctx, "start", "the working tree as the session found it")
-	}()
+	b.ckptQueue = make(chan ckptJob, 64)
+	go b.recorder(ctx)
+}
+
+// ckptJob is one recording for the recorder, or, with settled set, a
+// marker it closes once every recording queued before it is done.
+type ckptJob struct {
+	tool, summary string
+	paths         []string
+	settled       chan struct{}
+}
+
+// recorder records the tree as the session found it, then every queued
+// recording in order, one at a time. Tool calls return their result
+// without waiting for their recording; the next call that changes files
+// or reads the history waits for it (settle), so each checkpoint holds
+// exactly its own call's change.
+func (b *boris) recorder(ctx context.Context) {
+	b.recordNow(ctx, "start", "the working tree as the session found it")
+	close(b.ckptReady)
+	for j := range b.ckptQueue {
+		if j.settled != nil {
+			close(j.settled)
+		} else {
+			b.recordIn(context.Background(), j.tool, j.summary, j.paths...)
+		}
+		b.recording.leave()
+	}
 }
 
 // startHook and doneHook start git through the subreaper, when there is one.
@@ -99,8 +123,9 @@ func denyExcludes(tree string, denied []string) []string {
 	return out
 }
 
-// beforeChange waits, before a tool changes anything, until the state the
-// change will be recorded against is there.
+// beforeChange waits, before a tool changes files or reads the history,
+// until every earlier change is recorded: the state this call's change
+// will be recorded against.
 func (b *boris) beforeChange(ctx context.Context) {
 	if b.ckptReady == nil {
 		return
@@ -108,26 +133,41 @@ func (b *boris) beforeChange(ctx context.Context) {
 	select {
 	case <-b.ckptReady:
 	case <-ctx.Done():
-	}
-}
-
-// record records a checkpoint after a tool call that may have changed
-// files: at paths, or anywhere in the tree with none. A failure is logged,
-// not returned: the change itself has been made.
-func (b *boris) record(ctx context.Context, tool, summary string, paths ...string) {
-	if b.ckpt == nil {
 		return
 	}
-	ctx = context.WithoutCancel(ctx)
-	b.beforeChange(ctx)
-	b.recordNow(ctx, tool, summary, paths...)
+	if !b.recording.enter() {
+		return // closing
+	}
+	done := make(chan struct{})
+	b.ckptQueue <- ckptJob{settled: done}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
+// record queues a checkpoint after a tool call that may have changed
+// files: at paths, or anywhere in the tree with none. The recorder makes
+// it after the call has answered; a failure is logged, not returned: the
+// change itself has been made.
+func (b *boris) record(_ context.Context, tool, summary string, paths ...string) {
+	if b.ckpt == nil || !b.recording.enter() {
+		return
+	}
+	b.ckptQueue <- ckptJob{tool: tool, summary: summary, paths: paths}
+}
+
+// recordNow records a checkpoint at once, for undo, which must name it.
 func (b *boris) recordNow(ctx context.Context, tool, summary string, paths ...string) *checkpoint.Checkpoint {
 	if !b.recording.enter() {
 		return nil // closing
 	}
 	defer b.recording.leave()
+	return b.recordIn(ctx, tool, summary, paths...)
+}
+
+// recordIn records a checkpoint, bounded by recordTimeout.
+func (b *boris) recordIn(ctx context.Context, tool, summary string, paths ...string) *checkpoint.Checkpoint {
 	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
 	defer cancel()
 	cp, err := b.ckpt.Record(ctx, tool, summary, paths...)
@@ -147,7 +187,8 @@ func (b *boris) closeCheckpoints() {
 		return
 	}
 	b.ckptStop()
-	b.recording.close()
+	b.recording.close() // every queued recording done
+	close(b.ckptQueue)
 	_ = b.ckpt.Close()
 }
 

@@ -37,6 +37,7 @@ type boris struct {
 	shell        *shell.Shell
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded
+	ckptQueue    chan ckptJob       // recordings for the recorder, in order
 	ckptStop     context.CancelFunc // stops that first recording at close
 	recording    gate               // recordings under way, waited for at close
 	log          *slog.Logger

@@ -207,6 +207,7 @@ func TestCheckpointDenyAndUserRepository(t *testing.T) {
 	c.ok("undo", map[string]any{})
 	c.ok("undo", map[string]any{})
 	c.ok("create_file", map[string]any{"path": "x/y.txt", "content": "y"})
+	c.ok("history", map[string]any{}) // recordings finish after their call answers: history waits for them
 
 	if objs := shadowGit(t, state, "log", "--all", "--name-only", "--format="); strings.Contains(objs, ".env") {
 		t.Errorf("the shadow repository holds a .env: %s", objs)
@@ -256,6 +257,7 @@ func TestCheckpointConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	c.ok("history", map[string]any{}) // recordings finish after their call answers: history waits for them
 	files := shadowGit(t, state, "log", "--name-only", "--format=")
 	for i := range n {
 		if !strings.Contains(files, fmt.Sprintf("f%02d.txt", i)) {
@@ -274,6 +276,7 @@ func TestCheckpointPrune(t *testing.T) {
 	for i := range 12 {
 		c.ok("create_file", map[string]any{"path": "f.txt", "content": fmt.Sprint(i)})
 	}
+	c.ok("history", map[string]any{}) // recordings finish after their call answers: history waits for them
 	if n := strings.Count(shadowGit(t, state, "rev-list", "HEAD"), "\n"); n > 5 {
 		t.Errorf("got %d checkpoints kept, want at most 5 (keep 4, pruned past a quarter more)", n)
 	}
