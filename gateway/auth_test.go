@@ -160,7 +160,7 @@ func wantNoCore(t *testing.T, g *testGateway) {
 	if n := g.h.Sessions(); n != 0 {
 		t.Errorf("sessions: got %d, want 0", n)
 	}
-	if pids := processesWith(g.dir); len(pids) != 0 {
+	if pids := g.cores(); len(pids) != 0 {
 		t.Errorf("cores running in %s: pids %v, want none", g.dir, pids)
 	}
 }
@@ -244,7 +244,7 @@ func TestAuthForgedTokens(t *testing.T) {
 	// The control: the real token starts a core, which the checks above
 	// would have seen.
 	g.initializeAs(good)
-	if n, pids := g.h.Sessions(), processesWith(g.dir); n != 1 || len(pids) != 1 {
+	if n, pids := g.h.Sessions(), g.cores(); n != 1 || len(pids) != 1 {
 		t.Errorf("after a valid token: got %d sessions and cores %v, want 1 and 1", n, pids)
 	}
 }

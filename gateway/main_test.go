@@ -317,6 +317,11 @@ func processesWith(marker string) []string {
 	return pids
 }
 
+// cores returns the pids of the gateway's live cores: processes started
+// with its --workdir (the sandbox's spawner and git, which name the
+// directory too, are not cores).
+func (g *testGateway) cores() []string { return processesWith("--workdir " + g.dir) }
+
 // waitFor polls cond every 20 ms until it holds, failing the test after a
 // generous deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {

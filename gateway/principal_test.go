@@ -370,7 +370,7 @@ func TestPerSubjectLimit(t *testing.T) {
 	if !strings.Contains(string(body), "holds its maximum of 2 sessions") {
 		t.Errorf("429 body: got %s, want it to say the subject holds its maximum of 2 sessions", body)
 	}
-	if n := len(processesWith(g.dir)); n != 2 {
+	if n := len(g.cores()); n != 2 {
 		t.Errorf("cores running: got %d, want 2 (none for the refused session)", n)
 	}
 

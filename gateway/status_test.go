@@ -240,7 +240,7 @@ func TestMaxSessions(t *testing.T) {
 		t.Errorf("503 carries Mcp-Session-Id %q, want none", sid)
 	}
 	anyRPCError(t, resp, body)
-	if n := len(processesWith(g.dir)); n != 2 {
+	if n := len(g.cores()); n != 2 {
 		t.Errorf("cores running: got %d, want 2 (no core for the refused session)", n)
 	}
 	if resp, _ := g.do("DELETE", header("Mcp-Session-Id", first), ""); resp.StatusCode != http.StatusNoContent {
