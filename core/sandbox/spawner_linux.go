@@ -205,7 +205,11 @@ func RunSpawner(args []string) int {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
 	}
-	fc, err := net.FileConn(os.NewFile(3, "spawner"))
+	// FileConn keeps a close-on-exec duplicate; the inherited descriptor 3
+	// must go, or every command would inherit the core's channel.
+	f := os.NewFile(3, "spawner")
+	fc, err := net.FileConn(f)
+	f.Close()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed

@@ -62,6 +62,8 @@ func TestSpawner(t *testing.T) {
 		{"echo x > " + other + "/new", 2},
 		{"grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status", 0},
 		{"cat /proc/" + strconv.Itoa(os.Getpid()) + "/environ", 1},
+		// The spawner's channel to the core (a socket) is not inherited.
+		{"! ls -l /proc/self/fd | grep -q socket:", 0},
 	}
 	for _, tt := range tests {
 		ws, out := run(tt.script)
