@@ -185,21 +185,37 @@ func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args .
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
+	if err := s.startWait(cmd); err != nil {
+		var started *startError
+		if errors.As(err, &started) {
+			return nil, fmt.Errorf("git %s: %w", args[0], started.err)
+		}
+		return stdout.Bytes(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String() + "\n" + stdout.String())}
+	}
+	return stdout.Bytes(), nil
+}
+
+// startError is a git that could not be started at all.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+
+// startWait starts cmd through Options.Start (the subreaper's, which must
+// know git is its own child, or it would reap it and steal its status)
+// and waits for it.
+func (s *Store) startWait(cmd *exec.Cmd) error {
 	start := cmd.Start
 	if s.opts.Start != nil {
 		start = func() error { return s.opts.Start(cmd) }
 	}
 	if err := start(); err != nil {
-		return nil, fmt.Errorf("git %s: %w", args[0], err)
+		return &startError{err}
 	}
 	err := cmd.Wait()
 	if s.opts.Done != nil {
 		s.opts.Done(cmd.Process.Pid)
 	}
-	if err != nil {
-		return stdout.Bytes(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String() + "\n" + stdout.String())}
-	}
-	return stdout.Bytes(), nil
+	return err
 }
 
 // gitError is a failed git command with what it printed.
@@ -219,8 +235,10 @@ func (s *Store) init(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); errors.Is(err, os.ErrNotExist) {
 		cmd := exec.CommandContext(ctx, s.git, "init", "-q", "--bare", s.dir)
 		cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "PATH=" + envValue(s.opts.Environ, "PATH")}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git init %s: %v: %s", s.dir, err, out)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := s.startWait(cmd); err != nil {
+			return fmt.Errorf("git init %s: %v: %s", s.dir, err, out.String())
 		}
 		_ = os.RemoveAll(filepath.Join(s.dir, "hooks")) // samples only; hooks never run anyway
 	}
