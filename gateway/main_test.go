@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -317,10 +318,38 @@ func processesWith(marker string) []string {
 	return pids
 }
 
-// cores returns the pids of the gateway's live cores: processes started
-// with its --workdir (the sandbox's spawner and git, which name the
-// directory too, are not cores).
-func (g *testGateway) cores() []string { return processesWith("--workdir " + g.dir) }
+// cores returns the pids of the gateway's live cores: its children (the
+// gateway runs in this process) started with its --workdir. Neither the
+// sandbox's spawner and git, which name the directory too, nor a core's
+// child between fork and exec, which still shows the core's command line,
+// is a core.
+func (g *testGateway) cores() []string {
+	var pids []string
+	for _, pid := range processesWith("--workdir " + g.dir) {
+		if parentOf(pid) == os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// parentOf returns the parent pid of process pid, -1 when unknown.
+func parentOf(pid string) int {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return -1
+	}
+	return ppid
+}
 
 // waitFor polls cond every 20 ms until it holds, failing the test after a
 // generous deadline.
