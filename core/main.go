@@ -83,7 +83,10 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
 	}
 	out := &lockedWriter{w: stdout}
-	eof := &eofReader{r: stdin, done: make(chan struct{})}
+	// At stdin EOF every command is killed before the SDK even sees the
+	// EOF: it would cancel the calls in flight, and their commands would
+	// get SIGTERM (and a chance to linger) first.
+	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
 	in := newScreenedReader(eof, out, cfg.maxLine())
 	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
 	err = b.serve(ctx, t, eof.done)
@@ -104,8 +107,12 @@ const exitGrace = 10 * time.Second
 // every command is killed at once (SPEC §2.11), and serve returns within
 // exitGrace even if a handler does not.
 func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{}) error {
+	// Run's context ends only after every command is killed: cancelled
+	// first, the calls in flight would SIGTERM their commands instead.
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
 	ran := make(chan error, 1)
-	go func() { ran <- b.newServer().Run(ctx, t) }()
+	go func() { ran <- b.newServer().Run(runCtx, t) }()
 	select {
 	case err := <-ran:
 		return err
@@ -115,26 +122,32 @@ func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{})
 	// The SDK's Run waits for in-flight calls before returning, so the
 	// commands those calls are waiting on must end now.
 	b.shell.Close()
+	cancelRun()
 	select {
-	case err := <-ran:
-		return err
+	case <-ran:
+		return nil // whatever Run says, it ended because boris was told to stop
 	case <-time.After(exitGrace):
 		b.log.Warn("a tool call did not end after the stop; exiting without it", "grace", exitGrace)
 		return nil
 	}
 }
 
-// eofReader closes done once its reader reports an error (EOF included).
+// eofReader calls atEOF and closes done once its reader reports an error
+// (EOF included), before passing the error on.
 type eofReader struct {
-	r    io.ReadCloser
-	done chan struct{}
-	once sync.Once
+	r     io.ReadCloser
+	done  chan struct{}
+	atEOF func()
+	once  sync.Once
 }
 
 func (e *eofReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil {
-		e.once.Do(func() { close(e.done) })
+		e.once.Do(func() {
+			e.atEOF()
+			close(e.done)
+		})
 	}
 	return n, err
 }
