@@ -180,10 +180,10 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox.Enforced() {
 		// One confined spawner per session starts the commands: a fork
 		// from it costs far less than a helper's Go start per command. It
-		// starts in the background, so the session's first answer does not
-		// wait for it; the first command does.
+		// starts with the first command, so sessions that run none (and
+		// session starts) do not pay for it.
 		b.spawnerReady = make(chan struct{})
-		go b.startSpawner(sc.Start)
+		b.spawnerStart = func() { b.startSpawner(sc.Start) }
 		sc.Spawn = b.spawn
 	}
 	if b.shell, err = shell.New(workdir, sc); err != nil {
@@ -242,6 +242,7 @@ func (b *boris) close() {
 	}
 	b.closeCheckpoints()
 	if b.spawnerReady != nil {
+		b.spawnerOnce.Do(func() { close(b.spawnerReady) }) // never started: never will
 		<-b.spawnerReady
 	}
 	if b.spawner != nil {
@@ -278,9 +279,9 @@ func (b *boris) startSpawner(start func(*exec.Cmd) error) {
 	b.spawner = sp
 }
 
-// spawn starts a command through the spawner once it is ready.
+// spawn starts a command through the spawner, starting it first if need be.
 func (b *boris) spawn(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
-	<-b.spawnerReady
+	b.spawnerOnce.Do(b.spawnerStart)
 	if b.spawner == nil {
 		return 0, nil, errNoSpawner
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +35,8 @@ type boris struct {
 	reaper       *reaper.Reaper   // nil where the process cannot be a subreaper
 	spawner      *sandbox.Spawner // starts commands under the sandbox; nil without one
 	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
+	spawnerOnce  sync.Once        // starts it with the first command
+	spawnerStart func()
 	shell        *shell.Shell
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded

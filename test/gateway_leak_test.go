@@ -52,7 +52,7 @@ func (g *gatewayProc) wantGone(sid string) {
 // TestGatewayLeakAbandonedSessions: 200 sessions opened and never deleted
 // are all ended by the idle timeout, with their cores.
 func TestGatewayLeakAbandonedSessions(t *testing.T) {
-	g := startGateway(t, "--session-idle-timeout", "2s", "--max-sessions", "256")
+	g := startGateway(t, "--session-idle-timeout", "5s", "--max-sessions", "256")
 	const total, workers = 200, 4
 	var wg sync.WaitGroup
 	errs := make(chan error, total)
