@@ -18,7 +18,7 @@ import (
 // and a BORIS_GATEWAY_* environment variable; the flag wins.
 type Config struct {
 	Listen              string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
-	Core                string        `flag:"core" env:"BORIS_GATEWAY_CORE" help:"path of the boris binary (default: next to boris-gateway, then $PATH)"`
+	Core                string        `flag:"core" env:"BORIS_GATEWAY_CORE" helpDefault:"next to boris-gateway, then $PATH" help:"path of the boris binary"`
 	PublicURL           string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
 	AllowedOrigins      []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
 	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
@@ -26,13 +26,13 @@ type Config struct {
 	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
 	MaxSessionsPerSubj  int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
 	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
-	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" help:"cgroup v2 directory to create session cgroups in (default: the gateway's own cgroup)"`
+	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" helpDefault:"the gateway's own cgroup" help:"cgroup v2 directory to create session cgroups in"`
 	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
 	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; unset = no limit)"`
 	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
-	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" envDefault:"" help:"set to none to run without authentication (loopback addresses only)"`
+	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
 	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" help:"static bearer token, NAME=TOKEN names its subject (repeatable; at least 16 characters)"`
 	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
 	GenerateToken       bool          `flag:"generate-token" env:"BORIS_GATEWAY_GENERATE_TOKEN" envDefault:"false" help:"generate a random token at start-up and print it once on stderr"`
@@ -41,7 +41,7 @@ type Config struct {
 	JWTPublicKeys       []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable)"`
 	JWKSURL             string        `flag:"jwks-url" env:"BORIS_GATEWAY_JWKS_URL" help:"JSON Web Key Set URL of your identity provider (cached; refreshed on an unknown kid)"`
 	JWTIssuer           string        `flag:"jwt-issuer" env:"BORIS_GATEWAY_JWT_ISSUER" help:"required iss claim of JWTs"`
-	JWTAudience         string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" help:"required aud claim of JWTs (default: --public-url)"`
+	JWTAudience         string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" helpDefault:"the --public-url" help:"required aud claim of JWTs"`
 	JWTLeeway           time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
 	AuthorizationServer []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
 	WorkdirTemplate     string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`

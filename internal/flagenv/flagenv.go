@@ -18,9 +18,14 @@
 //	oneof:"text,json"        a string field's choices
 //	want:"seconds, 1 to 600" what the error says is accepted, instead of the
 //	                         text derived from the tags above
+//
+// A default that is not a value (a search, another setting's value) is
+// described for --help by helpDefault:"next to the binary, then $PATH";
+// without it, a setting with no envDefault shows "default none".
 package flagenv
 
 import (
+	"cmp"
 	"encoding"
 	"errors"
 	"flag"
@@ -131,7 +136,7 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 		f := field{
 			flag:  name,
 			env:   sf.Tag.Get("env"),
-			def:   sf.Tag.Get("envDefault"),
+			def:   cmp.Or(sf.Tag.Get("helpDefault"), sf.Tag.Get("envDefault")),
 			help:  sf.Tag.Get("help"),
 			value: newValue(v.Field(i)),
 		}

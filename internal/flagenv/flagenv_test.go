@@ -15,6 +15,7 @@ type testConfig struct {
 	On    bool     `flag:"on" env:"T_ON" envDefault:"false" help:"a switch"`
 	List  []string `flag:"item" env:"T_ITEMS" help:"items"`
 	Size  Size     `flag:"size" env:"T_SIZE" envDefault:"1KB" help:"a size"`
+	Path  string   `flag:"path" env:"T_PATH" helpDefault:"next to the binary" help:"a path found when unset"`
 }
 
 func TestPrecedence(t *testing.T) {
@@ -81,7 +82,7 @@ func TestHelp(t *testing.T) {
 	if !errors.Is(err, ErrHelp) || ExitCode(err) != 0 {
 		t.Fatalf("got %v, want ErrHelp with exit 0", err)
 	}
-	for _, want := range []string{"--name value", "env T_NAME, default def", "--on\n", "env T_ITEMS, default none"} {
+	for _, want := range []string{"--name value", "env T_NAME, default def", "--on\n", "env T_ITEMS, default none", "env T_PATH, default next to the binary"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
