@@ -17,11 +17,18 @@ build:
 	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris-gateway ./cmd/boris-gateway
 
 ## run: build, print the stdio client configuration, then start the gateway
-## on 127.0.0.1:8080 with a generated token (printed with client configs)
+## on 127.0.0.1:$(PORT) with a generated token (printed with client configs).
+## RUN_WORKDIR is the directory served, RUN_FLAGS more gateway flags
+## (e.g. RUN_FLAGS='--auth none' for clients that cannot send a token).
 RUN_WORKDIR ?= $(CURDIR)
+PORT      ?= 8080
+RUN_FLAGS ?=
+# RUN_WORKDIR made absolute for client configs; not with abspath, which
+# would split a path holding spaces.
+run_dir = $(if $(filter /%,$(firstword $(RUN_WORKDIR))),$(RUN_WORKDIR),$(CURDIR)/$(RUN_WORKDIR))
 run: build
-	@./scripts/print-config.sh "$(abspath $(BIN))/boris"
-	exec $(BIN)/boris-gateway --listen 127.0.0.1:8080 -- --workdir "$(RUN_WORKDIR)"
+	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)"
+	exec $(BIN)/boris-gateway --listen 127.0.0.1:$(PORT) $(RUN_FLAGS) -- --workdir "$(run_dir)"
 
 ## test: vet and every test, unit and end-to-end (installs Go modules itself)
 test:

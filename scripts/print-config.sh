@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prints how to connect an MCP client to a freshly built boris binary.
 set -euo pipefail
-boris=${1:?usage: print-config.sh /path/to/boris}
-workdir=${BORIS_WORKDIR:-$PWD}
+usage="usage: print-config.sh /path/to/boris [WORKDIR [PORT]]"
+boris=${1:?$usage}
+workdir=${2:-${BORIS_WORKDIR:-$PWD}}
+port=${3:-8080}
 "$boris" --version
 cat <<CONFIG
 
@@ -24,6 +26,7 @@ Claude Code:
 
 Flags: "$boris" --help
 
-Remote use (HTTP): starting boris-gateway on http://127.0.0.1:8080/mcp now; it prints a
-generated bearer token and client configurations below. Ctrl-C stops it.
+Remote use (HTTP): starting boris-gateway on http://127.0.0.1:$port/mcp now; it prints a
+generated bearer token and client configurations below (none with RUN_FLAGS='--auth none').
+Ctrl-C stops it.
 CONFIG
