@@ -32,6 +32,8 @@ type Config struct {
 	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
+	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
+	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
 	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
 	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" help:"static bearer token, NAME=TOKEN names its subject (repeatable; at least 16 characters)"`
 	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
@@ -91,6 +93,10 @@ func (c *Config) validate() error {
 		return usage("invalid value %s for --session-idle-timeout: want a positive duration such as 30m", c.SessionIdleTimeout)
 	case c.SessionMaxLifetime <= 0:
 		return usage("invalid value %s for --session-max-lifetime: want a positive duration such as 12h", c.SessionMaxLifetime)
+	case c.ReadTimeout <= 0:
+		return usage("invalid value %s for --read-timeout: want a positive duration such as 30s", c.ReadTimeout)
+	case c.WriteTimeout <= 0:
+		return usage("invalid value %s for --write-timeout: want a positive duration such as 30s", c.WriteTimeout)
 	case c.Auth != "" && c.Auth != "none":
 		return usage("invalid value %q for --auth: want none (or leave unset)", c.Auth)
 	case !slices.Contains([]string{"text", "json"}, c.LogFormat):

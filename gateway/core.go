@@ -17,9 +17,14 @@ import (
 	"github.com/mjkoo/boris/internal/cgroup"
 )
 
-// maxCoreLine bounds one message from a core. Generous: a view of an image
-// at the core's default --max-file-size, base64-encoded, fits.
-const maxCoreLine = 64 << 20
+// coreChunk is how much of a core message is read at once: smaller
+// messages (nearly all) are read in one piece, larger ones piece by piece
+// against the session's budget.
+const coreChunk = 64 << 10
+
+// stderrTail is how many of a core's last log lines are kept, to be logged
+// at warn level when the core exits on its own.
+const stderrTail = 10
 
 // coreProc is one running boris: its stdin for client messages, its stdout
 // read line by line by the session's router.
@@ -31,6 +36,7 @@ type coreProc struct {
 	wmu    sync.Mutex
 	exited chan struct{} // closed once the process is reaped
 	err    error         // Wait's result, valid after exited
+	logs   *tail         // its last stderr lines
 }
 
 // spawnCore starts path with args in a new process group, with a parent-death
@@ -53,15 +59,25 @@ func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc,
 	if err != nil {
 		return nil, fmt.Errorf("core stdout: %w", err)
 	}
-	stderr, err := cmd.StderrPipe()
+	// Not StderrPipe: Wait closes that, and could drop a dying core's last
+	// lines before they are read. This read end closes when the relay has
+	// read everything every writer wrote.
+	stderr, stderrW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("core stderr: %w", err)
 	}
-	if err := sp.start(cmd); err != nil {
+	cmd.Stderr = stderrW
+	err = sp.start(cmd)
+	stderrW.Close()
+	if err != nil {
+		stderr.Close()
 		return nil, fmt.Errorf("start core %s: %w", path, err)
 	}
-	p := &coreProc{cmd: cmd, group: l.group, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 64<<10), exited: make(chan struct{})}
-	go relayStderr(stderr, log)
+	p := &coreProc{
+		cmd: cmd, group: l.group, stdin: stdin, stdout: bufio.NewReaderSize(stdout, coreChunk),
+		exited: make(chan struct{}), logs: &tail{done: make(chan struct{})},
+	}
+	go relayStderr(stderr, p.logs, log)
 	go func() {
 		// A core that dies without ending its commands (a crash, SIGKILL)
 		// leaves them in its session. They are swept while the core is
@@ -88,13 +104,50 @@ func coreEnv(environ []string) []string {
 	return out
 }
 
-// relayStderr copies a core's log lines into the gateway's log.
-func relayStderr(r io.Reader, log *slog.Logger) {
+// relayStderr copies a core's log lines into the gateway's log (debug
+// level: a working core's logs are its own business), keeping the last
+// ones in t.
+func relayStderr(r io.ReadCloser, t *tail, log *slog.Logger) {
+	defer close(t.done)
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		log.Debug("core log", "line", sc.Text())
+		t.add(sc.Text())
 	}
+	_, _ = io.Copy(io.Discard, r) // a line over the scanner's limit must not block the core
+}
+
+// tail keeps the last stderrTail lines of a core's log, each cut to 1 KiB.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+	done  chan struct{} // closed when the core's stderr is closed
+}
+
+func (t *tail) add(line string) {
+	if len(line) > 1024 {
+		line = line[:1024] + "..."
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, line)
+	if len(t.lines) > stderrTail {
+		t.lines = t.lines[len(t.lines)-stderrTail:]
+	}
+}
+
+// last returns the lines kept, after waiting up to wait for the core's
+// stderr to close, so that a core's dying words are among them.
+func (t *tail) last(wait time.Duration) []string {
+	select {
+	case <-t.done:
+	case <-time.After(wait):
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
 }
 
 // send writes one message, newline-terminated, to the core's stdin.
@@ -107,20 +160,26 @@ func (p *coreProc) send(msg []byte) error {
 	return nil
 }
 
-// readMessage returns the core's next stdout line.
-func (p *coreProc) readMessage() ([]byte, error) {
-	var line []byte
+// readChunk returns the next piece of the core's current stdout line, up
+// to coreChunk bytes, and whether the line goes on after it. The bytes are
+// valid until the next read.
+func (p *coreProc) readChunk() (chunk []byte, more bool, err error) {
+	chunk, err = p.stdout.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		return chunk, true, nil
+	case err != nil && len(chunk) == 0:
+		return nil, false, err
+	}
+	return chunk, false, nil
+}
+
+// skipLine discards the rest of the current line.
+func (p *coreProc) skipLine() error {
 	for {
-		chunk, err := p.stdout.ReadSlice('\n')
-		if len(line)+len(chunk) > maxCoreLine {
-			return nil, errors.New("core sent a message over the size limit")
-		}
-		line = append(line, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if err != nil && len(line) == 0 {
-				return nil, err
-			}
-			return line, nil
+		_, more, err := p.readChunk()
+		if err != nil || !more {
+			return err
 		}
 	}
 }

@@ -3,6 +3,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -25,9 +26,6 @@ import (
 // supportedVersions are the MCP revisions whose Streamable HTTP transport
 // the gateway speaks.
 var supportedVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
-
-// bodyReadTimeout bounds reading one request body.
-const bodyReadTimeout = 30 * time.Second
 
 // defaultVersion is assumed when MCP-Protocol-Version is absent
 // (2025-06-18 basic/transports: "the server SHOULD assume protocol version
@@ -82,6 +80,34 @@ type Options struct {
 	MaxBody       int64         // largest request body; 0 means 4 MiB
 	KeepAlive     time.Duration // SSE keep-alive comment interval; 0 means 15s
 
+	// ReadTimeout bounds how long a client takes to send a request once its
+	// headers are in (the server's ReadHeaderTimeout bounds those): the
+	// body is read within it, and a request refused before its body was
+	// read (401, 404, /healthz, ...) is answered at once with
+	// Connection: close, its connection closed once the rest of the body
+	// has come or ReadTimeout has passed. 0 means 30s.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each piece of a response: a client that reads
+	// nothing of it for this long is cut off, and what the gateway held for
+	// it is released. A slow client that keeps reading is not. 0 means 30s.
+	WriteTimeout time.Duration
+	// MaxMessage is the largest message a core may send: a larger reply is
+	// dropped and its request answered with a JSON-RPC error; the session
+	// goes on. 0 means 64 MiB (a view of the largest image the core
+	// returns, base64-encoded, fits).
+	MaxMessage int64
+	// MaxBuffered bounds the bytes of one session's core messages the
+	// gateway holds (read from the core, not yet written to the client):
+	// beyond it, replies are dropped and their requests answered with a
+	// JSON-RPC error until the client reads or gives up. 0 means 64 MiB.
+	MaxBuffered int64
+	// MaxBufferedTotal is the same bound for all sessions together. 0 means
+	// 512 MiB.
+	MaxBufferedTotal int64
+	// MaxInFlight bounds a session's requests in flight, cancelled ones the
+	// core has not finished included; more get 429. 0 means 32.
+	MaxInFlight int
+
 	// Security of the HTTP surface; see checkOrigin.
 	AllowedOrigins []string
 	PublicURL      string
@@ -111,6 +137,7 @@ type Handler struct {
 	table    *table
 	spawner  *spawner
 	root     http.Handler
+	lim      limits
 	stopReap context.CancelFunc
 	draining chan struct{} // closed by Drain: GET streams end
 }
@@ -119,6 +146,10 @@ type Handler struct {
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
 	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(opts.Reaper), draining: make(chan struct{})}
+	h.lim = limits{
+		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
+		maxInFlight: opts.MaxInFlight,
+	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
@@ -146,6 +177,12 @@ func withDefaults(o Options) Options {
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
 	}
+	o.ReadTimeout = cmp.Or(max(o.ReadTimeout, 0), 30*time.Second)
+	o.WriteTimeout = cmp.Or(max(o.WriteTimeout, 0), 30*time.Second)
+	o.MaxMessage = cmp.Or(max(o.MaxMessage, 0), 64<<20)
+	o.MaxBuffered = cmp.Or(max(o.MaxBuffered, 0), 64<<20)
+	o.MaxBufferedTotal = cmp.Or(max(o.MaxBufferedTotal, 0), 512<<20)
+	o.MaxInFlight = cmp.Or(max(o.MaxInFlight, 0), 32)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -180,8 +217,9 @@ func (h *Handler) Close() {
 	h.table.endAll("gateway shutting down")
 }
 
-// routes builds the handler tree: request logging outermost, then CORS,
-// Origin and Host checks, authentication, and the MCP endpoint.
+// routes builds the handler tree: request logging outermost, then the
+// bound on reading requests, CORS, Origin and Host checks, authentication,
+// and the MCP endpoint.
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.healthz)
@@ -194,7 +232,32 @@ func (h *Handler) routes() http.Handler {
 		mcp = h.opts.Authenticate(mcp)
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
-	return h.logRequests(mux)
+	return h.logRequests(h.boundReads(mux))
+}
+
+// boundReads gives every request a read deadline, so no connection lives
+// unbounded before its request is authenticated or while its body comes
+// in: a client that announces a body and never sends it (or trickles it)
+// would otherwise hold its connection, and a file descriptor, forever.
+// Until the body has been read (see readBody), the response carries
+// Connection: close: net/http then answers at once instead of first trying
+// to read the body, and closes the connection after the answer, once the
+// rest of the body has come or the deadline has passed.
+func (h *Handler) boundReads(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.ReadTimeout))
+		if r.ContentLength != 0 {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unboundReads lifts a request's read deadline once its body has been read
+// or it has none: the server's background read, which notices a client
+// going away, must not end a long call or stream.
+func unboundReads(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 }
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -261,12 +324,11 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 
 // readBody reads a POST body within the size limit, answering 413 beyond it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	// A client trickling its body cannot hold the connection: the body has
-	// a deadline of its own (the header's is the server's ReadHeaderTimeout).
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	// A client trickling its body cannot hold the connection: the read
+	// deadline set by boundReads stays in force until the whole body is in.
+	// After a failed read it stays, and so does Connection: close, so the
+	// error is answered at once and the connection closed.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
-	_ = rc.SetReadDeadline(time.Time{})
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
@@ -276,5 +338,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
 		return nil, false
 	}
+	unboundReads(w)
+	w.Header().Del("Connection") // the connection may serve another request
 	return body, true
 }

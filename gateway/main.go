@@ -75,7 +75,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	h := NewHandler(Options{
 		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg,
 		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
-		MaxBody: int64(cfg.MaxBody), AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
+		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 	})
@@ -88,7 +88,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, log)
 }
 
-// serve runs the HTTP server until a signal, then shuts down in order.
+// serve runs the HTTP server until a signal, then shuts down in order,
+// saying so at once: the drain may take up to drain.
 func serve(ctx context.Context, ln net.Listener, h *Handler, tokens *auth.StaticTokens, drain time.Duration, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
@@ -97,33 +98,43 @@ func serve(ctx context.Context, ln net.Listener, h *Handler, tokens *auth.Static
 		MaxHeaderBytes:    64 << 10,
 	}
 	srv.RegisterOnShutdown(h.Drain)
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	why := "context done"
 wait:
 	for {
 		select {
 		case err := <-errc:
 			h.Close()
 			return fmt.Errorf("serve: %w", err)
-		case <-hup:
-			reload(tokens, log)
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				reload(tokens, log)
+				continue
+			}
+			why = sig.String()
+			break wait
 		case <-ctx.Done():
 			break wait
 		}
 	}
+	log.Info("shutting down: no new connections; requests in flight may finish, then every core ends",
+		"signal", why, "timeout", drain, "sessions", h.Sessions())
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	h.Close()
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		log.Warn("requests still in flight at the end of the drain were cut off", "timeout", drain)
+	case err != nil:
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	_ = srv.Close()
+	log.Info("boris-gateway stopped")
 	return nil
 }
 

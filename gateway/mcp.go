@@ -121,7 +121,7 @@ func (h *Handler) startSession(p Principal) (*session, error) {
 		}
 		return nil, err
 	}
-	s := newSession(id, p.Subject, core, h.log)
+	s := newSession(id, p.Subject, core, h.lim, h.log)
 	h.table.add(s)
 	go s.route(h.table.end)
 	return s, nil
@@ -129,9 +129,14 @@ func (h *Handler) startSession(p Principal) (*session, error) {
 
 // call forwards a request and streams back what the core sends for it.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *message, acc accepts) {
-	c, ok := s.register(m)
-	if !ok {
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, "a request with this id is already in flight")
+	c, err := s.register(m)
+	switch {
+	case errors.Is(err, errTooMany):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, m.req.ID, jsonrpc.CodeInternalError, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
 	start := time.Now()

@@ -25,6 +25,62 @@ func peek(raw []byte) (peeked, error) {
 	return p, cmp.Or(scanErr, err)
 }
 
+// peekHead reads the routing fields of a message's first piece. A core's
+// messages come from go-sdk's encoder, which writes "jsonrpc", "id" and
+// "method" before "params", "result" or "error": the head of a message too
+// large to hold at once still says where it goes. isResponse reports
+// whether the head shows a response (a "result" or "error" member, cut or
+// not, and no method).
+func peekHead(head []byte) (p peeked, isResponse bool) {
+	payload := false
+	_ = eachMemberHead(head, func(key string, val []byte, whole bool) bool {
+		if key == "result" || key == "error" {
+			payload = true
+		}
+		if !whole {
+			return false
+		}
+		return p.set(key, val) == nil
+	})
+	return p, payload && p.method == "" && p.id != ""
+}
+
+// eachMemberHead is eachMember for an object that may be cut short: fn
+// also gets the member whose value runs past the end (whole false), and
+// nothing after it.
+func eachMemberHead(raw []byte, fn func(key string, val []byte, whole bool) bool) error {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return errMalformed
+	}
+	for i++; ; {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] != '"' {
+			return errMalformed
+		}
+		keyEnd, err := skipString(raw, i)
+		if err != nil {
+			return err
+		}
+		key := string(raw[i+1 : keyEnd-1])
+		if i = skipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
+			return errMalformed
+		}
+		i = skipSpace(raw, i+1)
+		end, err := skipValue(raw, i)
+		if err != nil || end >= len(raw) {
+			fn(key, nil, false)
+			return err
+		}
+		if !fn(key, raw[i:end], true) {
+			return nil
+		}
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i++
+		}
+	}
+}
+
 // eachMember calls fn with every member of the JSON object in raw, in
 // order, until fn returns false.
 func eachMember(raw []byte, fn func(key string, val []byte) bool) error {

@@ -1,8 +1,9 @@
 package gateway
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,14 @@ import (
 // backlogLimit bounds messages kept for a GET stream that is not open.
 const backlogLimit = 256
 
+// limits are the bounds every session of a Handler keeps.
+type limits struct {
+	maxMessage  int64   // largest core message
+	buffered    int64   // bytes of core messages held per session
+	total       *budget // the gateway's budget, shared by sessions
+	maxInFlight int     // client requests in flight, reserved ids included
+}
+
 // session is one MCP session: a core process and the routing of its
 // messages to the HTTP requests waiting for them (SPEC §3.2).
 type session struct {
@@ -20,14 +29,26 @@ type session struct {
 	subject string
 	core    *coreProc
 	log     *slog.Logger
+	lim     limits
+	held    *budget // bytes of this session's core messages the gateway holds
 	created time.Time
 	last    atomic.Int64 // unix nanos of the last request
 
 	mu       sync.Mutex
 	calls    map[string]*call // in-flight client requests, by id key
 	progress map[string]*call // the same, by progress token key
-	stream   chan []byte      // the open GET stream, or nil
-	backlog  [][]byte         // messages for a GET stream not yet open
+	// reserved are ids whose requester is gone (cancelled, or the client
+	// disconnected) while the core still owes their response: a new
+	// request may not take such an id until the core has answered, or it
+	// would receive the old request's answer (and the core, go-sdk, would
+	// refuse the duplicate id). The core answers every request, a
+	// cancelled one as soon as its command is killed (SIGKILL at the
+	// latest 5 s after the cancellation); if the core dies, so does the
+	// session. So no timer frees an id early: a freed id would bring the
+	// stale answer back.
+	reserved map[string]struct{}
+	stream   chan coreMsg // the open GET stream, or nil
+	backlog  []coreMsg    // messages for a GET stream not yet open
 
 	done      chan struct{} // closed when the session ends
 	closeOnce sync.Once
@@ -38,15 +59,17 @@ type session struct {
 type call struct {
 	id    jsonrpc.ID
 	token string        // progress token key, or ""
-	notes chan []byte   // notifications and requests tied to it; dropped when full
-	resp  chan []byte   // its response; capacity 1, never blocks routing
+	notes chan coreMsg  // notifications and requests tied to it; dropped when full
+	resp  chan coreMsg  // its response; capacity 1, never blocks routing
 	ended chan struct{} // closed when the client cancelled it
 }
 
-func newSession(id, subject string, core *coreProc, log *slog.Logger) *session {
+func newSession(id, subject string, core *coreProc, lim limits, log *slog.Logger) *session {
 	s := &session{
-		id: id, subject: subject, core: core, log: log, created: time.Now(),
-		calls: map[string]*call{}, progress: map[string]*call{}, done: make(chan struct{}),
+		id: id, subject: subject, core: core, log: log, lim: lim, created: time.Now(),
+		held:  &budget{max: lim.buffered, parent: lim.total},
+		calls: map[string]*call{}, progress: map[string]*call{}, reserved: map[string]struct{}{},
+		done: make(chan struct{}),
 	}
 	s.touch()
 	return s
@@ -54,27 +77,41 @@ func newSession(id, subject string, core *coreProc, log *slog.Logger) *session {
 
 func (s *session) touch() { s.last.Store(time.Now().UnixNano()) }
 
+// Refusals of register.
+var (
+	errDuplicateID = errors.New("a request with this id is already in flight")
+	errReservedID  = errors.New("this request id was cancelled or abandoned and the core has not answered it yet; use a new id (MCP forbids reusing request ids within a session)")
+	errTooMany     = errors.New("too many requests in flight in this session")
+)
+
 // register records an in-flight request so its messages find their way.
-// It fails if the id is already in flight (JSON-RPC ids must be unique).
-func (s *session) register(m *message) (*call, bool) {
+// It fails if the id is in flight or reserved (JSON-RPC ids must be
+// unique), or if the session has lim.maxInFlight requests in flight.
+func (s *session) register(m *message) (*call, error) {
 	c := &call{
 		id: m.req.ID, token: progressTokenOf(m.req.Params),
-		notes: make(chan []byte, 64), resp: make(chan []byte, 1), ended: make(chan struct{}),
+		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
 	key := idKey(c.id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.calls[key]; dup {
-		return nil, false
+		return nil, errDuplicateID
+	}
+	if _, dup := s.reserved[key]; dup {
+		return nil, errReservedID
+	}
+	if n := len(s.calls) + len(s.reserved); n >= s.lim.maxInFlight {
+		return nil, fmt.Errorf("%w (%d, cancelled ones the core has not finished included); wait for some to finish", errTooMany, n)
 	}
 	s.calls[key] = c
 	if c.token != "" {
 		s.progress[c.token] = c
 	}
-	return c, true
+	return c, nil
 }
 
-// forget drops a request: answered, abandoned by its client, or cancelled.
+// forget drops a request whose core has answered, or never saw it.
 func (s *session) forget(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -91,6 +128,54 @@ func (s *session) forgetLocked(c *call) {
 	}
 }
 
+// retireLocked turns an in-flight request into a reserved id: its
+// requester is gone, the core still owes its response, which will be
+// dropped. It reports false if the request was answered already.
+func (s *session) retireLocked(c *call) bool {
+	key := idKey(c.id)
+	if s.calls[key] != c {
+		return false
+	}
+	s.forgetLocked(c)
+	s.reserved[key] = struct{}{}
+	return true
+}
+
+// leave is called when a request's HTTP handler is done: a request still
+// in flight was abandoned by its client (a disconnect is not a
+// cancellation: the core runs it on), so its id stays reserved until the
+// core answers. What was routed to it and not written is released.
+func (s *session) leave(c *call) {
+	s.mu.Lock()
+	s.retireLocked(c)
+	s.mu.Unlock()
+	for {
+		select {
+		case m := <-c.notes:
+			s.release(m)
+		case m := <-c.resp:
+			s.release(m)
+		default:
+			return
+		}
+	}
+}
+
+// cancel handles a client's notifications/cancelled: the core will still
+// answer the request (go-sdk answers every request), but the client must
+// not see that answer, so the HTTP request is ended now and the id
+// reserved until the answer comes.
+func (s *session) cancel(idk string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.calls[idk]; c != nil && s.retireLocked(c) {
+		close(c.ended)
+	}
+}
+
+// release gives back the budget a message held.
+func (s *session) release(m coreMsg) { s.held.give(m.held) }
+
 // inFlight reports whether anything keeps the session busy.
 func (s *session) inFlight() bool {
 	s.mu.Lock()
@@ -98,108 +183,35 @@ func (s *session) inFlight() bool {
 	return len(s.calls) > 0 || s.stream != nil
 }
 
-// route reads the core's stdout until it closes, delivering each message
-// where SPEC §3.2 says, then ends the session.
-func (s *session) route(end func(*session, string)) {
-	for {
-		raw, err := s.core.readMessage()
-		if err != nil {
-			end(s, "core exited")
-			return
-		}
-		p, err := peek(raw)
-		if err != nil {
-			s.log.Warn("undecodable message from core", "session", s.id, "err", err)
-			continue
-		}
-		s.deliver(raw, p)
-	}
-}
-
-// deliver sends one core message to its destination: a response to the
-// request with its id, progress to the request with its token, other
-// request-scoped messages to the only request in flight, the rest to the
-// GET stream.
-func (s *session) deliver(raw []byte, m peeked) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var dest *call
-	switch {
-	case m.method == "":
-		if dest = s.calls[m.id]; dest != nil {
-			s.forgetLocked(dest)
-			dest.resp <- raw
-		}
-		return // a response whose request was abandoned or cancelled is dropped
-	case m.method == "notifications/progress":
-		dest = s.progress[notifiedToken(m.params)]
-	case !sessionScoped(m.method) && len(s.calls) == 1:
-		for _, c := range s.calls {
-			dest = c
-		}
-	}
-	if dest != nil {
-		select {
-		case dest.notes <- raw:
-		default: // a client not reading does not block routing
-		}
-		return
-	}
-	s.toStreamLocked(raw)
-}
-
-// sessionScoped lists messages that concern the session, never a request.
-func sessionScoped(method string) bool {
-	return strings.HasSuffix(method, "/list_changed") || method == "notifications/resources/updated"
-}
-
-// toStreamLocked hands a message to the GET stream, or keeps it (bounded)
-// until one opens.
-func (s *session) toStreamLocked(raw []byte) {
-	if s.stream != nil {
-		select {
-		case s.stream <- raw:
-			return
-		default: // a stalled stream does not block routing
-		}
-	}
-	if len(s.backlog) < backlogLimit {
-		s.backlog = append(s.backlog, raw)
-	}
-}
-
 // openStream attaches a GET stream, returning false if one is already open.
 // Queued messages are handed over first.
-func (s *session) openStream() (chan []byte, bool) {
+func (s *session) openStream() (chan coreMsg, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stream != nil {
 		return nil, false
 	}
-	s.stream = make(chan []byte, backlogLimit)
-	for _, raw := range s.backlog {
-		s.stream <- raw
+	s.stream = make(chan coreMsg, backlogLimit)
+	for _, m := range s.backlog {
+		s.stream <- m
 	}
 	s.backlog = nil
 	return s.stream, true
 }
 
-func (s *session) closeStream(ch chan []byte) {
+// closeStream detaches a GET stream; what it did not send is released.
+func (s *session) closeStream(ch chan coreMsg) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stream == ch {
 		s.stream = nil
 	}
-}
-
-// cancel handles a client's notifications/cancelled: the request it names
-// will get no response (the core does not answer cancelled requests), so
-// its HTTP request is ended now.
-func (s *session) cancel(idk string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c := s.calls[idk]; c != nil {
-		s.forgetLocked(c)
-		close(c.ended)
+	for {
+		select {
+		case m := <-ch:
+			s.release(m)
+		default:
+			return
+		}
 	}
 }

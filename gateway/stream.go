@@ -13,9 +13,10 @@ import (
 // client accepts it; anything before it (progress) switches to
 // text/event-stream.
 type reply struct {
-	w   http.ResponseWriter
-	acc accepts
-	sse *sseWriter
+	w       http.ResponseWriter
+	acc     accepts
+	sse     *sseWriter
+	timeout time.Duration // per piece written, see writeParts
 }
 
 // note sends a message tied to the request, starting a stream if needed.
@@ -25,7 +26,7 @@ func (rp *reply) note(raw []byte) bool {
 		if !rp.acc.sse {
 			return false
 		}
-		rp.sse = startSSE(rp.w)
+		rp.sse = startSSE(rp.w, rp.timeout)
 	}
 	_ = rp.sse.event(raw)
 	return true
@@ -39,8 +40,7 @@ func (rp *reply) final(raw []byte) {
 		h := rp.w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(raw)))
-		_, _ = rp.w.Write(raw)
-		_ = http.NewResponseController(rp.w).Flush()
+		_ = writeParts(rp.w, http.NewResponseController(rp.w), rp.timeout, raw)
 		return
 	}
 	rp.note(raw)
@@ -49,7 +49,7 @@ func (rp *reply) final(raw []byte) {
 // keepAlive sends a keep-alive comment, opening the stream if allowed.
 func (rp *reply) keepAlive() {
 	if rp.sse == nil && rp.acc.sse {
-		rp.sse = startSSE(rp.w)
+		rp.sse = startSSE(rp.w, rp.timeout)
 	}
 	if rp.sse != nil {
 		_ = rp.sse.comment("keep-alive")
@@ -57,19 +57,22 @@ func (rp *reply) keepAlive() {
 }
 
 // await writes everything the core sends for c until its response, and
-// returns that response (nil if there was none).
+// returns that response (nil if there was none). Each message's budget is
+// released once it is written.
 func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc accepts) []byte {
-	rp := &reply{w: w, acc: acc}
+	rp := &reply{w: w, acc: acc, timeout: h.opts.WriteTimeout}
+	defer s.leave(c)
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
 	for {
 		select {
-		case raw := <-c.notes:
-			h.noteOrStream(rp, s, raw)
-		case raw := <-c.resp:
+		case m := <-c.notes:
+			h.noteOrStream(rp, s, m)
+		case m := <-c.resp:
 			h.drainNotes(rp, s, c)
-			rp.final(raw)
-			return raw
+			rp.final(m.raw)
+			s.release(m)
+			return m.raw
 		case <-tick.C:
 			rp.keepAlive()
 		case <-c.ended:
@@ -80,9 +83,9 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 			rp.final(errorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason))
 			return nil
 		case <-r.Context().Done():
-			// The client went away. Per the transport spec a disconnect is
-			// not a cancellation: the request runs on, its response dropped.
-			s.forget(c)
+			// The client went away, or stopped reading for WriteTimeout.
+			// Per the transport spec a disconnect is not a cancellation: the
+			// request runs on, its response dropped (see session.leave).
 			return nil
 		}
 	}
@@ -90,20 +93,22 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 
 // noteOrStream delivers a request-scoped message on the request's stream,
 // or on the session's GET stream when the client accepts only JSON.
-func (h *Handler) noteOrStream(rp *reply, s *session, raw []byte) {
-	if !rp.note(raw) {
-		s.mu.Lock()
-		s.toStreamLocked(raw)
-		s.mu.Unlock()
+func (h *Handler) noteOrStream(rp *reply, s *session, m coreMsg) {
+	if rp.note(m.raw) {
+		s.release(m)
+		return
 	}
+	s.mu.Lock()
+	s.toStreamLocked(m)
+	s.mu.Unlock()
 }
 
 // drainNotes sends messages that arrived before the response, keeping order.
 func (h *Handler) drainNotes(rp *reply, s *session, c *call) {
 	for {
 		select {
-		case raw := <-c.notes:
-			h.noteOrStream(rp, s, raw)
+		case m := <-c.notes:
+			h.noteOrStream(rp, s, m)
 		default:
 			return
 		}
@@ -127,14 +132,18 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.closeStream(ch)
-	sse := startSSE(w)
+	if r.ContentLength == 0 {
+		unboundReads(w) // a stream lasts as long as the client wants
+	}
+	sse := startSSE(w, h.opts.WriteTimeout)
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
 	for {
 		var err error
 		select {
-		case raw := <-ch:
-			err = sse.event(raw)
+		case m := <-ch:
+			err = sse.event(m.raw)
+			s.release(m)
 		case <-tick.C:
 			err = sse.comment("keep-alive")
 		case <-r.Context().Done():

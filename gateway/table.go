@@ -145,6 +145,7 @@ func (t *table) end(s *session, reason string) {
 		t.mu.Unlock()
 		s.reason = reason
 		close(s.done)
+		s.held.close() // what it held is garbage now, whoever holds it
 		s.core.stop(t.grace)
 		t.log.Info("session ended", "session", s.id, "subject", s.subject, "reason", reason,
 			"age", time.Since(s.created).Round(time.Millisecond))

@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writePNG writes a file the core views as a PNG image of size bytes: the
+// PNG signature, then random bytes (base64 cannot shrink them).
+func writePNG(t *testing.T, path string, size int) {
+	t.Helper()
+	b := make([]byte, size)
+	_, _ = rand.Read(b)
+	copy(b, "\x89PNG\r\n\x1a\n")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unreadRequest posts body on a connection of its own and never reads
+// the answer: a client that leaves its replies in the gateway's hands. Its
+// receive buffer is small, as over a real network (on loopback the kernel
+// would take in megabytes for it). The connection closes with the test.
+func (g *testGateway) unreadRequest(sid, body string) net.Conn {
+	g.t.Helper()
+	u, _ := url.Parse(g.url)
+	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+	}}
+	conn, err := dialer.Dial("tcp", u.Host)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n%s", u.Host, sid, len(body), body)
+	return conn
+}
+
+// TestOversizedReplyCostsItsRequest: a core message over the gateway's
+// message limit is dropped and its request answered with a JSON-RPC error
+// saying so (issue 10, item 4); the session, its core and its other
+// requests carry on.
+func TestOversizedReplyCostsItsRequest(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) { o.MaxMessage = 256 << 10 })
+	writePNG(t, filepath.Join(g.dir, "big.png"), 512<<10) // ~700 KB as base64
+	sid := g.initialize()
+	core := g.coreOf(sid)
+	for _, accept := range []string{"application/json", "text/event-stream"} {
+		resp := g.send("POST", postHeader(sid, "Accept", accept), callBody(2, "view", map[string]any{"path": "big.png"}, ""))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: got %d, want 200 with a JSON-RPC error", accept, resp.StatusCode)
+		}
+		final, _ := responseOf(t, resp)
+		if final.ID != float64(2) || final.Error == nil || !strings.Contains(final.Error.Message, "over the gateway's message limit of 256 KiB") {
+			t.Errorf("%s: got %+v, want a JSON-RPC error for id 2 naming the 256 KiB limit", accept, final)
+		}
+	}
+	resp := g.send("POST", postHeader(sid), callBody(3, "bash", map[string]any{"command": "echo still here"}, ""))
+	if final, _ := responseOf(t, resp); final.Result == nil || toolText(t, final) != "stdout:\nstill here\nexit_code: 0" {
+		t.Errorf("next call: got %+v, want its result", final)
+	}
+	if coreExited(core) || g.h.Sessions() != 1 {
+		t.Errorf("core exited %v, sessions %d: want the session and its core alive", coreExited(core), g.h.Sessions())
+	}
+}
+
+// TestUnreadRepliesBounded: replies a client leaves unread are held only
+// up to the session's budget; beyond it, replies are dropped with a
+// JSON-RPC error saying why. Once the client gives up on them, they are
+// released and the session serves fully again.
+func TestUnreadRepliesBounded(t *testing.T) {
+	// Replies of 8.4 MB: more than the kernel buffers for a client that
+	// does not read (at most 4 MB on the sending side here).
+	const budget = 20 << 20
+	g := newTestGateway(t, func(o *Options) { o.MaxBuffered = budget })
+	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
+	sid := g.initialize()
+	s := g.h.table.get(sid)
+	var unread []net.Conn
+	for i := range 3 {
+		unread = append(unread, g.unreadRequest(sid, callBody(100+i, "view", map[string]any{"path": "img.png"}, "")))
+	}
+	// Hold on until two unread replies are held: a third does not fit.
+	waitFor(t, "unread replies to fill the session's budget", func() bool { return s.held.inUse() > 12<<20 })
+	resp := g.send("POST", postHeader(sid), callBody(7, "view", map[string]any{"path": "img.png"}, ""))
+	final, _ := responseOf(t, resp)
+	if final.Error == nil || !strings.Contains(final.Error.Message, "has not read") {
+		t.Errorf("reply while the budget is full: got %.200s, want a JSON-RPC error saying the client has not read its replies", fmt.Sprint(final))
+	}
+	if got := s.held.inUse(); got > budget {
+		t.Errorf("the gateway holds %d bytes for the session, over its budget of %d", got, budget)
+	}
+	for _, c := range unread {
+		c.Close()
+	}
+	waitFor(t, "unread replies to be released", func() bool { return s.held.inUse() == 0 })
+	resp = g.send("POST", postHeader(sid), callBody(8, "view", map[string]any{"path": "img.png"}, ""))
+	if final, _ := responseOf(t, resp); final.Result == nil {
+		t.Errorf("reply after release: got error %+v, want the image", final.Error)
+	}
+	if got := g.h.lim.total.inUse(); got != 0 {
+		t.Errorf("gateway budget after every reply was written: got %d bytes held, want 0", got)
+	}
+}
+
+// TestWriteTimeoutReleases: a reply its client leaves unread for
+// WriteTimeout is cut off and released, though the client keeps its
+// connection open.
+func TestWriteTimeoutReleases(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) { o.WriteTimeout = time.Second })
+	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
+	sid := g.initialize()
+	s := g.h.table.get(sid)
+	g.unreadRequest(sid, callBody(100, "view", map[string]any{"path": "img.png"}, ""))
+	waitFor(t, "the unread reply to be held", func() bool { return s.held.inUse() > 0 })
+	waitFor(t, "the unread reply to be released", func() bool { return s.held.inUse() == 0 })
+	if got := g.h.lim.total.inUse(); got != 0 {
+		t.Errorf("gateway budget: got %d bytes held, want 0", got)
+	}
+}
+
+// TestInFlightLimit: a session takes MaxInFlight requests at once; one more
+// gets 429 with a JSON-RPC error, and is accepted again once one ends.
+func TestInFlightLimit(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) { o.MaxInFlight = 2 })
+	sid := g.initialize()
+	g.startSleep(sid, 1)
+	_, pending := g.startSleep(sid, 2)
+	resp, body := g.do("POST", postHeader(sid), callBody(3, "bash", map[string]any{"command": "echo three"}, ""))
+	if m := parseMessage(t, body); resp.StatusCode != http.StatusTooManyRequests || m.Error == nil || !strings.Contains(m.Error.Message, "too many requests in flight") {
+		t.Fatalf("third request: got %d %s, want 429 and a JSON-RPC error", resp.StatusCode, body)
+	}
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`
+	g.do("POST", postHeader(sid), cancel)
+	await(t, pending).Body.Close()
+	// The cancelled request counts until the core has answered it.
+	waitFor(t, "a slot to free", func() bool {
+		resp, _ := g.do("POST", postHeader(sid), callBody(4, "bash", map[string]any{"command": "echo four"}, ""))
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// TestPeekHead: the routing fields of a message cut short.
+func TestPeekHead(t *testing.T) {
+	full := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","data":"AAAA"}]}}`
+	tests := []struct {
+		name, head string
+		id         string
+		response   bool
+	}{
+		{"response cut in its result", full[:40], "int64:7", true},
+		{"response cut in the result key", full[:30], "int64:7", false},
+		{"cut in the id", `{"jsonrpc":"2.0","id":12`, "", false},
+		{"request cut in its params", `{"jsonrpc":"2.0","id":"a","method":"sampling/createMessage","params":{"x":"`, "string:a", false},
+		{"notification cut in its params", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"message":"`, "", false},
+		{"error response cut", `{"jsonrpc":"2.0","id":"z","error":{"code":-1,"message":"xx`, "string:z", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, isResponse := peekHead([]byte(tt.head))
+			if p.id != tt.id || isResponse != tt.response {
+				t.Errorf("got id %q response %v, want %q %v", p.id, isResponse, tt.id, tt.response)
+			}
+		})
+	}
+}
