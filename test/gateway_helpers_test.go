@@ -147,7 +147,7 @@ func (g *gatewayProc) cores() []string {
 		argv0, _, _ := strings.Cut(string(b), "\x00")
 		// A core's child between fork and exec still shows the core's
 		// command line: cores are the gateway's own children.
-		if filepath.Base(argv0) == "boris" && parentPid(pid) == g.cmd.Process.Pid {
+		if n, _ := strconv.Atoi(pid); filepath.Base(argv0) == "boris" && parentOf(n) == g.cmd.Process.Pid {
 			pids = append(pids, pid)
 		}
 	}
@@ -355,24 +355,6 @@ func lastMessage(t *testing.T, resp *http.Response) map[string]any {
 func readProcStat(pid int) (string, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	return string(b), err
-}
-
-// parentPid returns the parent pid of process pid, -1 when unknown.
-func parentPid(pid string) int {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return -1
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 2 {
-		return -1
-	}
-	ppid, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return -1
-	}
-	return ppid
 }
 
 // toJSON encodes v for messages and substring checks.
