@@ -52,9 +52,11 @@ bench-gateway:
 bench-isolation:
 	$(GO) run ./test/bench/isolation
 
-## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees
+## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees;
+##   then one recording through the git binary vs go-git (a module of its own: go-git is never Boris's)
 bench-checkpoint:
 	$(GO) run ./test/bench/checkpoint
+	cd test/bench/checkpoint/machinery && $(GO) run .
 
 ## release-check: goreleaser check, a snapshot release in ./dist, and checks of its
 ## archives (static binaries, stamped --version); slow, so not part of test

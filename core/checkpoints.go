@@ -75,6 +75,9 @@ type ckptJob struct {
 // or reads the history waits for it (settle), so each checkpoint holds
 // exactly its own call's change.
 func (b *boris) recorder(ctx context.Context) {
+	if err := b.ckpt.Watch(); err != nil {
+		b.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+	}
 	b.recordNow(ctx, "start", "the working tree as the session found it")
 	close(b.ckptReady)
 	for j := range b.ckptQueue {

@@ -11,12 +11,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
@@ -312,23 +314,32 @@ func check(cfg *Config, environ []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
+	if checkpoints == "on" {
+		if err := checkpoint.Available(environ); err != nil {
+			checkpoints = "unavailable: " + err.Error()
+			tools = slices.DeleteFunc(tools, isCheckpointTool)
+		}
+	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(CheckReport{
 		Version: Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
-		Tools: enabledTools(cfg), Sandbox: sb.Report(),
+		Tools: tools, Checkpoints: checkpoints, Sandbox: sb.Report(),
 	})
 }
 
 // CheckReport is what `boris --check` prints: what a session started with
 // the same settings would enforce. The gateway reads it at start-up.
 type CheckReport struct {
-	Version string         `json:"version"`
-	Workdir string         `json:"workdir"`
-	Allowed []string       `json:"allowed"` // null: the whole file system
-	Denied  []string       `json:"denied"`
-	Tools   []string       `json:"tools"`
-	Sandbox sandbox.Report `json:"sandbox"`
+	Version string   `json:"version"`
+	Workdir string   `json:"workdir"`
+	Allowed []string `json:"allowed"` // null: the whole file system
+	Denied  []string `json:"denied"`
+	Tools   []string `json:"tools"`
+	// Checkpoints is "on", "off", or "unavailable: " and why (git missing).
+	Checkpoints string         `json:"checkpoints"`
+	Sandbox     sandbox.Report `json:"sandbox"`
 }
 
 // logger builds the stderr logger cfg asks for, logging nothing below floor.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -16,5 +17,17 @@ func TestMain(m *testing.M) {
 		_ = Main(context.Background(), os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
 		os.Exit(126) // Main exits itself in these modes
 	}
-	os.Exit(m.Run())
+	// Checkpoint shadows of the cores these tests run stay in a temporary
+	// directory, not the user's ~/.local/state.
+	state, err := os.MkdirTemp("", "boris-core-test-state-")
+	if err == nil {
+		err = os.Setenv("XDG_STATE_HOME", state)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }

@@ -3,12 +3,14 @@ package test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -242,13 +244,22 @@ func hashDir(t *testing.T, dir string) map[string]string {
 	return m
 }
 
+// TestCheckpointConcurrentCalls makes 50 writing calls at once, spread
+// over two cores on one tree (two sessions of one principal share its
+// shadow repository), and checks that every change is recorded and the
+// shadow is sound.
 func TestCheckpointConcurrentCalls(t *testing.T) {
 	tree := realTempDir(t)
 	c, state := startCheckpointCore(t, tree)
+	c2 := startCoreWith(t, coreOptions{args: []string{"--workdir", tree}, env: []string{"XDG_STATE_HOME=" + state}})
 	const n = 50
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
+			c := c
+			if i%3 == 0 {
+				c = c2
+			}
 			if i%2 == 0 {
 				c.ok("create_file", map[string]any{"path": fmt.Sprintf("f%02d.txt", i), "content": fmt.Sprint(i)})
 			} else {
@@ -257,7 +268,9 @@ func TestCheckpointConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	c.ok("history", map[string]any{}) // recordings finish after their call answers: history waits for them
+	// Recordings finish after their call answers: history waits for them.
+	c.ok("history", map[string]any{})
+	c2.ok("history", map[string]any{})
 	files := shadowGit(t, state, "log", "--name-only", "--format=")
 	for i := range n {
 		if !strings.Contains(files, fmt.Sprintf("f%02d.txt", i)) {
@@ -309,15 +322,35 @@ func TestCheckpointLargeTree(t *testing.T) {
 
 func TestCheckpointsOffAndWithoutGit(t *testing.T) {
 	for _, tc := range []struct {
-		name, logLine string
-		opts          coreOptions
+		name, logLine, check string
+		opts                 coreOptions
 	}{
-		{"--checkpoints off", "", coreOptions{args: []string{"--checkpoints", "off"}}},
-		{"git not on PATH", "git is not on PATH", coreOptions{env: []string{"PATH=" + t.TempDir()}}},
+		{"--checkpoints off", "", "off", coreOptions{args: []string{"--checkpoints", "off"}}},
+		{"git not on PATH", "git is not on PATH", "unavailable: checkpoints need the git binary, which is not on PATH",
+			coreOptions{env: []string{"PATH=" + t.TempDir()}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.args = append(tc.opts.args, "--workdir", realTempDir(t))
 			tc.opts.env = append(tc.opts.env, "XDG_STATE_HOME="+t.TempDir())
+
+			// boris --check says the same as tools/list will.
+			check := exec.Command(borisBin, append([]string{"--check"}, tc.opts.args...)...)
+			check.Env = append(os.Environ(), tc.opts.env...)
+			out, err := check.Output()
+			if err != nil {
+				t.Fatalf("boris --check: %v", err)
+			}
+			var report struct {
+				Tools       []string `json:"tools"`
+				Checkpoints string   `json:"checkpoints"`
+			}
+			if err := json.Unmarshal(out, &report); err != nil {
+				t.Fatalf("boris --check printed %q: %v", out, err)
+			}
+			if report.Checkpoints != tc.check || slices.Contains(report.Tools, "history") || !slices.Contains(report.Tools, "bash") {
+				t.Errorf("boris --check: checkpoints %q, tools %q; want %q and no history", report.Checkpoints, report.Tools, tc.check)
+			}
+
 			c := startCoreWith(t, tc.opts)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -335,5 +368,42 @@ func TestCheckpointsOffAndWithoutGit(t *testing.T) {
 				t.Errorf("stderr: got %q, want one line saying checkpoints are off because %s", c.stderr.String(), tc.logLine)
 			}
 		})
+	}
+}
+
+// TestCheckpointBashChangesFound checks that every kind of change a
+// command makes is recorded with exactly its paths, whichever way the
+// core finds them (it tracks changed paths, with a whole-tree scan as
+// the fallback): new nested directories, files inside them, renames,
+// modes, deletions, and a command that changes nothing records nothing.
+func TestCheckpointBashChangesFound(t *testing.T) {
+	tree := realTempDir(t)
+	writeFile(t, filepath.Join(tree, "src", "a.go"), "package a\n")
+	writeFile(t, filepath.Join(tree, ".gitignore"), "*.log\n")
+	c, _ := startCheckpointCore(t, tree)
+	files := func() string {
+		t.Helper()
+		h := c.ok("history", map[string]any{"limit": 1})
+		var out []string
+		for _, line := range strings.Split(h, "\n")[1:] {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, step := range []struct{ command, want string }{
+		{"mkdir -p gen/x/y && echo 1 > gen/x/y/z.txt && echo 2 > gen/top.txt", "A gen/top.txt, A gen/x/y/z.txt"},
+		{"echo more >> gen/x/y/z.txt", "M gen/x/y/z.txt"},
+		{"mv gen out", "D gen/top.txt, D gen/x/y/z.txt, A out/top.txt, A out/x/y/z.txt"},
+		{"echo 3 >> out/x/y/z.txt", "M out/x/y/z.txt"},
+		{"chmod +x src/a.go", "M src/a.go"},
+		{"echo noise > build.log", "M src/a.go"}, // ignored: nothing new recorded
+		{"rm -r out", "D out/top.txt, D out/x/y/z.txt"},
+	} {
+		c.ok("bash", map[string]any{"command": step.command})
+		if got := files(); got != step.want {
+			t.Errorf("after %q: latest checkpoint changed %q, want %q", step.command, got, step.want)
+		}
 	}
 }

@@ -73,28 +73,38 @@ func (s *Store) record(ctx context.Context, tool, summary string, paths []string
 // stage adds what changed at paths (everything with none) to the index
 // (indexEnv nil: the shadow's own) and returns the paths it added.
 func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
+	var specs []string
+	for _, p := range paths {
+		if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+			specs = append(specs, r)
+		}
+	}
+	switch {
+	case indexEnv == nil && len(paths) > 0:
+		// The caller knows what it changed: no scan, just those paths.
+		s.watched(specs)
+		var add []string
+		for _, r := range specs {
+			_, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(r)))
+			if s.recordable(r, err != nil) {
+				add = append(add, r)
+			}
+		}
+		return s.add(ctx, nil, add)
+	case len(paths) > 0 && len(specs) == 0:
+		return nil, nil // outside the tree: not recorded
+	case indexEnv == nil && s.watch != nil:
+		// The watcher knows what may have changed: a scan of just that.
+		changed, all := s.watch.changes()
+		if !all && len(changed) == 0 {
+			return nil, nil
+		}
+		if !all {
+			specs = changed
+		}
+	}
 	args := []string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}
-	if len(paths) > 0 {
-		var specs []string
-		for _, p := range paths {
-			if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
-				specs = append(specs, r)
-			}
-		}
-		if indexEnv == nil {
-			// The caller knows what it changed: no scan, just those paths.
-			var add []string
-			for _, r := range specs {
-				_, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(r)))
-				if s.recordable(r, err != nil) {
-					add = append(add, r)
-				}
-			}
-			return s.add(ctx, nil, add)
-		}
-		if len(specs) == 0 {
-			return nil, nil // outside the tree: not recorded
-		}
+	if len(specs) > 0 {
 		args = append(append(args, "--"), specs...)
 	}
 	out, err := s.run(ctx, nil, indexEnv, args...)

@@ -59,12 +59,13 @@ type Options struct {
 // for concurrent use, also by several processes on one tree: every
 // operation holds an exclusive lock on a file in the shadow.
 type Store struct {
-	opts Options
-	dir  string // the shadow's git directory
-	git  string // the git binary
-	env  []string
-	mu   sync.Mutex // with the file lock: one operation at a time
-	lock *os.File
+	opts  Options
+	dir   string // the shadow's git directory
+	git   string // the git binary
+	env   []string
+	mu    sync.Mutex // with the file lock: one operation at a time
+	lock  *os.File
+	watch *watcher // nil: every recording without paths scans the tree
 }
 
 // DefaultKeep is how many checkpoints are kept when Options.Keep is 0.
@@ -113,6 +114,15 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// Available reports whether checkpoints can be kept with environ's PATH:
+// ErrUnavailable when git is not on it.
+func Available(environ []string) error {
+	if _, err := lookGit(environ); err != nil {
+		return ErrUnavailable
+	}
+	return nil
+}
+
 // lookGit finds git on environ's PATH.
 func lookGit(environ []string) (string, error) {
 	for _, dir := range filepath.SplitList(envValue(environ, "PATH")) {
@@ -142,8 +152,56 @@ func (s *Store) Tree() string { return s.opts.Tree }
 // Dir returns the shadow repository's git directory.
 func (s *Store) Dir() string { return s.dir }
 
-// Close releases the lock file.
-func (s *Store) Close() error { return s.lock.Close() }
+// Close stops watching and releases the lock file.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+	return s.lock.Close()
+}
+
+// Watch starts tracking which paths of the tree change (inotify), so that
+// recordings without paths scan just those, and one after a command that
+// changed nothing runs no git at all. Call it before the first recording:
+// changes made before it are found by that recording's full scan. When
+// it fails, recordings scan the whole tree, as before.
+func (s *Store) Watch() error {
+	stateRel := s.stateRel()
+	w, err := newWatcher(s.opts.Tree, func(rel string) bool { return stateRel != "" && rel == stateRel })
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.close()
+	}
+	s.watch = w
+	return nil
+}
+
+// watched tells the watcher that paths have just been recorded, so the
+// next recording without paths need not look at them again.
+func (s *Store) watched(paths []string) {
+	if s.watch == nil {
+		return
+	}
+	s.watch.drain()
+	s.watch.forgetPending(paths)
+}
+
+// stateRel is the state directory relative to the tree when it lies
+// inside it ("" when not): never recorded, never watched.
+func (s *Store) stateRel() string {
+	rel, err := filepath.Rel(s.opts.Tree, s.opts.StateDir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
 
 // environ is git's environment: nothing of the user's git configuration
 // (no GIT_* variable, no system or global config), a fixed identity.
@@ -264,8 +322,8 @@ func (s *Store) init(ctx context.Context) error {
 func (s *Store) excludes() string {
 	var sb strings.Builder
 	sb.WriteString("# Written by boris; rewritten at every start.\n.git\n")
-	if rel, err := filepath.Rel(s.opts.Tree, s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		fmt.Fprintf(&sb, "/%s/\n", filepath.ToSlash(rel))
+	if rel := s.stateRel(); rel != "" {
+		fmt.Fprintf(&sb, "/%s/\n", rel)
 	}
 	for _, p := range s.opts.Exclude {
 		sb.WriteString(p + "\n")

@@ -25,11 +25,17 @@ func Build(dir string, cmds ...string) error {
 
 // Main is a TestMain body: it builds cmds into a fresh temporary directory,
 // hands that directory to ready, runs the tests, removes the directory and
-// exits with the tests' status.
+// exits with the tests' status. Processes the tests start keep their
+// state (checkpoint shadows) in that directory too, not in the user's
+// ~/.local/state: XDG_STATE_HOME points there unless a test sets its own.
 func Main(m *testing.M, ready func(dir string), cmds ...string) {
 	tmp, err := os.MkdirTemp("", "boris-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "temp dir:", err)
+		os.Exit(1)
+	}
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	if err := Build(tmp, cmds...); err != nil {

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package checkpoint
+
+import "errors"
+
+// watcher is Linux's inotify watcher; elsewhere every recording of a
+// bash command scans the whole tree.
+type watcher struct{}
+
+func newWatcher(string, func(string) bool) (*watcher, error) {
+	return nil, errors.New("changed-path tracking needs Linux's inotify")
+}
+
+func (*watcher) close()                    {}
+func (*watcher) drain()                    {}
+func (*watcher) changes() ([]string, bool) { return nil, true }
+func (*watcher) forgetPending([]string)    {}
