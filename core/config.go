@@ -29,6 +29,8 @@ type Config struct {
 	SandboxWrite          []string     `flag:"sandbox-write" env:"BORIS_SANDBOX_WRITE" help:"extra directory commands may write (repeatable or comma-separated)"`
 	Checkpoints           string       `flag:"checkpoints" env:"BORIS_CHECKPOINTS" envDefault:"on" oneof:"on,off" help:"record every change tool calls make in a shadow git repository, for the history, diff and undo tools: on (when git is on PATH) or off"`
 	CheckpointKeep        int          `flag:"checkpoint-keep" env:"BORIS_CHECKPOINT_KEEP" envDefault:"200" min:"1" want:"1 or more" help:"checkpoints kept per working tree; older ones are pruned"`
+	Toolset               string       `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
+	WorkspacesRoot        string       `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (enables workspace_create, workspace_list, get_commit_history and the workspaceId parameter); none = off"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`

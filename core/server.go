@@ -58,6 +58,19 @@ type toolSpec struct {
 // is deterministic whatever the order here. With --anthropic-compat the
 // three file tools become one str_replace_editor (SPEC §2.9).
 func (b *boris) specs() []toolSpec {
+	var specs []toolSpec
+	if b.cfg.Toolset != "boris" {
+		specs = append(specs, b.filesystemSpecs()...)
+	}
+	specs = append(specs, b.workspaceSpecs()...)
+	if b.cfg.Toolset == "filesystem" {
+		return specs
+	}
+	return append(specs, b.borisSpecs()...)
+}
+
+// borisSpecs are Boris's own tools (--toolset boris or all).
+func (b *boris) borisSpecs() []toolSpec {
 	specs := []toolSpec{
 		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
 		{"task_output", func(s *mcp.Server) { addTool(s, b, taskOutputTool, b.taskOutput) }},
