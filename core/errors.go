@@ -33,6 +33,7 @@ const (
 	TaskNotFound       Code = "TASK_NOT_FOUND"       // unknown or already collected background task
 	TaskLimit          Code = "TASK_LIMIT"           // --background-task-limit tasks already running
 	CheckpointNotFound Code = "CHECKPOINT_NOT_FOUND" // history/diff/undo: no such checkpoint kept, or nothing before it to restore
+	WorkspaceNotFound  Code = "WORKSPACE_NOT_FOUND"  // workspaceId names no workspace
 )
 
 // Error is a tool's operational failure: it becomes a CallToolResult with

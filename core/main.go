@@ -191,6 +191,9 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
 	}
+	if err := b.openWorkspaces(workdir, environ); err != nil {
+		return nil, err
+	}
 	b.openCheckpoints(workdir, environ)
 	return b, nil
 }
@@ -207,9 +210,19 @@ func (c *Config) workdir() (string, error) {
 	return workdir, nil
 }
 
-// policy builds the file tools' scoping from --allow-dir and --deny-dir.
+// policy builds the file tools' scoping from --allow-dir and --deny-dir,
+// and what --workspaces-root adds to them (the root is made if missing).
 func (c *Config) policy(workdir string) (*scope.Policy, error) {
-	p, err := scope.New(workdir, c.AllowDirs, c.DenyDirs)
+	allow, deny := c.AllowDirs, c.DenyDirs
+	if root := c.workspacesRoot(workdir); root != "" {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return nil, usage("invalid value %q for --workspaces-root: %v", c.WorkspacesRoot, err)
+		}
+		wsAllow, wsDeny := c.workspaceRules(workdir)
+		allow = append(slices.Clip(allow), wsAllow...)
+		deny = append(slices.Clip(deny), wsDeny...)
+	}
+	p, err := scope.New(workdir, allow, deny)
 	if err != nil {
 		return nil, usage("invalid --allow-dir or --deny-dir: %v", err)
 	}

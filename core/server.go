@@ -19,6 +19,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -38,6 +39,7 @@ type boris struct {
 	spawnerOnce  sync.Once        // starts it with the first command
 	spawnerStart func()
 	shell        *shell.Shell
+	workspaces   *workspace.Root    // --workspaces-root; nil when off
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order

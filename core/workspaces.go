@@ -2,6 +2,15 @@ package core
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/workspace"
 )
 
 // Workspaces (SPEC §8): named, git-versioned directories under
@@ -10,8 +19,75 @@ import (
 // committed to the workspace's own repository.
 
 // fsWorkspace is the workspace a filesystem tool call acts in (nil: none).
-type fsWorkspace struct {
-	id, dir string
+type fsWorkspace = workspace.Workspace
+
+// workspacesRoot is --workspaces-root made absolute against the working
+// directory, or "".
+func (c *Config) workspacesRoot(workdir string) string {
+	if c.WorkspacesRoot == "" {
+		return ""
+	}
+	if filepath.IsAbs(c.WorkspacesRoot) {
+		return filepath.Clean(c.WorkspacesRoot)
+	}
+	return filepath.Join(workdir, c.WorkspacesRoot)
+}
+
+// workspaceRules are what --workspaces-root adds to the path policy: the
+// root is allowed (when --allow-dir narrows what is), and every
+// workspace's .git is denied, so no tool can plant git configuration or
+// hooks that the core's commits would obey.
+func (c *Config) workspaceRules(workdir string) (allow, deny []string) {
+	root := c.workspacesRoot(workdir)
+	if root == "" {
+		return nil, nil
+	}
+	if len(c.AllowDirs) > 0 {
+		allow = []string{root}
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		deny = append(deny, filepath.Join(real, "*", ".git"))
+	}
+	return allow, append(deny, filepath.Join(root, "*", ".git"))
+}
+
+// openWorkspaces opens --workspaces-root. git runs confined as commands
+// are, since a workspace's .git/config is within the commands' reach.
+func (b *boris) openWorkspaces(workdir string, environ []string) error {
+	root := b.cfg.workspacesRoot(workdir)
+	if root == "" {
+		return nil
+	}
+	gitPath, err := exec.LookPath("git")
+	if path := envLookup(environ, "PATH"); path != "" {
+		gitPath, err = lookPathIn("git", path)
+	}
+	if err != nil {
+		return usage("--workspaces-root needs the git binary, which is not on PATH")
+	}
+	var start func(*exec.Cmd) error
+	var done func(int)
+	if b.reaper != nil {
+		start, done = b.reaper.Start, b.reaper.Done
+	}
+	run := workspace.ExecRunner(gitPath, environ, b.sandbox.Wrap, start, done)
+	if b.workspaces, err = workspace.Open(root, run); err != nil {
+		return usage("invalid value %q for --workspaces-root: %v", b.cfg.WorkspacesRoot, err)
+	}
+	return nil
+}
+
+// lookPathIn finds an executable named name in the directories of path.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // fsPath resolves a filesystem tool's path argument. With workspaceID
@@ -24,7 +100,35 @@ func (b *boris) fsPath(workspaceID, path string) (string, *fsWorkspace, error) {
 		abs, err := b.policy.Resolve(b.shell.Dir(), path)
 		return abs, nil, err
 	}
-	return "", nil, fail(InvalidInput, "workspaceId %q: workspaces are not enabled (start boris with --workspaces-root)", workspaceID)
+	ws, err := b.workspace(workspaceID)
+	if err != nil {
+		return "", nil, err
+	}
+	abs, err := b.policy.Resolve(ws.Dir, path)
+	if err != nil {
+		return "", nil, err
+	}
+	if !within(abs, ws.Dir) {
+		return "", nil, fail(AccessDenied, "%s is outside workspace %s (%s): paths resolve inside it", path, ws.ID, ws.Dir)
+	}
+	return abs, ws, nil
+}
+
+// within reports whether abs is dir or lies under it.
+func within(abs, dir string) bool {
+	return abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator))
+}
+
+// workspace returns the workspace id names.
+func (b *boris) workspace(id string) (*fsWorkspace, error) {
+	if b.workspaces == nil {
+		return nil, fail(InvalidInput, "workspaceId %q: workspaces are not enabled (start boris with --workspaces-root)", id)
+	}
+	ws, err := b.workspaces.Get(id)
+	if err != nil {
+		return nil, fail(WorkspaceNotFound, "%v", err)
+	}
+	return ws, nil
 }
 
 // fsCommit commits, when ws is not nil, what a write changed at paths to
@@ -33,10 +137,23 @@ func (b *boris) fsPath(workspaceID, path string) (string, *fsWorkspace, error) {
 // hash; "" when ws is nil or nothing changed. A failed commit is an error
 // the tool reports after saying what it wrote.
 func (b *boris) fsCommit(ctx context.Context, ws *fsWorkspace, tool, action string, paths ...string) (string, error) {
-	if ws == nil {
+	if ws == nil || len(paths) == 0 {
 		return "", nil
 	}
-	return "", nil
+	rels := make([]string, len(paths))
+	for i, p := range paths {
+		rel, err := filepath.Rel(ws.Dir, p)
+		if err != nil || !within(p, ws.Dir) {
+			return "", fail(AccessDenied, "%s is outside workspace %s", p, ws.ID)
+		}
+		rels[i] = filepath.ToSlash(rel)
+	}
+	msg := fmt.Sprintf("mcp/fs/%s: %s %s", tool, action, strings.Join(rels, " -> "))
+	hash, err := b.workspaces.Commit(ctx, ws, msg, rels...)
+	if err != nil {
+		return "", fail(IOError, "the write was made but committing it to workspace %s failed: %v", ws.ID, err)
+	}
+	return hash, nil
 }
 
 // withCommit adds the commit line a write in a workspace reports.
@@ -47,7 +164,153 @@ func withCommit(text, hash string) string {
 	return text + "\nCommitted " + hash
 }
 
+type workspaceCreateParams struct {
+	Name string `json:"name" jsonschema:"the workspace's name; its id is a slug of it (lower case, dashes), made unique"`
+}
+
+type workspaceCreateResult struct {
+	WorkspaceID string `json:"workspaceId" jsonschema:"the workspace's id, for the workspaceId parameter of the filesystem tools"`
+	Path        string `json:"path" jsonschema:"the workspace's absolute path"`
+}
+
+type workspaceListParams struct{}
+
+type workspaceListResult struct {
+	Workspaces []workspaceCreateResult `json:"workspaces" jsonschema:"every workspace, by id"`
+}
+
+type commitHistoryParams struct {
+	WorkspaceID string `json:"workspaceId" jsonschema:"the workspace whose history to read"`
+	Path        string `json:"path,omitempty" jsonschema:"only commits that touched this path, relative to the workspace"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"most commits to return, newest first (default 20, at most 1000)"`
+}
+
+type commitHistoryResult struct {
+	Log []workspace.Commit `json:"log" jsonschema:"commits, newest first"`
+}
+
+var workspaceCreateTool = &mcp.Tool{
+	Name: "workspace_create",
+	Description: "Create a workspace: a directory under the workspaces root, initialised as a git repository. " +
+		"Pass the returned workspaceId to the filesystem tools to work inside it; every write made through them is committed.",
+	Annotations: &mcp.ToolAnnotations{Title: "Create workspace", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+}
+
+var workspaceListTool = &mcp.Tool{
+	Name:        "workspace_list",
+	Description: "List the workspaces: id and absolute path of each.",
+	Annotations: &mcp.ToolAnnotations{Title: "List workspaces", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+}
+
+var commitHistoryTool = &mcp.Tool{
+	Name:        "get_commit_history",
+	Description: "Read a workspace's git history, newest first: hash, author, date and message of each commit, optionally only those touching one path.",
+	Annotations: &mcp.ToolAnnotations{Title: "Workspace commit history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+}
+
 // workspaceSpecs are the workspace tools, registered with --workspaces-root.
+// --read-only keeps only the reading ones.
 func (b *boris) workspaceSpecs() []toolSpec {
-	return nil
+	if b.cfg.WorkspacesRoot == "" {
+		return nil
+	}
+	specs := []toolSpec{
+		{"workspace_list", func(s *mcp.Server) {
+			addTool(s, b, withOutput[workspaceListResult](workspaceListTool), b.workspaceList)
+		}},
+		{"get_commit_history", func(s *mcp.Server) {
+			addTool(s, b, withOutput[commitHistoryResult](commitHistoryTool), b.commitHistory)
+		}},
+	}
+	if b.cfg.ReadOnly {
+		return specs
+	}
+	return append(specs, toolSpec{"workspace_create", func(s *mcp.Server) {
+		addTool(s, b, withOutput[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate)
+	}})
+}
+
+// withOutput returns a copy of t with Out's schema as its output schema.
+func withOutput[Out any](t *mcp.Tool) *mcp.Tool {
+	schema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("output schema for tool %s: %v", t.Name, err))
+	}
+	out := *t
+	out.OutputSchema = schema
+	return &out
+}
+
+// structured is a result with text for reading and out as structuredContent.
+func structured(text string, out any) *mcp.CallToolResult {
+	res := textResult(text)
+	res.StructuredContent = out
+	return res
+}
+
+func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p workspaceCreateParams) (*mcp.CallToolResult, error) {
+	if strings.TrimSpace(p.Name) == "" {
+		return nil, fail(InvalidInput, "name is required: the workspace's id is made from it")
+	}
+	ws, err := b.workspaces.Create(ctx, p.Name)
+	if err != nil {
+		return nil, fail(InvalidInput, "%v", err)
+	}
+	out := workspaceCreateResult{WorkspaceID: ws.ID, Path: ws.Dir}
+	return structured(fmt.Sprintf("Created workspace %s at %s", ws.ID, ws.Dir), out), nil
+}
+
+func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ workspaceListParams) (*mcp.CallToolResult, error) {
+	list, err := b.workspaces.List()
+	if err != nil {
+		return nil, fail(IOError, "%v", err)
+	}
+	out := workspaceListResult{Workspaces: []workspaceCreateResult{}}
+	var sb strings.Builder
+	for _, ws := range list {
+		out.Workspaces = append(out.Workspaces, workspaceCreateResult{WorkspaceID: ws.ID, Path: ws.Dir})
+		fmt.Fprintf(&sb, "%s\t%s\n", ws.ID, ws.Dir)
+	}
+	if len(list) == 0 {
+		sb.WriteString("No workspaces yet (workspace_create makes one).")
+	}
+	return structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
+}
+
+func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p commitHistoryParams) (*mcp.CallToolResult, error) {
+	if p.Limit < 0 || p.Limit > 1000 {
+		return nil, fail(InvalidInput, "limit %d: want 1 to 1000 (0 or none means 20)", p.Limit)
+	}
+	if p.Limit == 0 {
+		p.Limit = 20
+	}
+	ws, err := b.workspace(p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	rel := ""
+	if p.Path != "" {
+		abs, _, err := b.fsPath(p.WorkspaceID, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		r, _ := filepath.Rel(ws.Dir, abs)
+		rel = filepath.ToSlash(r)
+	}
+	log, err := b.workspaces.History(ctx, ws, rel, p.Limit)
+	if err != nil {
+		return nil, fail(IOError, "%v", err)
+	}
+	out := commitHistoryResult{Log: log}
+	if out.Log == nil {
+		out.Log = []workspace.Commit{}
+	}
+	var sb strings.Builder
+	for _, c := range log {
+		fmt.Fprintf(&sb, "%s %s %s %s\n", c.Commit, c.Date, c.Author, c.Message)
+	}
+	if len(log) == 0 {
+		sb.WriteString("No commits yet.")
+	}
+	return structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
 }
