@@ -40,6 +40,7 @@ type boris struct {
 	spawnerStart func()
 	shell        *shell.Shell
 	workspaces   *workspace.Root    // --workspaces-root; nil when off
+	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
@@ -119,10 +120,13 @@ func knownToolNames(cfg *Config) []string {
 // newServer builds the MCP server with every enabled tool.
 func (b *boris) newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, &mcp.ServerOptions{
-		Instructions: b.instructions(),
-		Logger:       b.sdkLog,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions:            b.instructions(),
+		Logger:                  b.sdkLog,
+		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		InitializedHandler:      b.onInitialized,
+		RootsListChangedHandler: b.onRootsChanged,
 	})
+	s.AddReceivingMiddleware(b.expectRoots)
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)
@@ -194,6 +198,7 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 		tool.InputSchema = schema
 	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b.awaitRoots(ctx)
 		in, err := decodeArgs[In](req.Params.Arguments, resolved)
 		if err == nil {
 			var res *mcp.CallToolResult

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 type core struct {
 	t       *testing.T
 	cmd     *exec.Cmd
+	client  *mcp.Client
 	session *mcp.ClientSession
 	stderr  *syncWriter
 }
@@ -38,6 +39,8 @@ type coreOptions struct {
 	args     []string
 	env      []string
 	progress func(*mcp.ProgressNotificationClientRequest)
+	roots    []*mcp.Root // offered by the client (roots capability) when not empty
+	protocol string      // the protocol version to ask for; "" for the client's latest
 }
 
 // startCore spawns boris with args through mcp.CommandTransport and
@@ -60,13 +63,14 @@ func startCoreWith(t *testing.T, o coreOptions) *core {
 			}
 		},
 	})
+	client.AddRoots(o.roots...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatalf("connect to boris %v: %v", o.args, err)
 	}
-	c := &core{t: t, cmd: cmd, session: session, stderr: stderr}
+	c := &core{t: t, cmd: cmd, client: client, session: session, stderr: stderr}
 	t.Cleanup(func() { _ = session.Close() })
 	return c
 }

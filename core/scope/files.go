@@ -90,12 +90,13 @@ func (p *Policy) locate(abs string) (root *os.Root, dir, rel string, err error) 
 		return nil, "", "", err
 	}
 	abs = filepath.Clean(abs)
-	if len(p.allow) == 0 {
+	allow := p.allowSet()
+	if len(allow) == 0 {
 		dir = filepath.VolumeName(abs) + string(filepath.Separator)
 		return p.all, dir, relTo(dir, abs), nil
 	}
 	best, bestDir := -1, ""
-	for i, d := range p.allow {
+	for i, d := range allow {
 		for _, dir := range []string{d.resolved, d.lexical} {
 			// The longest match wins so nested allow dirs use the
 			// innermost root.
@@ -107,7 +108,7 @@ func (p *Policy) locate(abs string) (root *os.Root, dir, rel string, err error) 
 	if best < 0 { // unreachable: Check passed, so some allow dir matched
 		return nil, "", "", denied(abs, "outside allowed directories")
 	}
-	return p.allow[best].root, bestDir, relTo(bestDir, abs), nil
+	return allow[best].root, bestDir, relTo(bestDir, abs), nil
 }
 
 // relTo returns abs relative to dir; abs is known to lie within dir.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,10 +32,14 @@ import (
 // map it to the ACCESS_DENIED tool error with errors.Is.
 var ErrDenied = errors.New("access denied")
 
-// Policy is an immutable set of allow and deny rules plus the *os.Root
-// handles used to access files under them. It is safe for concurrent use.
+// Policy is a set of allow and deny rules plus the *os.Root handles used
+// to access files under them. The deny rules are fixed; the allow set can
+// be replaced as a whole (SetAllowed, for MCP roots). It is safe for
+// concurrent use.
 type Policy struct {
-	allow []allowDir // empty = whole file system allowed
+	allowMu sync.RWMutex
+	allow   []allowDir // empty = whole file system allowed; replaced, never changed in place
+	retired []allowDir // replaced allow dirs, open until Close for calls under way
 	// all is the root used when there are no allow directories.
 	all *os.Root
 
@@ -150,9 +155,11 @@ func absFrom(base, p string) string {
 func (p *Policy) Close() error {
 	p.closeOnce.Do(func() {
 		var errs []error
-		for _, d := range p.allow {
+		p.allowMu.Lock()
+		for _, d := range slices.Concat(p.allow, p.retired) {
 			errs = append(errs, d.root.Close())
 		}
+		p.allowMu.Unlock()
 		if p.all != nil {
 			errs = append(errs, p.all.Close())
 		}
@@ -164,14 +171,56 @@ func (p *Policy) Close() error {
 // Allowed returns the resolved allow directories for display; nil means the
 // whole file system is allowed.
 func (p *Policy) Allowed() []string {
-	if len(p.allow) == 0 {
+	allow := p.allowSet()
+	if len(allow) == 0 {
 		return nil
 	}
-	out := make([]string, len(p.allow))
-	for i, d := range p.allow {
+	out := make([]string, len(allow))
+	for i, d := range allow {
 		out[i] = d.resolved
 	}
 	return out
+}
+
+// allowSet is the current allow set (never changed in place).
+func (p *Policy) allowSet() []allowDir {
+	p.allowMu.RLock()
+	defer p.allowMu.RUnlock()
+	return p.allow
+}
+
+// SetAllowed replaces the allow directories with dirs (absolute, each an
+// existing directory, symlinks resolved as New does). With none, or when
+// one is invalid, it fails and the policy is unchanged: a policy can be
+// narrowed to directories or moved between them, never opened to the
+// whole file system. Calls under way finish on the directories they
+// started with.
+func (p *Policy) SetAllowed(dirs []string) error {
+	if len(dirs) == 0 {
+		return errors.New("scope: no allow directories given")
+	}
+	var next []allowDir
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			for _, n := range next {
+				n.root.Close()
+			}
+			return fmt.Errorf("scope: allow directory %q: not an absolute path", d)
+		}
+		a, err := openAllowDir("/", d)
+		if err != nil {
+			for _, n := range next {
+				n.root.Close()
+			}
+			return err
+		}
+		next = append(next, a)
+	}
+	p.allowMu.Lock()
+	defer p.allowMu.Unlock()
+	p.retired = append(p.retired, p.allow...)
+	p.allow = next
+	return nil
 }
 
 // Denied returns the deny entries exactly as given to New, for display.
@@ -237,10 +286,11 @@ func (p *Policy) refusal(abs string) string {
 	if reason := p.denyReason(abs); reason != "" {
 		return reason
 	}
-	if len(p.allow) == 0 {
+	allow := p.allowSet()
+	if len(allow) == 0 {
 		return ""
 	}
-	for _, d := range p.allow {
+	for _, d := range allow {
 		if within(abs, d.resolved) || within(abs, d.lexical) {
 			return ""
 		}
