@@ -26,6 +26,8 @@ const (
 // it ended.
 type run struct {
 	argv   []string  // the shell command line, as run directly or spawned
+	env    []string  // its environment (nil: Config.Env)
+	fixed  bool      // a Program: runs in dir as given, tracks no directory
 	cmd    *exec.Cmd // when run directly (Config.Wrap applied)
 	pid    int       // the shell's pid, which is also its process group
 	status syscall.WaitStatus
@@ -70,6 +72,14 @@ func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
 
 func (r *run) pgid() int { return r.pid }
 
+// environ is the environment r runs with; nil inherits the core's.
+func (r *run) environ() []string {
+	if r.env != nil {
+		return r.env
+	}
+	return r.cfg.Env
+}
+
 // start starts the shell with its output on pipes and launches the reader
 // and wait goroutines. The pipes are os.Pipes handed to the child directly,
 // rather than exec's copying goroutines, so Wait returns when the shell
@@ -109,7 +119,7 @@ func (r *run) spawn(writers []*os.File) error {
 		return err
 	}
 	defer null.Close()
-	env := r.cfg.Env
+	env := r.environ()
 	if env == nil {
 		env = os.Environ()
 	}
@@ -133,7 +143,7 @@ func (r *run) exec(writers []*os.File) error {
 		argv = r.cfg.Wrap(argv)
 	}
 	r.cmd = exec.Command(argv[0], argv[1:]...)
-	r.cmd.Env = r.cfg.Env
+	r.cmd.Env = r.environ()
 	r.cmd.SysProcAttr = sysProcAttr()
 	r.cmd.Dir = r.dir
 	r.cmd.Stdout, r.cmd.Stderr = writers[0], writers[1]
@@ -241,6 +251,9 @@ func (r *run) supervise(ctx context.Context) {
 // terminate asks the whole group to stop (SIGTERM, so commands can clean
 // up) and returns when to insist with SIGKILL.
 func (r *run) terminate() <-chan time.Time {
+	if r.opts.OnStop != nil {
+		r.opts.OnStop()
+	}
 	_ = syscall.Kill(-r.pgid(), syscall.SIGTERM)
 	return time.After(r.opts.Grace)
 }

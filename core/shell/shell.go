@@ -131,6 +131,11 @@ type Options struct {
 	// It is never called after Run returns. Start ignores it (see Task.Wait).
 	Progress func(elapsed time.Duration, lastLine string)
 
+	// OnStop, if non-nil, is called once when the command is asked to stop
+	// (timeout or cancellation), just before its group gets SIGTERM: an
+	// extension tool's cancellation file is made then.
+	OnStop func()
+
 	// MaxTasks applies to Start only: Start fails with ErrTaskLimit while
 	// this many background tasks are running. 0 = no limit.
 	MaxTasks int
@@ -186,6 +191,36 @@ func (s *Shell) Run(ctx context.Context, command string, opts Options) (*Result,
 	return res, nil
 }
 
+// Program is a program Exec runs directly, without a shell.
+type Program struct {
+	Argv []string // Argv[0] is the program's path
+	Dir  string   // where it runs (absolute)
+	Env  []string // its whole environment; nil inherits the Shell's
+}
+
+// Exec runs p as Run runs a command: in a process group of its own,
+// through Config's Wrap, Start or Spawn (so confined alike), with opts'
+// timeout, cancellation (SIGTERM, Grace, SIGKILL), capped output, and
+// whatever it leaves in its group killed when it exits. It neither uses
+// nor changes the tracked directory.
+func (s *Shell) Exec(ctx context.Context, p Program, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	if len(p.Argv) == 0 || !filepath.IsAbs(p.Dir) {
+		return nil, errors.New("shell: Exec needs a program and an absolute directory")
+	}
+	if ctx.Err() != nil {
+		return &Result{ExitCode: -1, Canceled: true, Dir: p.Dir}, nil
+	}
+	r := newRun(s, "", opts, false)
+	r.argv, r.env, r.fixed, r.dir = p.Argv, p.Env, true, p.Dir
+	if err := s.start(r); err != nil {
+		return nil, err
+	}
+	r.supervise(ctx)
+	s.finish(r)
+	return s.outcome(r), nil
+}
+
 // start launches r in the tracked directory and registers its process group.
 // It holds the lock throughout so a concurrent Close either prevents the
 // start or sees the group and kills it.
@@ -194,6 +229,13 @@ func (s *Shell) start(r *run) error {
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
+	}
+	if r.fixed {
+		if err := r.start(); err != nil {
+			return fmt.Errorf("shell: start %s: %w", r.argv[0], err)
+		}
+		s.groups[r.pgid()] = struct{}{}
+		return nil
 	}
 	dir, moved := existingAncestor(s.dir)
 	if moved {
