@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-fstools release-check clean
 
 all: build
 
@@ -57,6 +57,11 @@ bench-isolation:
 bench-checkpoint:
 	$(GO) run ./test/bench/checkpoint
 	cd test/bench/checkpoint/machinery && $(GO) run .
+
+## bench-fstools: boris --toolset filesystem against server-filesystem: start-up, read_text_file,
+##   directory_tree and search_files on a 10,000-file tree, edit_file dryRun
+bench-fstools:
+	$(GO) run ./test/bench/fstools
 
 ## release-check: goreleaser check, a snapshot release in ./dist, and checks of its
 ## archives (static binaries, stamped --version); slow, so not part of test
