@@ -1,10 +1,149 @@
 package core
 
 // The filesystem toolset (SPEC §8): the tools of
-// @modelcontextprotocol/server-filesystem, same names, parameters and
-// results, on Boris's scoping.
+// @modelcontextprotocol/server-filesystem (version 2026.8.31), with the
+// same names, input and output schemas, annotations and result text, on
+// Boris's scoping. The README's "Replacing server-filesystem" lists every
+// deliberate difference.
 
-// filesystemSpecs are the filesystem toolset's tools (--toolset filesystem or all).
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fsArgs is embedded in every filesystem tool's parameters: the optional
+// workspace, and a schema loosened the way server-filesystem's (zod)
+// schemas are, which ignore arguments they do not know.
+type fsArgs struct {
+	WorkspaceID string `json:"workspaceId,omitempty" jsonschema:"a workspace id from workspace_create; paths then resolve inside that workspace and every write is committed to it"`
+}
+
+func (fsArgs) tuneSchema(s *jsonschema.Schema) { loosen(s) }
+
+// loosen lets every object in s hold properties it does not name.
+func loosen(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		loosen(p)
+	}
+	loosen(s.Items)
+}
+
+// fsTool is one tool of the toolset as server-filesystem declares it.
+type fsTool struct {
+	name, title, description string
+	input                    string // the input schema's "properties", JSON
+	required                 []string
+	output                   string // the output schema, JSON; "" = {content: string}
+	readOnly                 bool
+	destructive, idempotent  *bool // nil = not stated (read-only tools)
+}
+
+// fsContentOutput is the output schema of every tool but read_media_file.
+const fsContentOutput = `{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false}`
+
+// workspaceIDSchema is the property the tools advertise with --workspaces-root.
+const workspaceIDSchema = `{"type":"string","description":"Optional workspace id (from workspace_create): paths resolve inside that workspace and every write is committed to its git repository."}`
+
+// mcpTool renders t as the tool Boris advertises: server-filesystem's
+// schemas, plus workspaceId when workspaces are enabled.
+func (t fsTool) mcpTool(workspaces bool) *mcp.Tool {
+	props := map[string]json.RawMessage{}
+	if err := json.Unmarshal([]byte(t.input), &props); err != nil {
+		panic(fmt.Sprintf("input schema of %s: %v", t.name, err))
+	}
+	if workspaces {
+		props["workspaceId"] = json.RawMessage(workspaceIDSchema)
+	}
+	in := map[string]any{"type": "object", "properties": props, "$schema": "http://json-schema.org/draft-07/schema#"}
+	if len(t.required) > 0 {
+		in["required"] = t.required
+	}
+	out := t.output
+	if out == "" {
+		out = fsContentOutput
+	}
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: ptr(false), DestructiveHint: t.destructive, IdempotentHint: t.idempotent != nil && *t.idempotent}
+	return &mcp.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: in, OutputSchema: json.RawMessage(out), Annotations: ann}
+}
+
+// filesystemSpecs are the filesystem toolset's tools (--toolset filesystem
+// or all). --read-only keeps only the reading ones.
 func (b *boris) filesystemSpecs() []toolSpec {
-	return nil
+	ws := b.cfg.WorkspacesRoot != ""
+	add := func(t fsTool, reg func(*mcp.Server, *mcp.Tool)) toolSpec {
+		return toolSpec{t.name, func(s *mcp.Server) { reg(s, t.mcpTool(ws)) }}
+	}
+	specs := []toolSpec{
+		add(fsReadFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadTextFile) }),
+		add(fsReadTextFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadTextFile) }),
+		add(fsReadMediaFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadMediaFile) }),
+		add(fsReadMultipleFilesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadMultipleFiles) }),
+		add(fsListDirectoryTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListDirectory) }),
+		add(fsListDirectoryWithSizesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListDirectoryWithSizes) }),
+		add(fsDirectoryTreeTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsDirectoryTree) }),
+		add(fsSearchFilesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsSearchFiles) }),
+		add(fsGetFileInfoTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsGetFileInfo) }),
+		add(fsListAllowedTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListAllowed) }),
+	}
+	if b.cfg.ReadOnly {
+		return specs
+	}
+	return append(specs,
+		add(fsWriteFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsWriteFile) }),
+		add(fsEditFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsEditFile) }),
+		add(fsCreateDirectoryTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsCreateDirectory) }),
+		add(fsMoveFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsMoveFile) }),
+	)
+}
+
+// fsResult is a successful result as server-filesystem gives it: the text,
+// and {content: text} as structuredContent. Text past maxResultText is cut
+// with a note in both, so the result stays bounded.
+func fsResult(text string) *mcp.CallToolResult {
+	if len(text) > maxResultText {
+		cut := maxResultText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: head or tail, a narrower path or pattern.]\n", len(text), maxResultText)
+	}
+	return structured(text, map[string]any{"content": text})
+}
+
+// windowsDrive matches a Windows drive path, which on a POSIX host would
+// otherwise become a file literally named "C:\...".
+var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+
+// fsResolve resolves a filesystem tool's path argument through fsPath, as
+// server-filesystem reads it: "~" and "~/..." name the home directory, a
+// Windows drive path is refused, and a relative path resolves against the
+// working directory when that is allowed, else against the first allowed
+// directory (where server-filesystem resolves it).
+func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error) {
+	if windowsDrive.MatchString(path) {
+		return "", nil, fail(AccessDenied, "Windows-style path received on a POSIX host: %s", path)
+	}
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[1:])
+		}
+	}
+	if workspaceID == "" && path != "" && !filepath.IsAbs(path) {
+		if allowed := b.policy.Allowed(); len(allowed) > 0 && b.policy.Check(b.shell.Dir()) != nil {
+			path = filepath.Join(allowed[0], path)
+		}
+	}
+	return b.fsPath(workspaceID, path)
 }

@@ -1,0 +1,119 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type fsWriteParams struct {
+	fsArgs
+	Path    string `json:"path" jsonschema:"the file to create or overwrite"`
+	Content string `json:"content" jsonschema:"the file's new content"`
+}
+
+// fsWriteFile implements write_file: create or overwrite a file, in an
+// existing directory, atomically, keeping an overwritten file's mode.
+func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
+	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
+		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+	}
+	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	existed, err := b.fsWriteTarget(abs)
+	if err != nil {
+		return nil, err
+	}
+	b.beforeChange(ctx)
+	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
+		return nil, err
+	}
+	b.record(ctx, "write_file", b.treeRel(abs), abs)
+	action := "Create"
+	if existed {
+		action = "Update"
+	}
+	return b.fsCommitted(ctx, ws, "write_file", action, "Successfully wrote to "+p.Path, abs)
+}
+
+// fsWriteTarget checks where write_file will write: its directory must
+// exist (server-filesystem creates no parents) and the path must not be a
+// directory. It reports whether a file is there already.
+func (b *boris) fsWriteTarget(abs string) (bool, error) {
+	dir, err := b.policy.Lstat(filepath.Dir(abs))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, fail(PathNotFound, "Parent directory does not exist: %s (create_directory makes it)", filepath.Dir(abs))
+	case err != nil:
+		return false, err
+	case !dir.IsDir():
+		return false, fail(InvalidInput, "%s is not a directory", filepath.Dir(abs))
+	}
+	fi, err := b.policy.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case fi.IsDir():
+		return false, fail(IsDirectory, "%s is a directory; write_file writes files", abs)
+	}
+	return true, nil
+}
+
+// fsCommitted commits a write made in a workspace and returns the result
+// text with the commit line (SPEC §8); outside a workspace just the text.
+func (b *boris) fsCommitted(ctx context.Context, ws *fsWorkspace, tool, action, text string, abs ...string) (*mcp.CallToolResult, error) {
+	hash, err := b.fsCommit(ctx, ws, tool, action, abs...)
+	if err != nil {
+		return nil, err
+	}
+	return fsResult(withCommit(text, hash)), nil
+}
+
+// fsCreateDirectory implements create_directory: mkdir -p, confined.
+func (b *boris) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
+	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
+	if err != nil {
+		return nil, err
+	}
+	b.beforeChange(ctx)
+	if err := b.policy.MkdirAll(abs); err != nil {
+		return nil, err
+	}
+	b.record(ctx, "create_directory", b.treeRel(abs), abs)
+	return b.fsCommitted(ctx, ws, "create_directory", "Mkdir", "Successfully created directory "+p.Path, abs)
+}
+
+type fsMoveParams struct {
+	fsArgs
+	Source      string `json:"source" jsonschema:"the file or directory to move"`
+	Destination string `json:"destination" jsonschema:"where to move it; must not exist"`
+}
+
+// fsMoveFile implements move_file: a rename that refuses an existing
+// destination in the same step (scope.Policy.Rename).
+func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMoveParams) (*mcp.CallToolResult, error) {
+	src, ws, err := b.fsResolve(p.WorkspaceID, p.Source)
+	if err != nil {
+		return nil, err
+	}
+	dst, _, err := b.fsResolve(p.WorkspaceID, p.Destination)
+	if err != nil {
+		return nil, err
+	}
+	b.beforeChange(ctx)
+	if err := b.policy.Rename(src, dst); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fail(InvalidInput, "Destination already exists: %s", dst)
+		}
+		return nil, err
+	}
+	b.record(ctx, "move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
+	return b.fsCommitted(ctx, ws, "move_file", "Move", "Successfully moved "+p.Source+" to "+p.Destination, src, dst)
+}
