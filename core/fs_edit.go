@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/myers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -164,6 +165,22 @@ var diffRule = strings.Repeat("=", 67)
 // diffContext is the diff package's default context: 4 lines.
 const diffContext = 4
 
+// maxMyersInput bounds the files whose diff is computed with the classic
+// Myers algorithm, which places ambiguous lines as the diff package does
+// (so hunks match server-filesystem's byte for byte) but whose cost grows
+// with the square of the differences; larger files use go-udiff's own
+// algorithm, which may attribute an unchanged line such as a lone "}"
+// differently while describing the same change.
+const maxMyersInput = 256 << 10
+
+// lineEdits is the line diff of before and after.
+func lineEdits(before, after string) []udiff.Edit {
+	if len(before)+len(after) <= maxMyersInput {
+		return myers.ComputeEdits(before, after)
+	}
+	return udiff.Lines(before, after)
+}
+
 // unifiedPatch is the git-style diff of before and after that
 // server-filesystem gives (the diff package's createTwoFilesPatch with
 // headers "original" and "modified"): the hunks come from go-udiff, laid
@@ -172,7 +189,7 @@ const diffContext = 4
 func unifiedPatch(name, before, after string) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Index: %s\n%s\n--- %s\toriginal\n+++ %s\tmodified\n", name, diffRule, name, name)
-	u, err := udiff.ToUnifiedDiff(name, name, before, udiff.Lines(before, after), diffContext)
+	u, err := udiff.ToUnifiedDiff(name, name, before, lineEdits(before, after), diffContext)
 	if err != nil {
 		panic(fmt.Sprintf("diff of %s: %v", name, err)) // edits from udiff.Lines are consistent
 	}

@@ -83,6 +83,8 @@ func TestUnifiedPatch(t *testing.T) {
 		{"to an empty file", "", "a\nb\n", head + "@@ -0,0 +1,2 @@\n+a\n+b\n"},
 		{"everything removed", "a\n", "", head + "@@ -1,1 +0,0 @@\n-a\n"},
 		{"no final newline", "a\nb", "a\nc", head + "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
+		{"a lone brace attributed as the diff package does", "f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n", "f() {\n\tif y {\n\treturn 2\n}\n}\n",
+			head + "@@ -1,5 +1,5 @@\n f() {\n-\tif x {\n-\t\treturn 1\n-\t}\n+\tif y {\n+\treturn 2\n }\n+}\n"},
 		{"two hunks more than 8 lines apart",
 			"x\n1\n2\n3\n4\n5\n6\n7\n8\n9\ny\n", "X\n1\n2\n3\n4\n5\n6\n7\n8\n9\nY\n",
 			head + "@@ -1,5 +1,5 @@\n-x\n+X\n 1\n 2\n 3\n 4\n@@ -7,5 +7,5 @@\n 6\n 7\n 8\n 9\n-y\n+Y\n"},
