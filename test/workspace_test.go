@@ -132,3 +132,96 @@ func TestWorkspacesPerPrincipal(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceWritesAreCommitted: every write made through the
+// filesystem tools with a workspaceId is committed (the hash in the
+// result), just the paths it touched, and get_commit_history reads them
+// back, per path too.
+func TestWorkspaceWritesAreCommitted(t *testing.T) {
+	dir := realTempDir(t)
+	c := startCore(t, "--workdir", dir, "--workspaces-root", filepath.Join(dir, "ws"), "--toolset", "all")
+	ws := wsResult[wsCreated](t, c.call("workspace_create", map[string]any{"name": "Audit Me"})).WorkspaceID
+	commitOf := func(out string) string {
+		t.Helper()
+		_, hash, ok := strings.Cut(out, "\nCommitted ")
+		if !ok || len(strings.TrimSpace(hash)) != 40 {
+			t.Fatalf("result %q: want it to end with the commit hash", out)
+		}
+		return strings.TrimSpace(hash)
+	}
+	in := func(args map[string]any) map[string]any { args["workspaceId"] = ws; return args }
+
+	h0 := commitOf(c.ok("create_directory", in(map[string]any{"path": "users"})))
+	h1 := commitOf(c.ok("write_file", in(map[string]any{"path": "users/data.txt", "content": "one\n"})))
+	h2 := commitOf(c.ok("edit_file", in(map[string]any{"path": "users/data.txt", "edits": []any{map[string]any{"oldText": "one", "newText": "two"}}})))
+	h3 := commitOf(c.ok("create_directory", in(map[string]any{"path": "empty"})))
+	h4 := commitOf(c.ok("move_file", in(map[string]any{"source": "users/data.txt", "destination": "moved.txt"})))
+	// A dry run and a read commit nothing; neither does rewriting the same bytes.
+	if out := c.ok("edit_file", in(map[string]any{"path": "moved.txt", "edits": []any{map[string]any{"oldText": "two", "newText": "three"}}, "dryRun": true})); strings.Contains(out, "\nCommitted ") {
+		t.Errorf("dry run committed: %q", out)
+	}
+	if out := c.ok("write_file", in(map[string]any{"path": "moved.txt", "content": "two\n"})); strings.Contains(out, "\nCommitted ") {
+		t.Errorf("an unchanged write committed: %q", out)
+	}
+	// Written without workspaceId (plain path): no commit.
+	if out := c.ok("write_file", map[string]any{"path": filepath.Join(dir, "ws", ws, "loose.txt"), "content": "x"}); strings.Contains(out, "\nCommitted ") {
+		t.Errorf("a write without workspaceId committed: %q", out)
+	}
+
+	type entry struct{ Commit, Message string }
+	log := wsResult[struct{ Log []entry }](t, c.call("get_commit_history", map[string]any{"workspaceId": ws})).Log
+	var got []string
+	for _, e := range log {
+		got = append(got, e.Commit+" "+e.Message)
+	}
+	want := []string{
+		h4 + " mcp/fs/move_file: Move users/data.txt -> moved.txt",
+		h3 + " mcp/fs/create_directory: Mkdir empty",
+		h2 + " mcp/fs/edit_file: Update users/data.txt",
+		h1 + " mcp/fs/write_file: Create users/data.txt",
+		h0 + " mcp/fs/create_directory: Mkdir users",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	perPath := wsResult[struct{ Log []entry }](t, c.call("get_commit_history", map[string]any{"workspaceId": ws, "path": "users/data.txt", "limit": 2})).Log
+	if len(perPath) != 2 || perPath[0].Commit != h4 || perPath[1].Commit != h2 {
+		t.Errorf("history of users/data.txt, limit 2: %+v, want the move and the edit", perPath)
+	}
+	c.fails("INVALID_INPUT", "get_commit_history", map[string]any{"workspaceId": ws, "limit": 5000})
+}
+
+// TestWorkspaceEscapesAndGitTampering: a workspaceId confines paths to the
+// workspace (.., absolute paths elsewhere, symlinks out); the workspace's
+// .git is out of every tool's reach; and git configuration planted there
+// by a command (a clean filter) runs, at the next commit, no further than
+// the command itself could reach.
+func TestWorkspaceEscapesAndGitTampering(t *testing.T) {
+	dir := realTempDir(t)
+	outside := realTempDir(t)
+	root := filepath.Join(dir, "ws")
+	c := startCore(t, "--workdir", dir, "--allow-dir", dir, "--workspaces-root", root, "--toolset", "all")
+	ws := wsResult[wsCreated](t, c.call("workspace_create", map[string]any{"name": "t"}))
+	other := wsResult[wsCreated](t, c.call("workspace_create", map[string]any{"name": "other"}))
+	if err := os.Symlink(outside, filepath.Join(ws.Path, "link-out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../other/x.txt", filepath.Join(other.Path, "x.txt"), filepath.Join(outside, "x.txt"), "link-out/x.txt", ".git/config", ".git/hooks/post-commit"} {
+		c.fails("ACCESS_DENIED", "write_file", map[string]any{"workspaceId": ws.WorkspaceID, "path": p, "content": "x"})
+	}
+	c.fails("ACCESS_DENIED", "read_text_file", map[string]any{"workspaceId": ws.WorkspaceID, "path": ".git/config"})
+	// Without a workspaceId, too: any workspace's .git is denied.
+	c.fails("ACCESS_DENIED", "write_file", map[string]any{"path": filepath.Join(ws.Path, ".git", "config"), "content": "x"})
+	c.fails("ACCESS_DENIED", "create_file", map[string]any{"path": filepath.Join(ws.Path, ".git", "hooks", "pre-commit"), "content": "x"})
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files appeared outside: %v", entries)
+	}
+
+	// A command plants a clean filter that writes outside the sandbox.
+	marker := filepath.Join(outside, "filter-ran")
+	c.ok("bash", map[string]any{"command": "cd " + ws.Path + " && git config filter.evil.clean 'touch " + marker + "; cat' && echo '* filter=evil' > .gitattributes"})
+	out := c.ok("write_file", map[string]any{"workspaceId": ws.WorkspaceID, "path": "a.txt", "content": "a\n"})
+	if _, err := os.Stat(marker); err == nil && landlockABI() > 0 {
+		t.Errorf("the planted filter ran outside the sandbox (wrote %s); write_file said %q", marker, out)
+	}
+}
