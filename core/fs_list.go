@@ -26,13 +26,13 @@ func (b *boris) fsListDirectory(_ context.Context, _ *mcp.CallToolRequest, p fsP
 	if err != nil {
 		return nil, err
 	}
-	infos, err := b.fsReadDir(abs)
+	entries, err := b.fsReadDirEntries(abs)
 	if err != nil {
 		return nil, err
 	}
-	lines := make([]string, len(infos))
-	for i, fi := range infos {
-		lines[i] = entryTag(fi.IsDir()) + " " + fi.Name()
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = entryTag(e.IsDir()) + " " + e.Name()
 	}
 	return fsResult(strings.Join(lines, "\n")), nil
 }
@@ -45,6 +45,16 @@ func (b *boris) fsReadDir(abs string) ([]fs.FileInfo, error) {
 		return nil, fail(InvalidInput, "%s is not a directory", abs)
 	}
 	return infos, err
+}
+
+// fsReadDirEntries is fsReadDir for listings that need only names and
+// types: no stat per entry.
+func (b *boris) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
+	entries, err := b.policy.ReadDirEntries(abs)
+	if err != nil && strings.Contains(err.Error(), "not a directory") {
+		return nil, fail(InvalidInput, "%s is not a directory", abs)
+	}
+	return entries, err
 }
 
 func entryTag(dir bool) string {
@@ -219,7 +229,7 @@ const maxTreeEntries = 100_000
 
 // buildTree lists dir (rel below the tree's top) recursively.
 func (b *boris) buildTree(dir, rel string, exclude []string, count *int) ([]treeEntry, error) {
-	infos, err := b.fsReadDir(dir)
+	infos, err := b.fsReadDirEntries(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func prepare(ctx context.Context, cfg config, ws *benchkit.Workspace, logw io.Wr
 	fmt.Fprintf(logw, "%s: writing twin fixtures (%d-file tree, %d-line edit file)\n", prog, cfg.files, cfg.editLines)
 	var servers []*server
 	for _, name := range []string{"boris", "server-filesystem"} {
-		fx, err := writeTwin(filepath.Join(ws.Dir, name), cfg.files, cfg.editLines)
+		fx, err := writeTwin(filepath.Join(ws.Dir, "fixture-"+name), cfg.files, cfg.editLines) // not ws.Dir/boris: the binary
 		if err != nil {
 			return nil, environment{}, err
 		}
