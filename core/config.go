@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -31,6 +32,7 @@ type Config struct {
 	CheckpointKeep        int          `flag:"checkpoint-keep" env:"BORIS_CHECKPOINT_KEEP" envDefault:"200" min:"1" want:"1 or more" help:"checkpoints kept per working tree; older ones are pruned"`
 	Toolset               string       `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
 	WorkspacesRoot        string       `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (enables workspace_create, workspace_list, get_commit_history and the workspaceId parameter); none = off"`
+	Extensions            []string     `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`
@@ -72,6 +74,13 @@ func (c *Config) validate() error {
 // so a typo is reported instead of silently leaving a tool enabled.
 func (c *Config) validateTools() error {
 	known := knownToolNames(c)
+	if len(c.Extensions) > 0 {
+		if tools, _, err := extension.Load(c.Extensions, nil); err == nil {
+			for _, t := range tools {
+				known = append(known, t.Name)
+			}
+		}
+	}
 	for _, name := range c.DisableTools {
 		if !slices.Contains(known, name) {
 			return usage("invalid value %q for --disable-tools: want one of %s", name, strings.Join(known, ", "))

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
@@ -194,6 +195,9 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if err := b.openWorkspaces(workdir, environ); err != nil {
 		return nil, err
 	}
+	if err := b.loadExtensions(environ); err != nil {
+		return nil, err
+	}
 	b.openCheckpoints(workdir, environ)
 	return b, nil
 }
@@ -232,8 +236,15 @@ func (c *Config) policy(workdir string) (*scope.Policy, error) {
 // sandbox builds the commands' confinement from the same policy: one
 // policy, two enforcers (SPEC §6).
 func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*sandbox.Sandbox, error) {
+	// Extension tools run confined: their directories must be readable.
+	read := slices.Clone(c.SandboxRead)
+	for _, d := range c.Extensions {
+		if abs, err := filepath.Abs(d); err == nil {
+			read = append(read, abs)
+		}
+	}
 	sb, err := sandbox.New(sandbox.Options{
-		Mode: c.Sandbox, Allowed: p.Allowed(), ExtraRead: c.SandboxRead, ExtraWrite: c.SandboxWrite,
+		Mode: c.Sandbox, Allowed: p.Allowed(), ExtraRead: read, ExtraWrite: c.SandboxWrite,
 		MakeTempDir: makeTemp, Environ: environ,
 	})
 	if errors.Is(err, sandbox.ErrUnavailable) {
@@ -256,6 +267,7 @@ func (b *boris) close() {
 		b.shell.Close()
 	}
 	b.closeCheckpoints()
+	b.closeExtensions()
 	if b.spawnerReady != nil {
 		b.spawnerOnce.Do(func() { close(b.spawnerReady) }) // never started: never will
 		<-b.spawnerReady
@@ -328,6 +340,21 @@ func check(cfg *Config, environ []string, stdout io.Writer) error {
 		return err
 	}
 	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
+	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
+		ext, skipped, err := extension.Load(cfg.Extensions, (&boris{cfg: cfg}).builtinTool)
+		if err != nil {
+			return usage("invalid --extensions: %v", err)
+		}
+		for _, t := range ext {
+			if !cfg.disabled(t.Name) {
+				tools = append(tools, t.Name)
+			}
+		}
+		for _, sk := range skipped {
+			fmt.Fprintf(os.Stderr, "boris: extension skipped: %s: %s\n", sk.Path, sk.Reason)
+		}
+		slices.Sort(tools)
+	}
 	if checkpoints == "on" {
 		if err := checkpoint.Available(environ); err != nil {
 			checkpoints = "unavailable: " + err.Error()

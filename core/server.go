@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
@@ -41,6 +42,11 @@ type boris struct {
 	shell        *shell.Shell
 	workspaces   *workspace.Root    // --workspaces-root; nil when off
 	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
+	extTools     []*extension.Tool  // --extensions tools
+	extSDK       string             // the directory MCP_SDK names
+	extBase      string             // where calls get their files
+	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
+	extEnviron   []string           // the environment extension tools' variables come from
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
@@ -66,6 +72,7 @@ func (b *boris) specs() []toolSpec {
 		specs = append(specs, b.filesystemSpecs()...)
 	}
 	specs = append(specs, b.workspaceSpecs()...)
+	specs = append(specs, b.extensionSpecs()...)
 	if b.cfg.Toolset == "filesystem" {
 		return specs
 	}
@@ -122,7 +129,7 @@ func (b *boris) newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, &mcp.ServerOptions{
 		Instructions:            b.instructions(),
 		Logger:                  b.sdkLog,
-		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities:            b.capabilities(),
 		InitializedHandler:      b.onInitialized,
 		RootsListChangedHandler: b.onRootsChanged,
 	})
@@ -133,6 +140,16 @@ func (b *boris) newServer() *mcp.Server {
 		}
 	}
 	return s
+}
+
+// capabilities are the server's: tools, and logging when extension tools
+// can log.
+func (b *boris) capabilities() *mcp.ServerCapabilities {
+	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	if len(b.extTools) > 0 {
+		c.Logging = &mcp.LoggingCapabilities{}
+	}
+	return c
 }
 
 // instructions tells the agent where it is and how the tools behave

@@ -41,6 +41,7 @@ type coreOptions struct {
 	progress func(*mcp.ProgressNotificationClientRequest)
 	roots    []*mcp.Root // offered by the client (roots capability) when not empty
 	protocol string      // the protocol version to ask for; "" for the client's latest
+	client   *mcp.Client // connect with this client instead of a plain one
 }
 
 // startCore spawns boris with args through mcp.CommandTransport and
@@ -63,6 +64,9 @@ func startCoreWith(t *testing.T, o coreOptions) *core {
 			}
 		},
 	})
+	if o.client != nil {
+		client = o.client
+	}
 	client.AddRoots(o.roots...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

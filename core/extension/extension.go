@@ -1,0 +1,230 @@
+// Package extension loads Boris's extensions (SPEC §9): directories laid
+// out as mcp-bash-framework projects, whose tools are executables with a
+// JSON metadata file beside them. The core runs those executables like
+// bash commands; this package finds and checks them.
+package extension
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one extension tool.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Input       *jsonschema.Schema // never nil: an object schema
+	Output      *jsonschema.Schema // nil: none declared
+	Timeout     int                // seconds; 0: the core's default
+	Annotations *mcp.ToolAnnotations
+	Root        string // the extension directory (real path)
+	Exec        string // the executable (real path, inside Root)
+	Meta        string // the metadata file, for messages
+}
+
+// meta is tool.meta.json as the framework documents it.
+type meta struct {
+	Name         string               `json:"name"`
+	Title        string               `json:"title"`
+	Description  string               `json:"description"`
+	InputSchema  json.RawMessage      `json:"inputSchema"`
+	OutputSchema json.RawMessage      `json:"outputSchema"`
+	TimeoutSecs  *int                 `json:"timeoutSecs"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations"`
+}
+
+// MaxMetaSize bounds a metadata file.
+const MaxMetaSize = 1 << 20
+
+// MaxTimeout bounds timeoutSecs, as the bash tool's timeout is bounded.
+const MaxTimeout = 600
+
+// toolName is what MCP allows in a tool name.
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// Skipped is an extension entry that was not loaded, and why.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// Load reads the tools of every directory in dirs, in order. An entry
+// that cannot be used (unreadable or malformed metadata, no executable,
+// a name already taken by a built-in tool (taken) or by an earlier
+// extension, a path leading outside its directory) is skipped and
+// reported; the rest load. A directory that does not exist is an error.
+func Load(dirs []string, taken func(name string) bool) ([]*Tool, []Skipped, error) {
+	var tools []*Tool
+	var skipped []Skipped
+	seen := map[string]string{}
+	for _, dir := range dirs {
+		root, err := realDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
+		}
+		metas, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool.meta.json"))
+		sort.Strings(metas)
+		for _, m := range metas {
+			t, err := loadTool(root, m)
+			switch {
+			case err != nil:
+				skipped = append(skipped, Skipped{m, err.Error()})
+			case taken != nil && taken(t.Name):
+				skipped = append(skipped, Skipped{m, fmt.Sprintf("tool name %q is a built-in tool's", t.Name)})
+			case seen[t.Name] != "":
+				skipped = append(skipped, Skipped{m, fmt.Sprintf("tool name %q is already defined by %s", t.Name, seen[t.Name])})
+			default:
+				seen[t.Name] = m
+				tools = append(tools, t)
+			}
+		}
+	}
+	return tools, skipped, nil
+}
+
+// Log reports skipped entries, one line each.
+func Log(log *slog.Logger, skipped []Skipped) {
+	for _, s := range skipped {
+		log.Warn("extension skipped", "file", s.Path, "reason", s.Reason)
+	}
+}
+
+func realDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	return real, nil
+}
+
+// loadTool reads and checks one tool.meta.json under root.
+func loadTool(root, metaPath string) (*Tool, error) {
+	real, err := inside(root, metaPath)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxMetaSize {
+		return nil, fmt.Errorf("metadata is %d bytes, over the %d limit", fi.Size(), MaxMetaSize)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, err
+	}
+	var m meta
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("malformed metadata: %v", err)
+	}
+	if !toolName.MatchString(m.Name) {
+		return nil, fmt.Errorf("tool name %q: want 1 to 128 letters, digits, '_', '-' or '.'", m.Name)
+	}
+	t := &Tool{Name: m.Name, Title: m.Title, Description: m.Description, Annotations: m.Annotations, Root: root, Meta: metaPath}
+	if t.Input, err = schema(m.InputSchema, true); err != nil {
+		return nil, fmt.Errorf("inputSchema: %v", err)
+	}
+	if t.Output, err = schema(m.OutputSchema, false); err != nil {
+		return nil, fmt.Errorf("outputSchema: %v", err)
+	}
+	if m.TimeoutSecs != nil {
+		if *m.TimeoutSecs < 1 || *m.TimeoutSecs > MaxTimeout {
+			return nil, fmt.Errorf("timeoutSecs %d: want 1 to %d", *m.TimeoutSecs, MaxTimeout)
+		}
+		t.Timeout = *m.TimeoutSecs
+	}
+	if t.Exec, err = executable(root, filepath.Dir(metaPath)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// schema parses a schema; an absent input schema is an empty object one.
+// Both must describe objects, as MCP requires.
+func schema(raw json.RawMessage, input bool) (*jsonschema.Schema, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		if !input {
+			return nil, nil
+		}
+		return &jsonschema.Schema{Type: "object"}, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("type %q: want \"object\"", s.Type)
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// executable finds the tool's program in dir: tool.sh, else the one
+// executable file named tool or tool.<anything>. It must be a regular
+// executable file whose real path lies inside root.
+func executable(root, dir string) (string, error) {
+	candidates := []string{filepath.Join(dir, "tool.sh")}
+	if _, err := os.Lstat(candidates[0]); err != nil {
+		more, _ := filepath.Glob(filepath.Join(dir, "tool*"))
+		candidates = nil
+		for _, c := range more {
+			base := filepath.Base(c)
+			if (base == "tool" || strings.HasPrefix(base, "tool.")) && base != "tool.meta.json" {
+				candidates = append(candidates, c)
+			}
+		}
+		if len(candidates) != 1 {
+			return "", fmt.Errorf("no executable: want %s (or one file named tool or tool.<ext>)", filepath.Join(dir, "tool.sh"))
+		}
+	}
+	real, err := inside(root, candidates[0])
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable file (chmod +x it)", candidates[0])
+	}
+	return real, nil
+}
+
+// inside resolves p's symlinks and refuses a result outside root.
+func inside(root, p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s leads outside the extension directory (to %s)", p, real)
+	}
+	return real, nil
+}

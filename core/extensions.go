@@ -1,0 +1,439 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/extension"
+	"github.com/mjkoo/boris/core/shell"
+)
+
+// Extensions (SPEC §9): tools from --extensions directories, laid out as
+// mcp-bash-framework projects. Each call runs the tool's executable as a
+// bash command runs (process group, sandbox, timeout, cancellation, kill
+// on exit, capped output) with the arguments and a few documented
+// variables in its environment; its stdout is the result, its progress
+// and logs come back through files the SDK appends to.
+
+// extDefaultTimeout is a tool's timeout when its metadata gives none (the
+// framework's default).
+const extDefaultTimeout = 30 * time.Second
+
+// extArgsInline is the largest arguments object passed in the
+// environment; larger ones go in a file (MCP_TOOL_ARGS_FILE).
+const extArgsInline = 64 << 10
+
+// extPoll is how often a running tool's progress and log files are read.
+const extPoll = 100 * time.Millisecond
+
+// extMaxLogs bounds the log messages one call forwards.
+const extMaxLogs = 1000
+
+// loadExtensions reads --extensions and writes out the SDK. Entries that
+// cannot be used are skipped with a log line each.
+func (b *boris) loadExtensions(environ []string) error {
+	if len(b.cfg.Extensions) == 0 {
+		return nil
+	}
+	tools, skipped, err := extension.Load(b.cfg.Extensions, b.builtinTool)
+	if err != nil {
+		return usage("invalid --extensions: %v", err)
+	}
+	extension.Log(b.log, skipped)
+	base := b.sandbox.TempDir()
+	if base == "" {
+		if base, err = os.MkdirTemp("", "boris-ext-"); err != nil {
+			return fmt.Errorf("extensions: %w", err)
+		}
+		b.extOwnDir = base
+	}
+	b.extSDK = filepath.Join(base, "mcp-sdk")
+	if err := os.MkdirAll(b.extSDK, 0o755); err != nil {
+		return fmt.Errorf("extensions: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(b.extSDK, "tool-sdk.sh"), extension.SDK, 0o644); err != nil {
+		return fmt.Errorf("extensions: write the SDK: %w", err)
+	}
+	b.extTools, b.extBase, b.extEnviron = tools, base, environ
+	b.log.Info("extensions loaded", "tools", len(tools), "skipped", len(skipped))
+	return nil
+}
+
+// builtinTool reports whether name is one of Boris's own tools in any
+// mode, which an extension may not take.
+func (b *boris) builtinTool(name string) bool {
+	probe := &boris{cfg: &Config{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"}}
+	for _, s := range probe.specs() {
+		if s.name == name {
+			return true
+		}
+	}
+	return name == "str_replace_editor" || name == "insert"
+}
+
+// extensionSpecs are the extension tools. They run programs, so they go
+// with bash: --disable-tools bash (a token without boris:exec) and
+// --read-only leave them out.
+func (b *boris) extensionSpecs() []toolSpec {
+	if b.cfg.ReadOnly || b.cfg.disabled("bash") {
+		return nil
+	}
+	var specs []toolSpec
+	for _, t := range b.extTools {
+		specs = append(specs, toolSpec{t.Name, func(s *mcp.Server) { b.addExtensionTool(s, t) }})
+	}
+	return specs
+}
+
+// addExtensionTool registers t.
+func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
+	resolved, err := t.Input.Resolve(nil)
+	if err != nil {
+		b.log.Warn("extension skipped", "file", t.Meta, "reason", err)
+		return
+	}
+	var out interface {
+		Validate(any) error
+	}
+	if t.Output != nil {
+		if r, err := t.Output.Resolve(nil); err == nil {
+			out = r
+		}
+	}
+	tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, Annotations: t.Annotations}
+	if t.Output != nil {
+		tool.OutputSchema = t.Output // never a typed nil: the SDK refuses that
+	}
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b.awaitRoots(ctx)
+		args := map[string]any{}
+		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return errorResult(fail(InvalidInput, "arguments must be a JSON object: %v", err)), nil
+			}
+		}
+		if err := resolved.Validate(args); err != nil {
+			return errorResult(fail(InvalidInput, "%v", err)), nil
+		}
+		b.beforeChange(ctx)
+		res, err := b.runExtension(ctx, req, t, args)
+		b.record(ctx, t.Name, "extension tool "+t.Name)
+		if err != nil || res.IsError || out == nil {
+			return res, err
+		}
+		if res.StructuredContent == nil {
+			return errorResult(fail(ExecError, "extension tool %s declares an outputSchema but returned no structured result (print a result object with structuredContent, e.g. with mcp_result_success)", t.Name)), nil
+		}
+		var v any
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			_ = json.Unmarshal(b, &v)
+		}
+		if err := out.Validate(v); err != nil {
+			return errorResult(fail(ExecError, "extension tool %s returned a result that does not match its outputSchema: %v", t.Name, err)), nil
+		}
+		return res, nil
+	})
+}
+
+// extCall is one running extension tool's files.
+type extCall struct {
+	dir                             string
+	progress, logs, cancel, errFile string
+}
+
+// runExtension runs t with args and turns what it did into a result.
+func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *extension.Tool, args map[string]any) (*mcp.CallToolResult, error) {
+	dir, err := os.MkdirTemp(b.extBase, "call-")
+	if err != nil {
+		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+	}
+	defer os.RemoveAll(dir)
+	c := &extCall{dir: dir, progress: filepath.Join(dir, "progress"), logs: filepath.Join(dir, "log"),
+		cancel: filepath.Join(dir, "cancelled"), errFile: filepath.Join(dir, "error")}
+	for _, f := range []string{c.progress, c.logs} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+		}
+	}
+	env, err := b.extEnv(req, t, args, c)
+	if err != nil {
+		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+	}
+	timeout := extDefaultTimeout
+	if t.Timeout > 0 {
+		timeout = time.Duration(t.Timeout) * time.Second
+	}
+	fwd := newExtForwarder(ctx, req, c)
+	stop := fwd.start()
+	res, err := b.shell.Exec(ctx, shell.Program{Argv: []string{t.Exec}, Dir: t.Root, Env: env}, shell.Options{
+		Timeout: timeout,
+		OnStop:  func() { _ = os.WriteFile(c.cancel, nil, 0o644) },
+	})
+	stop()
+	if err != nil {
+		return errorResult(fail(ExecError, "could not run extension tool %s: %v", t.Name, err)), nil
+	}
+	return extResult(t, res, c, timeout)
+}
+
+// extEnv is a tool's environment: a clean one (PATH, HOME, locale, the
+// session's TMPDIR) plus the variables of the SDK's contract.
+func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[string]any, c *extCall) ([]string, error) {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ"} {
+		if v := envLookup(b.extEnviron, k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	if tmp := b.sandbox.TempDir(); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	} else if v := envLookup(b.extEnviron, "TMPDIR"); v != "" {
+		env = append(env, "TMPDIR="+v)
+	}
+	argsJSON, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	metaJSON := []byte("{}")
+	if m := req.Params.Meta; len(m) > 0 {
+		if metaJSON, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	}
+	env = append(env,
+		"MCP_SDK="+b.extSDK, "MCPBASH_PROJECT_ROOT="+t.Root, "MCP_TOOL_NAME="+t.Name,
+		"MCP_TOOL_META_JSON="+string(metaJSON),
+		"MCP_PROGRESS_STREAM="+c.progress, "MCP_LOG_STREAM="+c.logs,
+		"MCP_TOOL_CANCELLATION_FILE="+c.cancel, "MCP_CANCEL_FILE="+c.cancel,
+		"MCP_TOOL_ERROR_FILE="+c.errFile)
+	if len(argsJSON) <= extArgsInline {
+		env = append(env, "MCP_TOOL_ARGS_JSON="+string(argsJSON))
+	} else {
+		f := filepath.Join(c.dir, "args.json")
+		if err := os.WriteFile(f, argsJSON, 0o600); err != nil {
+			return nil, err
+		}
+		env = append(env, "MCP_TOOL_ARGS_FILE="+f)
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		env = append(env, fmt.Sprintf("MCP_PROGRESS_TOKEN=%v", tok))
+	}
+	// The roots the SDK's roots helpers use: the allowed directories, or
+	// the working directory when everything is allowed.
+	roots := b.policy.Allowed()
+	if len(roots) == 0 {
+		roots = []string{b.shell.Dir()}
+	}
+	env = append(env, "MCP_ROOTS_PATHS="+strings.Join(roots, "\n"))
+	if jq, err := exec.LookPath("jq"); err == nil {
+		env = append(env, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+jq)
+	} else {
+		env = append(env, "MCPBASH_JSON_TOOL=none")
+	}
+	return env, nil
+}
+
+// extResult turns a finished tool into a result: its error file (from
+// mcp_fail) first, then its exit, then its stdout (a result object, or
+// plain text).
+func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Duration) (*mcp.CallToolResult, error) {
+	if res.TimedOut {
+		return errorResult(fail(ExecError, "extension tool %s timed out after %s and was stopped%s", t.Name, timeout, stderrTail(res))), nil
+	}
+	if res.Canceled {
+		return errorResult(fail(ExecError, "extension tool %s was cancelled", t.Name)), nil
+	}
+	// The error file counts only when the tool failed: a tool may recover
+	// from a helper's failure (mcp_args_get ... || true).
+	if data, err := os.ReadFile(c.errFile); err == nil && res.ExitCode != 0 && len(bytes.TrimSpace(data)) > 0 {
+		var e struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Message != "" {
+			if e.Code == jsonrpc.CodeInvalidParams {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message, Data: e.Data}
+			}
+			msg := e.Message
+			if len(e.Data) > 0 && string(e.Data) != "null" {
+				msg += " " + string(e.Data)
+			}
+			return errorResult(fail(ExecError, "extension tool %s failed (%d): %s", t.Name, e.Code, msg)), nil
+		}
+	}
+	if res.ExitCode != 0 {
+		return errorResult(fail(ExecError, "extension tool %s exited with status %d%s", t.Name, res.ExitCode, stderrTail(res))), nil
+	}
+	out := strings.TrimSpace(res.Stdout)
+	if strings.HasPrefix(out, "{") {
+		var probe struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal([]byte(out), &probe) == nil && len(probe.Content) > 0 && probe.Content[0] == '[' {
+			var r mcp.CallToolResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				return errorResult(fail(ExecError, "extension tool %s printed a malformed result: %v", t.Name, err)), nil
+			}
+			return &r, nil
+		}
+	}
+	return textResult(res.Stdout), nil
+}
+
+// stderrTail is the end of a tool's stderr, for error messages.
+func stderrTail(res *shell.Result) string {
+	s := strings.TrimSpace(res.Stderr)
+	if s == "" {
+		return ""
+	}
+	if r := []rune(s); len(r) > 2000 {
+		s = "…" + string(r[len(r)-2000:])
+	}
+	return "; stderr:\n" + s
+}
+
+// extForwarder forwards a running tool's progress (when the client asked
+// for it: at most one notification per poll) and logs (as
+// notifications/message, filtered by the session's logging/setLevel).
+type extForwarder struct {
+	ctx          context.Context
+	req          *mcp.CallToolRequest
+	c            *extCall
+	offProg, off int64
+	logs         int
+	wg           sync.WaitGroup
+}
+
+func newExtForwarder(ctx context.Context, req *mcp.CallToolRequest, c *extCall) *extForwarder {
+	return &extForwarder{ctx: ctx, req: req, c: c}
+}
+
+// start polls until the returned stop is called, which forwards what is
+// left.
+func (f *extForwarder) start() (stop func()) {
+	done := make(chan struct{})
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		tick := time.NewTicker(extPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				f.poll()
+				return
+			case <-tick.C:
+				f.poll()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		f.wg.Wait()
+	}
+}
+
+func (f *extForwarder) poll() {
+	if f.req.Session == nil {
+		return
+	}
+	if tok := f.req.Params.GetProgressToken(); tok != nil {
+		var last *mcp.ProgressNotificationParams
+		for _, line := range readNewLines(f.c.progress, &f.offProg) {
+			var p struct {
+				Progress float64  `json:"progress"`
+				Total    *float64 `json:"total"`
+				Message  string   `json:"message"`
+			}
+			if json.Unmarshal(line, &p) == nil {
+				last = &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p.Progress, Message: p.Message}
+				if p.Total != nil {
+					last.Total = *p.Total
+				}
+			}
+		}
+		if last != nil {
+			_ = f.req.Session.NotifyProgress(f.ctx, last)
+		}
+	}
+	for _, line := range readNewLines(f.c.logs, &f.off) {
+		if f.logs >= extMaxLogs {
+			break
+		}
+		var l struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		var data any
+		if json.Unmarshal(l.Data, &data) != nil {
+			data = string(l.Data)
+		}
+		f.logs++
+		_ = f.req.Session.Log(f.ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(logLevel(l.Level)), Logger: l.Logger, Data: data})
+	}
+}
+
+// logLevel maps a level name onto MCP's (RFC 5424) names.
+func logLevel(s string) string {
+	switch s = strings.ToLower(s); s {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return s
+	case "warn":
+		return "warning"
+	}
+	return "info"
+}
+
+// readNewLines returns the complete lines appended to path since *off and
+// moves *off past them. A line over 64 KiB is dropped.
+func readNewLines(path string, off *int64) [][]byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n, err := f.ReadAt(buf, *off)
+	if n == 0 && err != nil {
+		return nil
+	}
+	data := buf[:n]
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		if n == len(buf) {
+			*off += int64(n) // one enormous line: skip it
+		}
+		return nil
+	}
+	*off += int64(end + 1)
+	var lines [][]byte
+	for _, line := range bytes.Split(data[:end], []byte{'\n'}) {
+		if len(line) > 0 && len(line) <= 64<<10 {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// closeExtensions removes the SDK directory the core made for itself.
+func (b *boris) closeExtensions() {
+	if b.extOwnDir != "" {
+		_ = os.RemoveAll(b.extOwnDir)
+	}
+}
