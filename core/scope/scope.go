@@ -252,6 +252,12 @@ func (p *Policy) Resolve(cwd, path string) (string, error) {
 	}
 	res, err := resolvePath(lex)
 	if err != nil {
+		// The error itself may describe what lies outside (a file where a
+		// directory was expected, behind a link leading out): refuse first
+		// when the part of the path that resolves is not allowed.
+		if reason, at := p.ancestorRefusal(lex); reason != "" {
+			return "", denied(fmt.Sprintf("%s (through %s)", lex, at), reason)
+		}
 		return "", fmt.Errorf("%s: %w", lex, err)
 	}
 	if reason := p.refusal(res); reason != "" {
@@ -296,6 +302,20 @@ func (p *Policy) refusal(abs string) string {
 		}
 	}
 	return "outside allowed directories (" + strings.Join(p.Allowed(), ", ") + ")"
+}
+
+// ancestorRefusal resolves the nearest ancestor of lex that resolves and
+// returns the policy's refusal of where it leads ("" when allowed or when
+// none resolves), with that resolved path.
+func (p *Policy) ancestorRefusal(lex string) (string, string) {
+	for dir := filepath.Dir(lex); ; dir = filepath.Dir(dir) {
+		if res, err := filepath.EvalSymlinks(dir); err == nil {
+			return p.refusal(res), res
+		}
+		if dir == filepath.Dir(dir) {
+			return "", ""
+		}
+	}
 }
 
 // within reports whether clean absolute path is dir or lies beneath it.

@@ -68,3 +68,34 @@ func mustReal(t *testing.T, p string) string {
 	}
 	return r
 }
+
+// TestResolveThroughALinkOutSaysNothingOfWhatIsThere: a path through a
+// symlink leading outside, continuing past a file that exists there, is
+// refused as outside, not reported as "not a directory" (which would
+// tell the caller that the file exists).
+func TestResolveThroughALinkOutSaysNothingOfWhatIsThere(t *testing.T) {
+	allowed, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(allowed, "link")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(allowed, []string{allowed}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, rel := range []string{"link/secret.txt/sub", "link/missing/sub", "link/secret.txt"} {
+		if _, err := p.Resolve(allowed, rel); !errors.Is(err, ErrDenied) {
+			t.Errorf("Resolve(%s): %v, want a refusal", rel, err)
+		}
+	}
+	// Inside, the same shape of path is an ordinary error, not a refusal.
+	if err := os.WriteFile(filepath.Join(allowed, "file.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Resolve(allowed, "file.txt/sub"); err == nil || errors.Is(err, ErrDenied) {
+		t.Errorf("Resolve(file.txt/sub) inside: %v, want a not-a-directory error", err)
+	}
+}
