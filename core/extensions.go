@@ -40,6 +40,10 @@ const extPoll = 100 * time.Millisecond
 // extMaxLogs bounds the log messages one call forwards.
 const extMaxLogs = 1000
 
+// extReloadEvery is how often the extension directories are checked for
+// added, changed or removed tools.
+const extReloadEvery = 2 * time.Second
+
 // loadExtensions reads --extensions and writes out the SDK. Entries that
 // cannot be used are skipped with a log line each.
 func (b *boris) loadExtensions(environ []string) error {
@@ -89,8 +93,11 @@ func (b *boris) extensionSpecs() []toolSpec {
 	if b.cfg.ReadOnly || b.cfg.disabled("bash") {
 		return nil
 	}
+	b.extMu.Lock()
+	tools := b.extTools
+	b.extMu.Unlock()
 	var specs []toolSpec
-	for _, t := range b.extTools {
+	for _, t := range tools {
 		specs = append(specs, toolSpec{t.Name, func(s *mcp.Server) { b.addExtensionTool(s, t) }})
 	}
 	return specs
@@ -429,6 +436,65 @@ func readNewLines(path string, off *int64) [][]byte {
 		}
 	}
 	return lines
+}
+
+// watchExtensions reloads the extension tools whenever the directories
+// change, until ctx ends: added tools appear, removed ones go, changed
+// ones are replaced, and the SDK sends notifications/tools/list_changed.
+// Entries that cannot be used are skipped with a log line, as at start.
+func (b *boris) watchExtensions(ctx context.Context, s *mcp.Server) {
+	if len(b.cfg.Extensions) == 0 {
+		return
+	}
+	last := extension.Fingerprint(b.cfg.Extensions)
+	tick := time.NewTicker(extReloadEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		fp := extension.Fingerprint(b.cfg.Extensions)
+		if fp == last {
+			continue
+		}
+		last = fp
+		tools, skipped, err := extension.Load(b.cfg.Extensions, b.builtinTool)
+		if err != nil {
+			b.log.Warn("reloading extensions failed; keeping the tools loaded before", "err", err)
+			continue
+		}
+		extension.Log(b.log, skipped)
+		b.swapExtensionTools(s, tools)
+	}
+}
+
+// swapExtensionTools makes tools the registered extension tools.
+func (b *boris) swapExtensionTools(s *mcp.Server, tools []*extension.Tool) {
+	b.extMu.Lock()
+	old := b.extTools
+	b.extTools = tools
+	b.extMu.Unlock()
+	keep := map[string]bool{}
+	for _, t := range tools {
+		keep[t.Name] = true
+	}
+	var gone []string
+	for _, t := range old {
+		if !keep[t.Name] {
+			gone = append(gone, t.Name)
+		}
+	}
+	if len(gone) > 0 {
+		s.RemoveTools(gone...)
+	}
+	for _, spec := range b.extensionSpecs() {
+		if !b.cfg.disabled(spec.name) {
+			spec.add(s) // a tool of the same name is replaced
+		}
+	}
+	b.log.Info("extensions reloaded", "tools", len(tools), "removed", len(gone))
 }
 
 // closeExtensions removes the SDK directory the core made for itself.

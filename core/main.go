@@ -115,7 +115,9 @@ func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{})
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
 	ran := make(chan error, 1)
-	go func() { ran <- b.newServer().Run(runCtx, t) }()
+	s := b.newServer()
+	go b.watchExtensions(runCtx, s)
+	go func() { ran <- s.Run(runCtx, t) }()
 	select {
 	case err := <-ran:
 		return err

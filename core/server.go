@@ -42,6 +42,7 @@ type boris struct {
 	shell        *shell.Shell
 	workspaces   *workspace.Root    // --workspaces-root; nil when off
 	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
+	extMu        sync.Mutex         // guards extTools, which reloads replace
 	extTools     []*extension.Tool  // --extensions tools
 	extSDK       string             // the directory MCP_SDK names
 	extBase      string             // where calls get their files
@@ -146,8 +147,10 @@ func (b *boris) newServer() *mcp.Server {
 // can log.
 func (b *boris) capabilities() *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	if len(b.extTools) > 0 {
+	if len(b.cfg.Extensions) > 0 {
+		// Extension tools log, and come and go as their directories change.
 		c.Logging = &mcp.LoggingCapabilities{}
+		c.Tools.ListChanged = true
 	}
 	return c
 }

@@ -325,3 +325,59 @@ func TestExtensionDemoWithTheSDK(t *testing.T) {
 	}
 	mu.Unlock()
 }
+
+// TestExtensionHotReload: a tool dropped into the directory while the
+// session runs appears (notifications/tools/list_changed, then in
+// tools/list) and works; a removed one goes; nothing restarts.
+func TestExtensionHotReload(t *testing.T) {
+	root := realTempDir(t)
+	extTool(t, root, "first", `{"name":"first","description":"one"}`, "echo first\n")
+	changed := make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	s := connectClient(t, client, []string{"--workdir", realTempDir(t), "--extensions", root})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	names := func() string {
+		t.Helper()
+		res, err := s.ListTools(ctx, &mcp.ListToolsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tool := range res.Tools {
+			if tool.Name == "first" || tool.Name == "second" {
+				out = append(out, tool.Name)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(); got != "first" {
+		t.Fatalf("tools at start: %q", got)
+	}
+	awaitChange := func(what string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no notifications/tools/list_changed after %s", what)
+		}
+	}
+	extTool(t, root, "second", `{"name":"second","description":"two"}`, "echo second\n")
+	awaitChange("adding a tool")
+	if got := names(); got != "first,second" {
+		t.Errorf("after adding: %q", got)
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "second", Arguments: map[string]any{}})
+	if err != nil || res.IsError || strings.TrimSpace(text(res)) != "second" {
+		t.Errorf("calling the new tool: %v %v", res, err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "tools", "first")); err != nil {
+		t.Fatal(err)
+	}
+	awaitChange("removing a tool")
+	if got := names(); got != "second" {
+		t.Errorf("after removing: %q", got)
+	}
+}

@@ -5,6 +5,8 @@
 package extension
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,4 +229,27 @@ func inside(root, p string) (string, error) {
 		return "", fmt.Errorf("%s leads outside the extension directory (to %s)", p, real)
 	}
 	return real, nil
+}
+
+// Fingerprint summarises what Load would read from dirs (every tool's
+// metadata and program: path, size, mode, modification time), so a
+// caller polling for changes reloads only when something changed. Its
+// cost is one directory listing and a few stats per tool.
+func Fingerprint(dirs []string) string {
+	h := sha256.New()
+	for _, dir := range dirs {
+		root, err := realDir(dir)
+		if err != nil {
+			fmt.Fprintf(h, "%s: %v\n", dir, err)
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool*"))
+		sort.Strings(files)
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				fmt.Fprintf(h, "%s %d %v %d\n", f, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
