@@ -62,17 +62,9 @@ func (b *boris) onInitialized(_ context.Context, req *mcp.InitializedRequest) {
 	b.roots.mu.Lock()
 	pending := b.roots.pending
 	b.roots.mu.Unlock()
-	if pending == nil {
-		return
+	if pending != nil {
+		b.askRoots(req.Session, pending)
 	}
-	b.roots.mu.Lock()
-	b.roots.asked++
-	n := b.roots.asked
-	b.roots.mu.Unlock()
-	go func() {
-		defer close(pending)
-		b.fetchRoots(req.Session, n)
-	}()
 }
 
 // onRootsChanged asks again for the roots after notifications/roots/list_changed.
@@ -83,12 +75,20 @@ func (b *boris) onRootsChanged(_ context.Context, req *mcp.RootsListChangedReque
 	done := make(chan struct{})
 	b.roots.mu.Lock()
 	b.roots.pending = done
+	b.roots.mu.Unlock()
+	b.askRoots(req.Session, done)
+}
+
+// askRoots starts a roots/list request, the latest so far, and closes
+// done once its answer is applied.
+func (b *boris) askRoots(ss *mcp.ServerSession, done chan struct{}) {
+	b.roots.mu.Lock()
 	b.roots.asked++
 	n := b.roots.asked
 	b.roots.mu.Unlock()
 	go func() {
 		defer close(done)
-		b.fetchRoots(req.Session, n)
+		b.fetchRoots(ss, n)
 	}()
 }
 

@@ -2,6 +2,7 @@ package scope
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,76 +16,60 @@ import (
 // the listing outside the allowed, non-denied tree. A symlink entry is
 // described, not followed.
 func (p *Policy) ReadDirInfo(abs string) ([]fs.FileInfo, error) {
-	root, rootDir, rel, err := p.locate(abs)
-	if err != nil {
-		return nil, err
-	}
-	abs = filepath.Clean(abs)
-	dir, real, err := p.openDir(root, rootDir, rel, abs)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
-	f, err := dir.Open(".")
-	if err != nil {
-		return nil, p.rootErr("open", abs, err)
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: abs, Err: unwrapPath(err)}
-	}
-	slices.Sort(names)
-	infos := make([]fs.FileInfo, 0, len(names))
-	for _, name := range names {
-		if p.Check(filepath.Join(real, name)) != nil || p.Check(filepath.Join(abs, name)) != nil {
-			continue
+	var infos []fs.FileInfo
+	err := p.listDir(abs, func(dir *os.Root, entries []fs.DirEntry) {
+		infos = make([]fs.FileInfo, 0, len(entries))
+		for _, e := range entries {
+			if fi, err := dir.Lstat(e.Name()); err == nil { // else removed since it was listed
+				infos = append(infos, fi)
+			}
 		}
-		fi, err := dir.Lstat(name)
-		if err != nil {
-			continue // removed since it was listed
-		}
-		infos = append(infos, fi)
-	}
-	return infos, nil
+	})
+	return infos, err
 }
 
 // ReadDirEntries is ReadDirInfo without a stat per entry: names and types
 // as the directory read returns them (a symlink is a symlink, not
 // followed), for listings that need no size or time.
 func (p *Policy) ReadDirEntries(abs string) ([]fs.DirEntry, error) {
+	var out []fs.DirEntry
+	err := p.listDir(abs, func(_ *os.Root, entries []fs.DirEntry) { out = entries })
+	return out, err
+}
+
+// listDir reads the directory abs through the policy and hands use the
+// directory (open while use runs) and its entries, sorted by name, the
+// ones the policy refuses left out.
+func (p *Policy) listDir(abs string, use func(dir *os.Root, entries []fs.DirEntry)) error {
 	root, rootDir, rel, err := p.locate(abs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	abs = filepath.Clean(abs)
 	dir, real, err := p.openDir(root, rootDir, rel, abs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer dir.Close()
 	f, err := dir.Open(".")
 	if err != nil {
-		return nil, p.rootErr("open", abs, err)
+		return p.rootErr("open", abs, err)
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: abs, Err: unwrapPath(err)}
+		return &fs.PathError{Op: "readdir", Path: abs, Err: unwrapPath(err)}
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if !p.hasDeny() {
-		// The directory itself passed the policy, and with no deny rule
-		// nothing inside an allowed directory can be refused.
-		return entries, nil
+	if p.hasDeny() {
+		// Without a deny rule nothing inside an allowed directory (which
+		// the directory itself was checked to be) can be refused.
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool {
+			return p.Check(filepath.Join(real, e.Name())) != nil || p.Check(filepath.Join(abs, e.Name())) != nil
+		})
 	}
-	out := entries[:0]
-	for _, e := range entries {
-		if p.Check(filepath.Join(real, e.Name())) == nil && p.Check(filepath.Join(abs, e.Name())) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	use(dir, entries)
+	return nil
 }
 
 // hasDeny reports whether the policy has any deny rule.
