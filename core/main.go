@@ -200,6 +200,9 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if err := b.loadExtensions(environ); err != nil {
 		return nil, err
 	}
+	if err := b.loadExtensionContent(); err != nil {
+		return nil, err
+	}
 	b.openCheckpoints(workdir, environ)
 	return b, nil
 }
@@ -270,6 +273,7 @@ func (b *boris) close() {
 	}
 	b.closeCheckpoints()
 	b.closeExtensions()
+	b.closeExtContent()
 	if b.spawnerReady != nil {
 		b.spawnerOnce.Do(func() { close(b.spawnerReady) }) // never started: never will
 		<-b.spawnerReady

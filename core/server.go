@@ -48,6 +48,7 @@ type boris struct {
 	extBase      string             // where calls get their files
 	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
 	extEnviron   []string           // the environment extension tools' variables come from
+	extContent   *extContent        // --extensions resources, prompts and completions; nil without --extensions
 	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
 	ckptReady    chan struct{}      // closed once the starting state is recorded
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
@@ -127,24 +128,27 @@ func knownToolNames(cfg *Config) []string {
 
 // newServer builds the MCP server with every enabled tool.
 func (b *boris) newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Instructions:            b.instructions(),
 		Logger:                  b.sdkLog,
 		Capabilities:            b.capabilities(),
 		InitializedHandler:      b.onInitialized,
 		RootsListChangedHandler: b.onRootsChanged,
-	})
+	}
+	b.extContentOptions(opts)
+	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, opts)
 	s.AddReceivingMiddleware(b.expectRoots)
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)
 		}
 	}
+	b.addExtensionContent(s) // resources, templates and prompts
 	return s
 }
 
-// capabilities are the server's: tools, and logging when extension tools
-// can log.
+// capabilities are the server's: tools, logging when extension tools can
+// log, and resources, prompts and completions when extensions serve them.
 func (b *boris) capabilities() *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 	if len(b.cfg.Extensions) > 0 {
@@ -152,6 +156,7 @@ func (b *boris) capabilities() *mcp.ServerCapabilities {
 		c.Logging = &mcp.LoggingCapabilities{}
 		c.Tools.ListChanged = true
 	}
+	b.extContentCapabilities(c) // resources, prompts, completions: only when extensions provide them
 	return c
 }
 

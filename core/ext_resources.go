@@ -1,0 +1,308 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/extension"
+)
+
+// Resources, prompts and completions from --extensions directories (SPEC
+// §9), in mcp-bash-framework's formats: resources/*.meta.json served by the
+// file provider (confined to the extension's directory), resource
+// templates, prompts/ templates with argument substitution, and
+// completion scripts registered in server.d/register.json. List results
+// are paginated by the SDK (ServerOptions.PageSize).
+
+// extResourcePoll is how often subscribed resources are checked for
+// changes, while at least one is subscribed.
+const extResourcePoll = 2 * time.Second
+
+// extContent is what the extension directories add besides tools.
+type extContent struct {
+	resources   []*extension.Resource
+	templates   []*extension.Template
+	prompts     []*extension.Prompt
+	completions map[string]*extension.Completion
+
+	mu      sync.Mutex
+	server  *mcp.Server          // set when registered
+	subs    map[string]*extWatch // subscribed URIs
+	polling bool                 // the poller runs
+	done    chan struct{}        // closed by close: the poller stops
+}
+
+// extWatch is one subscribed URI: who subscribed, where its file is, and
+// what it looked like when last checked.
+type extWatch struct {
+	sessions map[*mcp.ServerSession]bool
+	root     string
+	state    string
+}
+
+// loadExtensionContent reads the resources, prompts and completions of
+// --extensions. Entries that cannot be used are skipped with a log line
+// each.
+func (b *boris) loadExtensionContent() error {
+	dirs := b.cfg.Extensions
+	if len(dirs) == 0 {
+		return nil
+	}
+	res, tmpls, skipped, err := extension.LoadResources(dirs)
+	if err != nil {
+		return usage("invalid --extensions: %v", err)
+	}
+	prompts, sk, err := extension.LoadPrompts(dirs)
+	if err != nil {
+		return usage("invalid --extensions: %v", err)
+	}
+	skipped = append(skipped, sk...)
+	comps, sk, err := extension.LoadCompletions(dirs)
+	if err != nil {
+		return usage("invalid --extensions: %v", err)
+	}
+	extension.Log(b.log, append(skipped, sk...))
+	c := &extContent{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{},
+		subs: map[string]*extWatch{}, done: make(chan struct{})}
+	for _, comp := range comps {
+		c.completions[comp.Name] = comp
+	}
+	b.extContent = c
+	b.log.Info("extension content loaded", "resources", len(res), "templates", len(tmpls), "prompts", len(prompts), "completions", len(comps))
+	return nil
+}
+
+// extContentOptions sets the server options extension content needs:
+// subscriptions when there are resources, completion when there is
+// something to complete.
+func (b *boris) extContentOptions(o *mcp.ServerOptions) {
+	c := b.extContent
+	if c == nil {
+		return
+	}
+	if len(c.resources)+len(c.templates) > 0 {
+		o.SubscribeHandler, o.UnsubscribeHandler = c.subscribe, c.unsubscribe
+	}
+	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
+		o.CompletionHandler = b.complete
+	}
+}
+
+// extContentCapabilities adds to caps what extension content provides,
+// and nothing when it provides nothing. The lists are fixed for the
+// session, so no listChanged.
+func (b *boris) extContentCapabilities(caps *mcp.ServerCapabilities) {
+	c := b.extContent
+	if c == nil {
+		return
+	}
+	if len(c.resources)+len(c.templates) > 0 {
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true}
+	}
+	if len(c.prompts) > 0 {
+		caps.Prompts = &mcp.PromptCapabilities{}
+	}
+	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
+}
+
+// addExtensionContent registers the resources, templates and prompts.
+func (b *boris) addExtensionContent(s *mcp.Server) {
+	c := b.extContent
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.server = s
+	c.mu.Unlock()
+	for _, r := range c.resources {
+		s.AddResource(r.Resource, b.readExtResource(r.Root, r.Resource.MIMEType))
+	}
+	for _, t := range c.templates {
+		s.AddResourceTemplate(t.Template, b.readExtResource(t.Root, t.Template.MIMEType))
+	}
+	for _, p := range c.prompts {
+		s.AddPrompt(p.Prompt, b.getExtPrompt(p))
+	}
+}
+
+// readExtResource reads a resource (or a URI a template matched) from
+// root: as text when its type is textual and it is UTF-8, else as a
+// base64 blob, as the framework's file provider does. A file over
+// --max-file-size is refused.
+func (b *boris) readExtResource(root, declared string) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		uri := req.Params.URI
+		data, err := extension.ReadFileURI(root, uri, int64(b.cfg.MaxFileSize))
+		switch {
+		case errors.Is(err, extension.ErrOutside):
+			b.log.Warn("extension resource refused", "uri", uri, "reason", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s leads outside its extension directory", uri)}
+		case errors.Is(err, os.ErrNotExist):
+			return nil, mcp.ResourceNotFoundError(uri)
+		case err != nil:
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("read resource %s: %v", uri, err)}
+		}
+		typ := resourceType(declared, uri, data)
+		rc := &mcp.ResourceContents{URI: uri, MIMEType: typ}
+		if textual(typ) && utf8.Valid(data) {
+			rc.Text = string(data)
+		} else {
+			rc.Blob = data
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+	}
+}
+
+// resourceType is a resource's MIME type: the declared one, unless it is
+// absent or the generic application/octet-stream, then the file name's,
+// then the content's.
+func resourceType(declared, uri string, data []byte) string {
+	if declared != "" && declared != "application/octet-stream" {
+		return declared
+	}
+	if t := mime.TypeByExtension(filepath.Ext(uri)); t != "" {
+		return t
+	}
+	return http.DetectContentType(data)
+}
+
+// textual reports whether a MIME type is text, as the framework decides
+// it (text/*, JSON, XML, YAML, CSV, JavaScript, shell scripts).
+func textual(typ string) bool {
+	t := strings.ToLower(typ)
+	if strings.HasPrefix(t, "text/") {
+		return true
+	}
+	for _, s := range []string{"json", "xml", "yaml", "csv", "javascript", "x-sh"} {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// root finds the extension directory that serves uri: the resource's, or
+// the first matching template's. ok is false when none does.
+func (c *extContent) root(uri string) (string, bool) {
+	for _, r := range c.resources {
+		if r.Resource.URI == uri {
+			return r.Root, true
+		}
+	}
+	for _, t := range c.templates {
+		if extension.TemplateMatches(t.Template.URITemplate, uri) {
+			return t.Root, true
+		}
+	}
+	return "", false
+}
+
+// subscribe starts watching a resource for the session (resources/
+// subscribe); the poller runs while anything is subscribed.
+func (c *extContent) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	root, ok := c.root(uri)
+	if !ok {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.subs[uri]
+	if w == nil {
+		w = &extWatch{sessions: map[*mcp.ServerSession]bool{}, root: root, state: fileState(root, uri)}
+		c.subs[uri] = w
+	}
+	w.sessions[req.Session] = true
+	if !c.polling {
+		c.polling = true
+		go c.poll()
+	}
+	return nil
+}
+
+// unsubscribe stops watching a resource for the session.
+func (c *extContent) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w := c.subs[req.Params.URI]; w != nil {
+		delete(w.sessions, req.Session)
+		if len(w.sessions) == 0 {
+			delete(c.subs, req.Params.URI)
+		}
+	}
+	return nil
+}
+
+// poll checks the subscribed files every extResourcePoll and sends
+// notifications/resources/updated for each that changed. It returns once
+// nothing is subscribed, or at close.
+func (c *extContent) poll() {
+	tick := time.NewTicker(extResourcePoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-tick.C:
+		}
+		c.mu.Lock()
+		if len(c.subs) == 0 {
+			c.polling = false
+			c.mu.Unlock()
+			return
+		}
+		var changed []string
+		for uri, w := range c.subs {
+			if st := fileState(w.root, uri); st != w.state {
+				w.state = st
+				changed = append(changed, uri)
+			}
+		}
+		s := c.server
+		c.mu.Unlock()
+		for _, uri := range changed {
+			_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		}
+	}
+}
+
+// fileState summarises what a resource's file looks like (real path,
+// size, modification time), or why it cannot be read.
+func fileState(root, uri string) string {
+	p, err := extension.ResolveFileURI(root, uri)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%s %d %d %v", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+}
+
+// closeExtContent stops the poller.
+func (b *boris) closeExtContent() {
+	if c := b.extContent; c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		select {
+		case <-c.done:
+		default:
+			close(c.done)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package extension
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Completion is one completion provider: a script registered in
+// server.d/register.json (mcp-bash-framework's docs/COMPLETION.md). Its
+// name is the prompt's (ref/prompt) or the resource's or template's
+// (ref/resource) whose arguments it completes.
+type Completion struct {
+	Name    string
+	Exec    string // the script (real path, inside Root)
+	Timeout int    // seconds; 0: the core's default
+	Root    string
+	Meta    string // register.json, for messages
+}
+
+// registerFile is server.d/register.json (docs/REGISTRY.md, "Declarative
+// registration"): version 1, and only the documented keys.
+type registerFile struct {
+	Version           *int              `json:"version"`
+	Tools             json.RawMessage   `json:"tools"`
+	Resources         json.RawMessage   `json:"resources"`
+	ResourceTemplates json.RawMessage   `json:"resourceTemplates"`
+	Prompts           json.RawMessage   `json:"prompts"`
+	Completions       []json.RawMessage `json:"completions"`
+	Meta              json.RawMessage   `json:"_meta"`
+}
+
+// completionEntry is one element of register.json's "completions".
+type completionEntry struct {
+	Name        string `json:"name"`
+	Path        string `json:"path"`
+	TimeoutSecs *int   `json:"timeoutSecs"`
+}
+
+// MaxCompletions is the most values one completion/complete returns, as
+// MCP allows.
+const MaxCompletions = 100
+
+// LoadCompletions reads the completions every directory in dirs registers
+// in server.d/register.json. A register.json that is not the documented
+// strict JSON (version 1, known keys only) is skipped whole; an entry with
+// no name, a duplicate name, or a script that is missing, not executable
+// or outside the directory is skipped alone. Declarative tools, resources,
+// resource templates and prompts in register.json are reported as not
+// supported: Boris reads those from their directories.
+func LoadCompletions(dirs []string) ([]*Completion, []Skipped, error) {
+	var out []*Completion
+	var skipped []Skipped
+	seen := map[string]string{}
+	for _, dir := range dirs {
+		root, err := realDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
+		}
+		reg := filepath.Join(root, "server.d", "register.json")
+		if _, err := os.Lstat(reg); err != nil {
+			continue
+		}
+		entries, notes, err := readRegister(root, reg)
+		skipped = append(skipped, notes...)
+		if err != nil {
+			skipped = append(skipped, Skipped{reg, err.Error()})
+			continue
+		}
+		for i, raw := range entries {
+			c, err := loadCompletion(root, reg, raw)
+			switch {
+			case err != nil:
+				skipped = append(skipped, Skipped{reg, fmt.Sprintf("completions[%d]: %v", i, err)})
+			case seen[c.Name] != "":
+				skipped = append(skipped, Skipped{reg, fmt.Sprintf("completions[%d]: name %q is already defined by %s", i, c.Name, seen[c.Name])})
+			default:
+				seen[c.Name] = reg
+				out = append(out, c)
+			}
+		}
+	}
+	return out, skipped, nil
+}
+
+// readRegister decodes register.json strictly and returns its completions,
+// with a note for each other kind it declares.
+func readRegister(root, reg string) ([]json.RawMessage, []Skipped, error) {
+	real, err := inside(root, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := readBounded(root, real, MaxMetaSize)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, nil, errors.New("starts with a byte order mark: want plain UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r registerFile
+	if err := dec.Decode(&r); err != nil {
+		return nil, nil, fmt.Errorf("malformed register.json: %v", err)
+	}
+	if r.Version == nil || *r.Version != 1 {
+		return nil, nil, errors.New(`want "version": 1`)
+	}
+	var notes []Skipped
+	for _, k := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"tools", r.Tools}, {"resources", r.Resources}, {"resourceTemplates", r.ResourceTemplates}, {"prompts", r.Prompts}} {
+		if s := strings.TrimSpace(string(k.raw)); s != "" && s != "null" && s != "[]" {
+			notes = append(notes, Skipped{reg, fmt.Sprintf("%q: declarative registration of %s is not supported by Boris; use the %s directory", k.name, k.name, dirOf(k.name))})
+		}
+	}
+	return r.Completions, notes, nil
+}
+
+func dirOf(kind string) string {
+	switch kind {
+	case "tools":
+		return "tools/"
+	case "prompts":
+		return "prompts/"
+	}
+	return "resources/"
+}
+
+// loadCompletion checks one entry: its script must be an executable file
+// inside root ("path" is relative to the extension directory).
+func loadCompletion(root, reg string, raw json.RawMessage) (*Completion, error) {
+	var e completionEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("malformed entry: %v", err)
+	}
+	if e.Name == "" {
+		return nil, errors.New("no name")
+	}
+	if e.Path == "" || filepath.IsAbs(e.Path) {
+		return nil, fmt.Errorf("path %q: want a script path relative to the extension directory", e.Path)
+	}
+	c := &Completion{Name: e.Name, Root: root, Meta: reg}
+	if e.TimeoutSecs != nil {
+		if *e.TimeoutSecs < 1 || *e.TimeoutSecs > MaxTimeout {
+			return nil, fmt.Errorf("timeoutSecs %d: want 1 to %d", *e.TimeoutSecs, MaxTimeout)
+		}
+		c.Timeout = *e.TimeoutSecs
+	}
+	p := filepath.Join(root, e.Path)
+	if !within(root, p) {
+		return nil, fmt.Errorf("path %q %v", e.Path, ErrOutside)
+	}
+	real, err := inside(root, p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("%s is not an executable file (chmod +x it)", e.Path)
+	}
+	c.Exec = real
+	return c, nil
+}
+
+// CompletionOutput parses what a completion script printed: a JSON array
+// of strings, or an object with "suggestions" (strings) and "hasMore". At
+// most MaxCompletions values are kept; more means hasMore.
+func CompletionOutput(stdout string) (values []string, hasMore bool, err error) {
+	out := strings.TrimSpace(stdout)
+	if out == "" {
+		return nil, false, nil
+	}
+	if strings.HasPrefix(out, "[") {
+		err = json.Unmarshal([]byte(out), &values)
+	} else {
+		var obj struct {
+			Suggestions []string `json:"suggestions"`
+			HasMore     bool     `json:"hasMore"`
+		}
+		err = json.Unmarshal([]byte(out), &obj)
+		values, hasMore = obj.Suggestions, obj.HasMore
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("want a JSON array of strings or {\"suggestions\": [...]}: %v", err)
+	}
+	if len(values) > MaxCompletions {
+		values, hasMore = values[:MaxCompletions], true
+	}
+	return values, hasMore, nil
+}

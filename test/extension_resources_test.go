@@ -1,0 +1,237 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// extContentFixture copies the demo extension into a temporary directory
+// (tests change its files) and adds entries Boris must refuse at load: a
+// file:// URI climbing out with "..", a resource file that is a symlink to
+// a file outside, a git provider, malformed prompt metadata, a prompt
+// without its template. A symlink under the template's directory leads
+// outside too. It returns the extension directory and the secret outside.
+func extContentFixture(t *testing.T) (root, secret string) {
+	t.Helper()
+	demo, err := filepath.Abs(filepath.Join("testdata", "extensions", "demo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := realTempDir(t)
+	root = filepath.Join(base, "ext")
+	if err := os.CopyFS(root, os.DirFS(demo)); err != nil {
+		t.Fatal(err)
+	}
+	secret = filepath.Join(base, "secret.txt")
+	writeFile(t, secret, "top secret")
+	writeFile(t, filepath.Join(root, "resources", "dotdot.meta.json"), `{"name":"dotdot","uri":"file://./../secret.txt"}`)
+	writeFile(t, filepath.Join(root, "resources", "leak.meta.json"), `{"name":"leak","uri":"file://./resources/leak.txt"}`)
+	writeFile(t, filepath.Join(root, "resources", "repo.meta.json"), `{"name":"repo","uriTemplate":"git+https://{repo}/{path}","provider":"git"}`)
+	writeFile(t, filepath.Join(root, "prompts", "broken.meta.json"), `{"name": "broken",`)
+	writeFile(t, filepath.Join(root, "prompts", "orphan.meta.json"), `{"name":"orphan","path":"missing.txt"}`)
+	for _, link := range []string{filepath.Join(root, "resources", "leak.txt"), filepath.Join(root, "resources", "notes", "evil.md")} {
+		if err := os.Symlink(secret, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, secret
+}
+
+// TestExtensionResources: resources/list, read (text and binary), a
+// template, and the escape attempts refused at load and at read.
+func TestExtensionResources(t *testing.T) {
+	root, _ := extContentFixture(t)
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t), "--extensions", root}, protocol: "2025-11-25"})
+	s := c.session
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	caps := s.InitializeResult().Capabilities
+	if caps.Resources == nil || !caps.Resources.Subscribe || caps.Prompts == nil || caps.Completions == nil {
+		t.Errorf("capabilities %+v: want resources (with subscribe), prompts and completions", caps)
+	}
+	list, err := s.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list.Resources {
+		names = append(names, r.Name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"demo-greeting", "demo-logo"}, names); diff != "" {
+		t.Errorf("resources/list names (-want +got):\n%s", diff)
+	}
+	// Each refused entry has one log line naming its file and the reason.
+	log := c.stderr.String()
+	for file, reason := range map[string]string{
+		"dotdot.meta.json": "leads outside", "leak.meta.json": "leads outside", "repo.meta.json": "is not supported by Boris",
+		"broken.meta.json": "malformed metadata", "orphan.meta.json": "not found",
+	} {
+		if !strings.Contains(log, file) || !strings.Contains(log, reason) {
+			t.Errorf("log has no line skipping %s (%s):\n%s", file, reason, log)
+		}
+	}
+
+	text, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://./resources/greeting.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text.Contents[0]; got.Text != "Hello from a demo resource\n" || got.MIMEType != "text/plain" || got.Blob != nil {
+		t.Errorf("greeting: got %+v, want its text as text/plain", got)
+	}
+	png, err := os.ReadFile(filepath.Join(root, "resources", "logo.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://./resources/logo.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bin.Contents[0]; !bytes.Equal(got.Blob, png) || got.Text != "" || got.MIMEType != "image/png" {
+		t.Errorf("logo: got text %q, %d blob bytes, type %q; want the file's %d bytes as an image/png blob", got.Text, len(got.Blob), got.MIMEType, len(png))
+	}
+
+	tmpls, err := s.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != "file://./resources/notes/{file}" {
+		t.Fatalf("templates: got %+v, want demo-notes only (the git one is skipped)", tmpls.ResourceTemplates)
+	}
+	note, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://./resources/notes/todo.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := note.Contents[0]; !strings.HasPrefix(got.Text, "# To do") || got.MIMEType != "text/markdown" {
+		t.Errorf("a note through the template: got %+v", got)
+	}
+
+	for _, uri := range []string{
+		"file://./resources/notes/..%2F..%2F..%2Fsecret.txt", // the template's variable climbing out
+		"file://./resources/notes/evil.md",                   // a symlink to a file outside
+		"file://./../secret.txt",                             // not served at all
+		"file://./resources/leak.txt",
+	} {
+		res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err == nil {
+			t.Errorf("read %s: got %+v, want it refused", uri, res.Contents)
+		} else if strings.Contains(err.Error(), "top secret") {
+			t.Errorf("read %s: the error shows the secret: %v", uri, err)
+		}
+	}
+}
+
+// TestExtensionResourceSubscription: a subscribed resource whose file
+// changes is announced with notifications/resources/updated.
+func TestExtensionResourceSubscription(t *testing.T) {
+	root, _ := extContentFixture(t)
+	updated := make(chan string, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	})
+	s := connectClient(t, client, []string{"--workdir", realTempDir(t), "--extensions", root})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const uri = "file://./resources/greeting.txt"
+	if err := s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(ctx, &mcp.SubscribeParams{URI: "file://./resources/nothing.txt"}); err == nil {
+		t.Errorf("subscribing to a resource no extension serves succeeded, want an error")
+	}
+	writeFile(t, filepath.Join(root, "resources", "greeting.txt"), "Hello again, changed\n")
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("notifications/resources/updated for %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/updated after the subscribed file changed")
+	}
+	res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || res.Contents[0].Text != "Hello again, changed\n" {
+		t.Errorf("read after the change: %+v, %v", res, err)
+	}
+	if err := s.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Errorf("unsubscribe: %v", err)
+	}
+}
+
+// TestExtensionPromptsAndCompletions: prompts/list and prompts/get with
+// substitution and a missing required argument; completion/complete from
+// a prompt argument's enum and from a completion script for a template.
+func TestExtensionPromptsAndCompletions(t *testing.T) {
+	root, _ := extContentFixture(t)
+	s := connectClient(t, mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, nil),
+		[]string{"--workdir", realTempDir(t), "--extensions", root})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	list, err := s.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*mcp.Prompt{{Name: "demo.greeting", Title: "Greeting", Description: "Greets someone in a chosen tone", Arguments: []*mcp.PromptArgument{
+		{Name: "name", Description: "Who to greet", Required: true}, {Name: "tone", Description: "How"},
+	}}}
+	if diff := cmp.Diff(want, list.Prompts); diff != "" {
+		t.Errorf("prompts/list (-want +got):\n%s", diff)
+	}
+	got, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "demo.greeting", Arguments: map[string]string{"name": "Ada", "tone": "formal"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 1 || got.Messages[0].Role != "user" {
+		t.Fatalf("prompts/get: %+v, want one user message", got.Messages)
+	}
+	if tc, ok := got.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != "Hello, Ada! Say it in a formal way. ${unknown} stays.\n" {
+		t.Errorf("prompts/get text: %#v", got.Messages[0].Content)
+	}
+	if _, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "demo.greeting", Arguments: map[string]string{"tone": "formal"}}); err == nil || !strings.Contains(err.Error(), `missing required argument "name"`) {
+		t.Errorf("prompts/get without name: %v, want an error naming it", err)
+	}
+
+	for _, tc := range []struct {
+		ref        *mcp.CompleteReference
+		arg, value string
+		want       []string
+	}{
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "demo.greeting"}, "tone", "f", []string{"friendly", "formal"}},
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "demo.greeting"}, "name", "A", []string{}},
+		{&mcp.CompleteReference{Type: "ref/resource", URI: "file://./resources/notes/{file}"}, "file", "t", []string{"todo.md"}},
+		{&mcp.CompleteReference{Type: "ref/resource", URI: "file://./resources/notes/{file}"}, "file", "", []string{"evil.md", "ideas.md", "todo.md"}},
+	} {
+		res, err := s.Complete(ctx, &mcp.CompleteParams{Ref: tc.ref, Argument: mcp.CompleteParamsArgument{Name: tc.arg, Value: tc.value}})
+		if err != nil {
+			t.Errorf("complete %s %s=%q: %v", tc.ref.Name+tc.ref.URI, tc.arg, tc.value, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, res.Completion.Values); diff != "" {
+			t.Errorf("complete %s %s=%q (-want +got):\n%s", tc.ref.Name+tc.ref.URI, tc.arg, tc.value, diff)
+		}
+	}
+	if _, err := s.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "nope"}, Argument: mcp.CompleteParamsArgument{Name: "x"}}); err == nil {
+		t.Errorf("completing an unknown prompt succeeded, want an error")
+	}
+}
+
+// TestExtensionContentCapabilities: an extension of tools only adds no
+// resources, prompts or completions capability.
+func TestExtensionContentCapabilities(t *testing.T) {
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t), "--extensions", extFixture(t)}})
+	if caps := c.session.InitializeResult().Capabilities; caps.Resources != nil || caps.Prompts != nil || caps.Completions != nil {
+		t.Errorf("capabilities %+v: want no resources, prompts or completions", caps)
+	}
+}
