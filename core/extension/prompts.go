@@ -61,6 +61,10 @@ func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 		}
 		metas, templates := promptFiles(filepath.Join(root, "prompts"))
 		claimed := map[string]bool{}
+		hasMeta := map[string]bool{}
+		for _, m := range metas {
+			hasMeta[strings.TrimSuffix(m, ".meta.json")] = true
+		}
 		var found []*Prompt
 		for _, m := range metas {
 			p, err := loadPrompt(root, m, templates)
@@ -76,7 +80,9 @@ func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 			switch {
 			case err != nil:
 				skipped = append(skipped, Skipped{t, err.Error()})
-			case !claimed[real]:
+			case !claimed[real] && !hasMeta[t] && !hasMeta[strings.TrimSuffix(t, filepath.Ext(t))]:
+				// A template with metadata beside it is that metadata's,
+				// loaded or skipped; only a bare template is a prompt alone.
 				stem := strings.TrimSuffix(filepath.Base(t), filepath.Ext(t))
 				found = append(found, &Prompt{Prompt: &mcp.Prompt{Name: stem}, Role: "user", Template: real, Root: root, Meta: t})
 			}

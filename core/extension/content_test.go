@@ -1,0 +1,264 @@
+package extension
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// put writes files (path relative to root → content) under root; a
+// content starting with "->" makes a symlink to the rest instead.
+func put(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			err = os.Symlink(target, p)
+		} else {
+			mode := os.FileMode(0o644)
+			if strings.HasPrefix(content, "#!") {
+				mode = 0o755
+			}
+			err = os.WriteFile(p, []byte(content), mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// realTemp is a temporary directory by its real path.
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// reasons maps each skipped file's base name to its reason.
+func reasons(skipped []Skipped) map[string]string {
+	m := map[string]string{}
+	for _, s := range skipped {
+		m[filepath.Base(s.Path)] += s.Reason
+	}
+	return m
+}
+
+func TestLoadResources(t *testing.T) {
+	base := realTemp(t)
+	root := filepath.Join(base, "ext")
+	put(t, base, map[string]string{"secret": "s"})
+	put(t, root, map[string]string{
+		"resources/a.meta.json":      `{"name":"a","uri":"file://./resources/a.txt","mimeType":"text/plain"}`,
+		"resources/a.txt":            "A",
+		"resources/abs.meta.json":    `{"name":"abs","uri":"file://` + root + `/resources/a.txt"}`,
+		"resources/t.meta.json":      `{"name":"t","uriTemplate":"file://./resources/{f}"}`,
+		"resources/both.meta.json":   `{"name":"both","uri":"file://./resources/a.txt","uriTemplate":"file://./{x}"}`,
+		"resources/none.meta.json":   `{"name":"none"}`,
+		"resources/novar.meta.json":  `{"name":"novar","uriTemplate":"file://./resources/{}"}`,
+		"resources/dup.meta.json":    `{"name":"a","uri":"file://./resources/a.txt"}`,
+		"resources/https.meta.json":  `{"name":"web","uri":"https://example.com/x"}`,
+		"resources/up.meta.json":     `{"name":"up","uri":"file://./../secret"}`,
+		"resources/link.meta.json":   `{"name":"link","uri":"file://./resources/link"}`,
+		"resources/link":             "->" + filepath.Join(base, "secret"),
+		"resources/gone.meta.json":   `{"name":"gone","uri":"file://./resources/gone.txt"}`,
+		"resources/broken.meta.json": `{`,
+	})
+	res, tmpls, skipped, err := LoadResources([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res {
+		names = append(names, r.Resource.Name)
+	}
+	for _, tm := range tmpls {
+		names = append(names, "template "+tm.Template.Name)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{"a", "abs", "template t"}, names); diff != "" {
+		t.Errorf("loaded (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"both.meta.json": "both uri and uriTemplate", "none.meta.json": "neither uri nor uriTemplate",
+		"novar.meta.json": "no {variable}", "dup.meta.json": "already defined", "https.meta.json": `scheme "https" is not supported`,
+		"up.meta.json": "leads outside", "link.meta.json": "leads outside", "gone.meta.json": "no such file",
+		"broken.meta.json": "malformed metadata",
+	}
+	got := reasons(skipped)
+	for file, reason := range want {
+		if !strings.Contains(got[file], reason) {
+			t.Errorf("%s: skipped for %q, want a reason containing %q", file, got[file], reason)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("skipped %v, want exactly %d entries", got, len(want))
+	}
+}
+
+func TestReadFileURI(t *testing.T) {
+	base := realTemp(t)
+	root := filepath.Join(base, "ext")
+	put(t, base, map[string]string{"secret": "s"})
+	put(t, root, map[string]string{"r/a.txt": "hello", "r/big": strings.Repeat("x", 100), "r/out": "->" + filepath.Join(base, "secret"), "r/in": "->a.txt"})
+	for _, tc := range []struct {
+		uri, want string
+		err       error
+	}{
+		{"file://./r/a.txt", "hello", nil},
+		{"file://r/a.txt", "hello", nil},
+		{"file://./r/in", "hello", nil},
+		{"file://" + root + "/r/a.txt", "hello", nil},
+		{"file://./r/%61.txt", "hello", nil},
+		{"file://./r/../../secret", "", ErrOutside},
+		{"file://./r/..%2F..%2Fsecret", "", ErrOutside},
+		{"file://" + base + "/secret", "", ErrOutside},
+		{"file://./r/out", "", ErrOutside},
+		{"file://./r/nothing", "", os.ErrNotExist},
+	} {
+		data, err := ReadFileURI(root, tc.uri, 10)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%s: got %q, %v; want %v", tc.uri, data, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(data) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.uri, data, err, tc.want)
+		}
+	}
+	if _, err := ReadFileURI(root, "file://./r/big", 10); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("a file over the limit: %v, want it refused", err)
+	}
+}
+
+func TestLoadPromptsAndRender(t *testing.T) {
+	root := realTemp(t)
+	put(t, root, map[string]string{
+		"prompts/greet.meta.json":   `{"name":"greet","description":"d","arguments":{"type":"object","required":["who"],"properties":{"who":{"type":"string"},"mood":{"type":"string","enum":["Happy","hungry","calm"]}}}}`,
+		"prompts/greet.txt":         "Hi ${who}, {{mood}} ${who} $${other} {{who}}",
+		"prompts/sub/plain.md":      "no metadata",
+		"prompts/bare.md":           "a template without metadata",
+		"prompts/pathed.meta.json":  `{"name":"pathed","path":"sub/plain.md","role":"assistant"}`,
+		"prompts/missing.meta.json": `{"name":"missing"}`,
+		"prompts/role.meta.json":    `{"name":"role","role":"system"}`,
+		"prompts/role.txt":          "x",
+		"prompts/args.meta.json":    `{"name":"args","arguments":{"type":"array"}}`,
+		"prompts/args.txt":          "x",
+		"prompts/zdup.meta.json":    `{"name":"greet"}`,
+		"prompts/zdup.txt":          "x",
+		"prompts/escape.meta.json":  `{"name":"escape","path":"../../etc/passwd"}`,
+	})
+	prompts, skipped, err := LoadPrompts([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Prompt{}
+	var names []string
+	for _, p := range prompts {
+		byName[p.Prompt.Name] = p
+		names = append(names, p.Prompt.Name)
+	}
+	sort.Strings(names)
+	// bare.md has no metadata: a prompt named after it. sub/plain.md is
+	// pathed's template; the templates of skipped
+	// metadata (role.txt, args.txt) do not become prompts of their own.
+	if diff := cmp.Diff([]string{"bare", "greet", "pathed"}, names); diff != "" {
+		t.Errorf("loaded (-want +got):\n%s", diff)
+	}
+	got := reasons(skipped)
+	for file, reason := range map[string]string{
+		"missing.meta.json": "no template", "role.meta.json": `role "system"`, "args.meta.json": `type "array"`,
+		"zdup.meta.json": "already defined", "escape.meta.json": "leads outside",
+	} {
+		if !strings.Contains(got[file], reason) {
+			t.Errorf("%s: skipped for %q, want a reason containing %q", file, got[file], reason)
+		}
+	}
+	if p := byName["pathed"]; p == nil || p.Role != "assistant" {
+		t.Errorf("pathed: %+v, want the assistant role", p)
+	}
+
+	g := byName["greet"]
+	text, err := g.Render(map[string]string{"who": "Ada", "other": "${who}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mood is declared but not given: empty; a value is never substituted again.
+	if want := "Hi Ada,  Ada $${who} Ada"; text != want {
+		t.Errorf("render: got %q, want %q", text, want)
+	}
+	if _, err := g.Render(map[string]string{"mood": "calm"}); !errors.Is(err, ErrMissingArgument) {
+		t.Errorf("render without who: %v, want ErrMissingArgument", err)
+	}
+	if diff := cmp.Diff([]string{"Happy", "hungry"}, g.Complete("mood", "h")); diff != "" {
+		t.Errorf("complete mood h (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadCompletions(t *testing.T) {
+	base := realTemp(t)
+	good, bad, strict := filepath.Join(base, "good"), filepath.Join(base, "bad"), filepath.Join(base, "strict")
+	put(t, good, map[string]string{
+		"server.d/register.json": `{"version":1,"prompts":[{"name":"p"}],"completions":[
+			{"name":"ok","path":"completions/ok.sh","timeoutSecs":5},
+			{"name":"ok","path":"completions/ok.sh"},
+			{"name":"plain","path":"completions/plain.sh"},
+			{"name":"out","path":"../outside.sh"},
+			{"path":"completions/ok.sh"}]}`,
+		"completions/ok.sh":    "#!/bin/sh\necho []\n",
+		"completions/plain.sh": "not executable",
+	})
+	put(t, bad, map[string]string{"server.d/register.json": `{"version":2,"completions":[]}`})
+	put(t, strict, map[string]string{"server.d/register.json": `{"version":1,"extra":true}`})
+	comps, skipped, err := LoadCompletions([]string{good, bad, strict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comps) != 1 || comps[0].Name != "ok" || comps[0].Timeout != 5 || comps[0].Exec != filepath.Join(good, "completions", "ok.sh") {
+		t.Errorf("loaded %+v, want ok only", comps)
+	}
+	var all []string
+	for _, s := range skipped {
+		all = append(all, s.Reason)
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{"already defined", "not an executable", "leads outside", "no name", "prompts/ directory", `want "version": 1`, `unknown field "extra"`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("skipped reasons lack %q:\n%s", want, joined)
+		}
+	}
+}
+
+func TestCompletionOutput(t *testing.T) {
+	many := "[" + strings.Repeat(`"x",`, 150) + `"x"]`
+	for _, tc := range []struct {
+		out     string
+		want    []string
+		hasMore bool
+		err     bool
+	}{
+		{`["a","b"]`, []string{"a", "b"}, false, false},
+		{`{"suggestions":["a"],"hasMore":true,"next":1}`, []string{"a"}, true, false},
+		{"", nil, false, false},
+		{`[1,2]`, nil, false, true},
+		{`oops`, nil, false, true},
+		{many, []string(strings.Fields(strings.Repeat("x ", MaxCompletions))), true, false},
+	} {
+		got, more, err := CompletionOutput(tc.out)
+		if (err != nil) != tc.err || more != tc.hasMore || !cmp.Equal(got, tc.want) {
+			t.Errorf("CompletionOutput(%.30q) = %v, %v, %v; want %v, %v, error %v", tc.out, got, more, err, tc.want, tc.hasMore, tc.err)
+		}
+	}
+}
