@@ -239,12 +239,18 @@ func (l *lineLog) String() string {
 var listeningRE = regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+/mcp)`)
 
 // startGateway starts boris-gateway on a free loopback port, without
-// authentication, with every core in workdir. It is stopped with SIGTERM at
-// the end of the test and must then exit 0.
+// authentication, with every core in workdir. flags are the gateway's; those
+// after a "--" among them are the cores'. It is stopped with SIGTERM at the
+// end of the test and must then exit 0.
 func startGateway(t *testing.T, workdir string, flags ...string) *gateway {
 	t.Helper()
-	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none"}, flags...)
+	gwFlags, coreFlags := flags, []string(nil)
+	if i := slices.Index(flags, "--"); i >= 0 {
+		gwFlags, coreFlags = flags[:i], flags[i+1:]
+	}
+	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none"}, gwFlags...)
 	args = append(args, "--", "--workdir", workdir)
+	args = append(args, coreFlags...)
 	cmd := exec.Command(gatewayBin, args...)
 	cmd.Dir = workdir
 	stderr, err := cmd.StderrPipe()
@@ -420,6 +426,11 @@ var mustPass = map[string]struct {
 
 const baselineFile = "conformance-baseline.yml"
 
+// conformanceExtension is the extension directory (relative to here) that
+// gives the cores the suite's "everything server" fixtures: its tools,
+// resources, prompts and completions, as extension scripts.
+const conformanceExtension = "../testdata/extensions/conformance"
+
 // TestConformance runs the official conformance suite's server scenarios
 // against the gateway, once per revision, and compares the outcome with
 // conformance-baseline.yml: a failing check the baseline does not excuse
@@ -432,6 +443,8 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	wd := workdir(t)
+	// Absolute: the gateway and its cores run in wd.
+	ext := filepath.Join(here, conformanceExtension)
 	used := map[string]bool{} // baseline entries that excused something
 	ran := map[string]bool{}  // scenarios that ran at some revision
 	var report []string
@@ -440,7 +453,7 @@ func TestConformance(t *testing.T) {
 			// A gateway per revision: the suite's SDK clients do not all
 			// DELETE their sessions, and each leaves a core until the idle
 			// timeout, so a fresh gateway keeps them well under --max-sessions.
-			g := startGateway(t, wd, "--max-sessions", "256")
+			g := startGateway(t, wd, "--max-sessions", "256", "--", "--extensions", ext)
 			results := runSuite(t, g, rev)
 			var passed, unexpected, baselined, nowPassing []string
 			for _, r := range results {
