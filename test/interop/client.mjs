@@ -5,9 +5,11 @@
 //
 // It initializes, lists tools, calls bash with a progress callback, views FILE
 // (relative to the core's --workdir; default fixture.txt) expecting TEXT in it,
-// terminates the session with DELETE and checks that the ended session is
-// refused with 404. It prints one JSON summary on stdout and exits 1 if any
-// assertion failed (2 on bad usage).
+// calls three extension tools when the cores serve the conformance extension
+// (test/testdata/extensions/conformance: its tools are then listed), terminates
+// the session with DELETE and checks that the ended session is refused with
+// 404. It prints one JSON summary on stdout and exits 1 if any assertion
+// failed (2 on bad usage).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -104,7 +106,12 @@ async function run() {
   check('tools/call view', new RegExp(`^\\s*1\\t${expectText.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm').test(viewText),
     `view of ${file} lacks line "1<TAB>${expectText}": ${JSON.stringify(viewText)}`);
 
-  // 5. DELETE the session (terminateSession) ...
+  // 5. Extension tools, run by the core as scripts of the extension directory.
+  if (names.includes('test_simple_text')) {
+    summary.steps.extensionTools = await callExtensionTools(client);
+  }
+
+  // 6. DELETE the session (terminateSession) ...
   const negotiated = transport.protocolVersion;
   await transport.terminateSession();
   summary.steps.terminate = { ok: true };
@@ -134,6 +141,45 @@ async function run() {
   check('after DELETE', followUp.status === 404, `follow-up on the deleted session: want HTTP 404, got ${JSON.stringify(followUp)}`);
   await again.close().catch(() => {});
   await client.close().catch(() => {});
+}
+
+// callExtensionTools calls three tools of the conformance extension: one
+// printing text, one reporting progress through the SDK's mcp_progress (0, 50
+// and 100 of 100, 200 ms apart: the core forwards at most one per 100 ms), and
+// one ending in an isError result.
+async function callExtensionTools(client) {
+  const steps = {};
+  const simple = await client.callTool({ name: 'test_simple_text', arguments: {} });
+  steps.text = { isError: simple.isError ?? false, text: textOf(simple) };
+  check('extension test_simple_text', !simple.isError, `isError result: ${textOf(simple)}`);
+  check('extension test_simple_text', textOf(simple) === 'This is a simple text response for testing.',
+    `text = ${JSON.stringify(textOf(simple))}`);
+
+  const progress = [];
+  let resolved = false;
+  const withProgress = await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
+    onprogress: (p) => progress.push({ progress: p.progress, total: p.total, message: p.message, beforeResult: !resolved }),
+    timeout: 30_000,
+  });
+  resolved = true;
+  steps.progress = { isError: withProgress.isError ?? false, text: textOf(withProgress), progress };
+  check('extension test_tool_with_progress', !withProgress.isError, `isError result: ${textOf(withProgress)}`);
+  // Normally [0, 50, 100]; a poll the core runs late may merge two steps
+  // into the later one, so the values are checked, not their count.
+  const values = progress.map((p) => p.progress);
+  check('extension test_tool_with_progress', values.length >= 2 && values.at(-1) === 100,
+    `progress values ${JSON.stringify(values)}, want [0, 50, 100] (at least two, ending at 100)`);
+  check('extension test_tool_with_progress', values.every((v, i) => [0, 50, 100].includes(v) && (i === 0 || v > values[i - 1])),
+    `progress values ${JSON.stringify(values)} are not an increasing subset of [0, 50, 100]`);
+  check('extension test_tool_with_progress', progress.every((p) => p.total === 100 && p.message === `Step ${p.progress} of 100` && p.beforeResult),
+    `every notification should be "Step N of 100" with total 100, before the result: ${JSON.stringify(progress)}`);
+
+  const failed = await client.callTool({ name: 'test_error_handling', arguments: {} });
+  steps.error = { isError: failed.isError ?? false, text: textOf(failed) };
+  check('extension test_error_handling', failed.isError === true, 'result is not isError');
+  check('extension test_error_handling', textOf(failed).includes('This tool intentionally returns an error for testing'),
+    `text = ${JSON.stringify(textOf(failed))}`);
+  return steps;
 }
 
 try {

@@ -370,12 +370,13 @@ func runNode(t *testing.T, ctx context.Context, args ...string) (stdout []byte, 
 }
 
 // TestTypeScriptClient drives the gateway with the official TypeScript SDK
-// client: initialize, tools/list, tools/call bash with progress, view,
-// DELETE, and a 404 for the ended session. See client.mjs.
+// client: initialize, tools/list, tools/call bash with progress, view, three
+// tools of the conformance extension (text, progress, isError), DELETE, and a
+// 404 for the ended session. See client.mjs.
 func TestTypeScriptClient(t *testing.T) {
 	ready(t)
 	t.Parallel()
-	g := startGateway(t, workdir(t))
+	g := startGateway(t, workdir(t), "--", "--extensions", filepath.Join(here, conformanceExtension))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	out, err := runNode(t, ctx, "client.mjs", g.url, fixtureName, fixtureText)
@@ -389,6 +390,11 @@ func TestTypeScriptClient(t *testing.T) {
 			Bash struct {
 				ProgressBeforeResult int `json:"progressBeforeResult"`
 			} `json:"bashWithProgress"`
+			Extension *struct {
+				Progress struct {
+					Progress []json.RawMessage `json:"progress"`
+				} `json:"progress"`
+			} `json:"extensionTools"`
 		} `json:"steps"`
 	}
 	if jerr := json.Unmarshal(out, &summary); jerr != nil {
@@ -399,8 +405,11 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("TypeScript SDK client against boris-gateway: %v\n  %s\ngateway log:\n%s",
 			err, strings.Join(summary.Failures, "\n  "), g.logs)
 	}
-	t.Logf("TypeScript SDK client: protocol %s, %d progress notification(s) before the bash result",
-		summary.Steps.Initialize.ProtocolVersion, summary.Steps.Bash.ProgressBeforeResult)
+	if summary.Steps.Extension == nil {
+		t.Fatalf("client.mjs did not call the conformance extension's tools: test_simple_text is not in tools/list\ngateway log:\n%s", g.logs)
+	}
+	t.Logf("TypeScript SDK client: protocol %s, %d progress notification(s) before the bash result, %d from test_tool_with_progress",
+		summary.Steps.Initialize.ProtocolVersion, summary.Steps.Bash.ProgressBeforeResult, len(summary.Steps.Extension.Progress.Progress))
 }
 
 // revisions are the MCP revisions the gateway serves; the conformance suite
