@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-fstools release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools release-check clean
 
 all: build
 
@@ -62,6 +62,11 @@ bench-checkpoint:
 ##   directory_tree and search_files on a 10,000-file tree, edit_file dryRun
 bench-fstools:
 	$(GO) run ./test/bench/fstools
+
+## bench-extension: a hello-world extension tool vs the same project under mcp-bash-framework
+##   (MCPBASH_HOME=<a checkout of it>; without one, Boris alone) and vs built-in tools
+bench-extension:
+	$(GO) run ./test/bench/extension
 
 ## release-check: goreleaser check, a snapshot release in ./dist, and checks of its
 ## archives (static binaries, stamped --version); slow, so not part of test

@@ -197,6 +197,7 @@ __mcp_sdk_scan() {
 		want="${__mcp_sdk_r}"
 		__mcp_sdk_r=""
 	fi
+	__mcp_sdk_tokens "$1"
 	while IFS= read -r tok; do
 		c="${tok:0:1}"
 		kind=""
@@ -284,9 +285,33 @@ __mcp_sdk_scan() {
 			state=A
 		fi
 	done <<EOF
-$(printf '%s' "$1" | grep -oE '"([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[a-z]+|[][{}:,]|[^][{}:,"[:space:]a-z0-9-]+')
+${__mcp_sdk_toks}
 EOF
 	[ "${state}" = END ]
+}
+
+# __mcp_sdk_tokens JSON: sets __mcp_sdk_toks to JSON's tokens, one a
+# line. Small input is split in bash (no process to start); large input by
+# grep, which is faster per byte. Both skip what no token pattern matches.
+__mcp_sdk_tokens() {
+	local LC_ALL=C
+	__mcp_sdk_toks=""
+	if [ "${#1}" -gt 4096 ]; then
+		__mcp_sdk_toks="$(printf '%s' "$1" | grep -oE '"([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[a-z]+|[][{}:,]|[^][{}:,"[:space:]a-z0-9-]+')"
+		return 0
+	fi
+	local rest="$1" re='^[[:space:]]*("([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[a-z]+|[][{}:,]|[^][{}:,"[:space:]a-z0-9-]+)'
+	while [ -n "${rest}" ]; do
+		if [[ ${rest} =~ ${re} ]]; then
+			__mcp_sdk_toks+="${BASH_REMATCH[1]}"$'\n'
+			rest="${rest:${#BASH_REMATCH[0]}}"
+		elif [[ ${rest} =~ ^[[:space:]]+$ ]]; then
+			break
+		else
+			rest="${rest#?}" # matched by no token: grep -o skips it too
+		fi
+	done
+	__mcp_sdk_toks="${__mcp_sdk_toks%$'\n'}"
 }
 
 # __mcp_sdk_oneline JSON: sets __mcp_sdk_r to JSON on one line. Raw line
@@ -450,6 +475,13 @@ mcp_is_valid_json() {
 }
 
 # mcp_byte_length VALUE: prints VALUE's length in bytes.
+# __mcp_sdk_bytes S: sets __mcp_sdk_r to the length of S in bytes, without
+# a subshell.
+__mcp_sdk_bytes() {
+	local LC_ALL=C
+	__mcp_sdk_r="${#1}"
+}
+
 mcp_byte_length() {
 	local LC_ALL=C
 	local v="${1-}"
@@ -678,7 +710,11 @@ mcp_emit_json() {
 # MAX bytes. Returns 1 if DATA is not one JSON value.
 __mcp_sdk_success() {
 	local data="$1" max="$2" out size
-	if [ -n "${__mcp_sdk_jq}" ]; then
+	# jq for large data only: starting it costs more than checking and
+	# wrapping a few kilobytes in bash. Data that surely fits under max
+	# (4 bytes a character at most, plus the envelope) takes the bash way,
+	# whose text is then the same as jq's.
+	if [ -n "${__mcp_sdk_jq}" ] && { [ "${#data}" -gt 4096 ] || [ $((${#data} * 4 + 32)) -gt "${max}" ]; }; then
 		out="$(printf '%s' "${data}" | "${__mcp_sdk_jq}" -c -s --argjson max "${max}" '
 			if length != 1 then error("not one value") else .[0] end
 			| {success: true, result: .} as $env
@@ -700,7 +736,8 @@ __mcp_sdk_success() {
 	[ "${rc}" = 0 ] || [ "${rc}" = 2 ] || return 1
 	__mcp_sdk_oneline "${data}"
 	__mcp_sdk_sc="{\"success\":true,\"result\":${__mcp_sdk_r}}"
-	size="$(mcp_byte_length "${__mcp_sdk_sc}")"
+	__mcp_sdk_bytes "${__mcp_sdk_sc}"
+	size="${__mcp_sdk_r}"
 	if [ "${size}" -le "${max}" ]; then
 		__mcp_sdk_esc "${__mcp_sdk_sc}"
 	else
@@ -725,7 +762,10 @@ __mcp_sdk_once() {
 # 102400 by default). Invalid DATA becomes an internal_error result.
 mcp_result_success() {
 	local data="${1-}" max
-	max="$(__mcp_sdk_uint "${2-}" "$(__mcp_sdk_uint "${MCPBASH_MAX_TEXT_BYTES:-}" 102400)")"
+	# No subshells on this path: each is a fork.
+	max="${2-}"
+	case "${max}" in '' | *[!0-9]*) max="${MCPBASH_MAX_TEXT_BYTES:-}" ;; esac
+	case "${max}" in '' | *[!0-9]*) max=102400 ;; esac
 	if [ -z "${data}" ]; then
 		mcp_result_error '{"type":"internal_error","message":"mcp_result_success: no data"}'
 		return 0
