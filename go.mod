@@ -12,6 +12,7 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rs/cors v1.11.1
+	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.41.0
 )
@@ -19,7 +20,6 @@ require (
 require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
-	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
