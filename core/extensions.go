@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -197,17 +196,7 @@ func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *e
 // extEnv is a tool's environment: a clean one (PATH, HOME, locale, the
 // session's TMPDIR) plus the variables of the SDK's contract.
 func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[string]any, c *extCall) ([]string, error) {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ"} {
-		if v := envLookup(b.extEnviron, k); v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	if tmp := b.sandbox.TempDir(); tmp != "" {
-		env = append(env, "TMPDIR="+tmp)
-	} else if v := envLookup(b.extEnviron, "TMPDIR"); v != "" {
-		env = append(env, "TMPDIR="+v)
-	}
+	env := b.extCleanEnv()
 	argsJSON, err := json.Marshal(args)
 	if err != nil {
 		return nil, err
@@ -243,11 +232,6 @@ func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[str
 		roots = []string{b.shell.Dir()}
 	}
 	env = append(env, "MCP_ROOTS_PATHS="+strings.Join(roots, "\n"))
-	if jq, err := exec.LookPath("jq"); err == nil {
-		env = append(env, "MCPBASH_JSON_TOOL=jq", "MCPBASH_JSON_TOOL_BIN="+jq)
-	} else {
-		env = append(env, "MCPBASH_JSON_TOOL=none")
-	}
 	return env, nil
 }
 
