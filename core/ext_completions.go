@@ -26,7 +26,7 @@ import (
 // --read-only or with bash disabled); without one, a prompt argument
 // completes from its schema's enum.
 func (b *boris) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	c, ref := b.extContent, req.Params.Ref
+	c, ref := b.extContent.cat.Load(), req.Params.Ref
 	var name, root string
 	var prompt *extension.Prompt
 	switch ref.Type {

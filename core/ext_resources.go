@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -32,16 +33,22 @@ const extResourcePoll = 2 * time.Second
 
 // extContent is what the extension directories add besides tools.
 type extContent struct {
-	resources   []*extension.Resource
-	templates   []*extension.Template
-	prompts     []*extension.Prompt
-	completions map[string]*extension.Completion
+	cat atomic.Pointer[extCatalog] // replaced whole when the directories change
 
 	mu      sync.Mutex
 	server  *mcp.Server          // set when registered
 	subs    map[string]*extWatch // subscribed URIs
 	polling bool                 // the poller runs
 	done    chan struct{}        // closed by close: the poller stops
+}
+
+// extCatalog is one reading of the extension directories' resources,
+// templates, prompts and completions. It is never changed once stored.
+type extCatalog struct {
+	resources   []*extension.Resource
+	templates   []*extension.Template
+	prompts     []*extension.Prompt
+	completions map[string]*extension.Completion
 }
 
 // extWatch is one subscribed URI: who subscribed, where its file is, and
@@ -56,44 +63,108 @@ type extWatch struct {
 // --extensions. Entries that cannot be used are skipped with a log line
 // each.
 func (b *boris) loadExtensionContent() error {
-	dirs := b.cfg.Extensions
-	if len(dirs) == 0 {
+	if len(b.cfg.Extensions) == 0 {
 		return nil
 	}
-	res, tmpls, skipped, err := extension.LoadResources(dirs)
+	cat, err := b.readExtCatalog()
 	if err != nil {
 		return usage("invalid --extensions: %v", err)
+	}
+	c := &extContent{subs: map[string]*extWatch{}, done: make(chan struct{})}
+	c.cat.Store(cat)
+	b.extContent = c
+	return nil
+}
+
+// readExtCatalog reads the directories' resources, prompts and
+// completions, logging what it skips.
+func (b *boris) readExtCatalog() (*extCatalog, error) {
+	dirs := b.cfg.Extensions
+	res, tmpls, skipped, err := extension.LoadResources(dirs)
+	if err != nil {
+		return nil, err
 	}
 	prompts, sk, err := extension.LoadPrompts(dirs)
 	if err != nil {
-		return usage("invalid --extensions: %v", err)
+		return nil, err
 	}
 	skipped = append(skipped, sk...)
 	comps, sk, err := extension.LoadCompletions(dirs)
 	if err != nil {
-		return usage("invalid --extensions: %v", err)
+		return nil, err
 	}
 	extension.Log(b.log, append(skipped, sk...))
-	c := &extContent{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{},
-		subs: map[string]*extWatch{}, done: make(chan struct{})}
+	cat := &extCatalog{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{}}
 	for _, comp := range comps {
-		c.completions[comp.Name] = comp
+		cat.completions[comp.Name] = comp
 	}
-	b.extContent = c
 	b.log.Info("extension content loaded", "resources", len(res), "templates", len(tmpls), "prompts", len(prompts), "completions", len(comps))
-	return nil
+	return cat, nil
+}
+
+// reloadExtensionContent reads the directories again and makes what they
+// hold now the server's resources, templates and prompts: gone ones are
+// removed, the rest (re)added; the SDK sends the list_changed
+// notifications. On an error the content loaded before stays.
+func (b *boris) reloadExtensionContent(s *mcp.Server) {
+	c := b.extContent
+	if c == nil {
+		return
+	}
+	cat, err := b.readExtCatalog()
+	if err != nil {
+		b.log.Warn("reloading extension content failed; keeping what was loaded before", "err", err)
+		return
+	}
+	old := c.cat.Swap(cat)
+	keepURI, keepTmpl, keepPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range cat.resources {
+		keepURI[r.Resource.URI] = true
+	}
+	for _, t := range cat.templates {
+		keepTmpl[t.Template.URITemplate] = true
+	}
+	for _, p := range cat.prompts {
+		keepPrompt[p.Prompt.Name] = true
+	}
+	var goneURI, goneTmpl, gonePrompt []string
+	for _, r := range old.resources {
+		if !keepURI[r.Resource.URI] {
+			goneURI = append(goneURI, r.Resource.URI)
+		}
+	}
+	for _, t := range old.templates {
+		if !keepTmpl[t.Template.URITemplate] {
+			goneTmpl = append(goneTmpl, t.Template.URITemplate)
+		}
+	}
+	for _, p := range old.prompts {
+		if !keepPrompt[p.Prompt.Name] {
+			gonePrompt = append(gonePrompt, p.Prompt.Name)
+		}
+	}
+	if len(goneURI) > 0 {
+		s.RemoveResources(goneURI...)
+	}
+	if len(goneTmpl) > 0 {
+		s.RemoveResourceTemplates(goneTmpl...)
+	}
+	if len(gonePrompt) > 0 {
+		s.RemovePrompts(gonePrompt...)
+	}
+	b.registerExtCatalog(s, cat)
 }
 
 // extContentOptions sets the server options extension content needs:
 // subscriptions when there are resources, completion when there is
 // something to complete.
 func (b *boris) extContentOptions(o *mcp.ServerOptions) {
-	c := b.extContent
-	if c == nil {
+	if b.extContent == nil {
 		return
 	}
+	c := b.extContent.cat.Load()
 	if len(c.resources)+len(c.templates) > 0 {
-		o.SubscribeHandler, o.UnsubscribeHandler = c.subscribe, c.unsubscribe
+		o.SubscribeHandler, o.UnsubscribeHandler = b.extContent.subscribe, b.extContent.unsubscribe
 	}
 	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
 		o.CompletionHandler = b.complete
@@ -101,18 +172,19 @@ func (b *boris) extContentOptions(o *mcp.ServerOptions) {
 }
 
 // extContentCapabilities adds to caps what extension content provides,
-// and nothing when it provides nothing. The lists are fixed for the
-// session, so no listChanged.
+// and nothing when it provides nothing. The lists follow the directories
+// (listChanged); a kind of content the directories had none of when the
+// session started stays unannounced for that session.
 func (b *boris) extContentCapabilities(caps *mcp.ServerCapabilities) {
-	c := b.extContent
-	if c == nil {
+	if b.extContent == nil {
 		return
 	}
+	c := b.extContent.cat.Load()
 	if len(c.resources)+len(c.templates) > 0 {
-		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true}
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
 	}
 	if len(c.prompts) > 0 {
-		caps.Prompts = &mcp.PromptCapabilities{}
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
 	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
 		caps.Completions = &mcp.CompletionCapabilities{}
@@ -128,6 +200,12 @@ func (b *boris) addExtensionContent(s *mcp.Server) {
 	c.mu.Lock()
 	c.server = s
 	c.mu.Unlock()
+	b.registerExtCatalog(s, c.cat.Load())
+}
+
+// registerExtCatalog adds c's resources, templates and prompts to s
+// (replacing those of the same URI or name).
+func (b *boris) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 	for _, r := range c.resources {
 		s.AddResource(r.Resource, b.readExtResource(r.Root, r.Resource.MIMEType))
 	}
@@ -198,12 +276,13 @@ func textual(typ string) bool {
 // root finds the extension directory that serves uri: the resource's, or
 // the first matching template's. ok is false when none does.
 func (c *extContent) root(uri string) (string, bool) {
-	for _, r := range c.resources {
+	cat := c.cat.Load()
+	for _, r := range cat.resources {
 		if r.Resource.URI == uri {
 			return r.Root, true
 		}
 	}
-	for _, t := range c.templates {
+	for _, t := range cat.templates {
 		if extension.TemplateMatches(t.Template.URITemplate, uri) {
 			return t.Root, true
 		}

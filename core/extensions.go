@@ -451,6 +451,7 @@ func (b *boris) watchExtensions(ctx context.Context, s *mcp.Server) {
 		}
 		extension.Log(b.log, skipped)
 		b.swapExtensionTools(s, tools)
+		b.reloadExtensionContent(s)
 	}
 }
 

@@ -381,3 +381,60 @@ func TestExtensionHotReload(t *testing.T) {
 		t.Errorf("after removing: %q", got)
 	}
 }
+
+// TestExtensionContentHotReload: resources and prompts added to or
+// removed from the directory while the session runs are listed or gone,
+// with notifications/resources/list_changed and prompts/list_changed.
+func TestExtensionContentHotReload(t *testing.T) {
+	root := realTempDir(t)
+	writeFile(t, filepath.Join(root, "resources", "a.txt"), "a\n")
+	writeFile(t, filepath.Join(root, "resources", "a.meta.json"), `{"name":"res-a","uri":"file://./resources/a.txt","mimeType":"text/plain"}`)
+	writeFile(t, filepath.Join(root, "prompts", "p1.txt"), "one {{x}}\n")
+	writeFile(t, filepath.Join(root, "prompts", "p1.meta.json"), `{"name":"p1","description":"first"}`)
+	resChanged, promptChanged := make(chan struct{}, 10), make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resChanged <- struct{}{} },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { promptChanged <- struct{}{} },
+	})
+	s := connectClient(t, client, []string{"--workdir", realTempDir(t), "--extensions", root})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	await := func(ch chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("no list_changed after %s", what)
+		}
+	}
+	resources := func() string {
+		t.Helper()
+		res, err := s.ListResources(ctx, &mcp.ListResourcesParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range res.Resources {
+			names = append(names, r.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	if got := resources(); got != "res-a" {
+		t.Fatalf("resources at start: %q", got)
+	}
+	writeFile(t, filepath.Join(root, "resources", "b.txt"), "b\n")
+	writeFile(t, filepath.Join(root, "resources", "b.meta.json"), `{"name":"res-b","uri":"file://./resources/b.txt","mimeType":"text/plain"}`)
+	await(resChanged, "adding a resource")
+	waitFor(t, "res-b to be listed", func() bool { return resources() == "res-a,res-b" })
+	if err := os.Remove(filepath.Join(root, "prompts", "p1.meta.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "prompts", "p1.txt")); err != nil {
+		t.Fatal(err)
+	}
+	await(promptChanged, "removing a prompt")
+	waitFor(t, "p1 to go", func() bool {
+		res, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{})
+		return err == nil && len(res.Prompts) == 0
+	})
+}

@@ -231,8 +231,10 @@ func inside(root, p string) (string, error) {
 	return real, nil
 }
 
-// Fingerprint summarises what Load would read from dirs (every tool's
-// metadata and program: path, size, mode, modification time), so a
+// Fingerprint summarises what the loaders would read from dirs (every
+// tool's metadata and program, the files of resources/, prompts/ and
+// completions/, server.d/register.json: path, size, mode, modification
+// time), so a
 // caller polling for changes reloads only when something changed. Its
 // cost is one directory listing and a few stats per tool.
 func Fingerprint(dirs []string) string {
@@ -243,7 +245,11 @@ func Fingerprint(dirs []string) string {
 			fmt.Fprintf(h, "%s: %v\n", dir, err)
 			continue
 		}
-		files, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool*"))
+		var files []string
+		for _, pat := range []string{"tools/*/tool*", "resources/*", "prompts/*", "completions/*", "server.d/register.json"} {
+			more, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+			files = append(files, more...)
+		}
 		sort.Strings(files)
 		for _, f := range files {
 			if fi, err := os.Stat(f); err == nil {
