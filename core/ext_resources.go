@@ -117,6 +117,7 @@ func (b *boris) reloadExtensionContent(s *mcp.Server) {
 		return
 	}
 	old := c.cat.Swap(cat)
+	b.cursors.gen.Add(1) // cursors into the old lists are stale
 	keepURI, keepTmpl, keepPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range cat.resources {
 		keepURI[r.Resource.URI] = true

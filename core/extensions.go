@@ -461,6 +461,7 @@ func (b *boris) swapExtensionTools(s *mcp.Server, tools []*extension.Tool) {
 	old := b.extTools
 	b.extTools = tools
 	b.extMu.Unlock()
+	b.cursors.gen.Add(1) // cursors into the old lists are stale
 	keep := map[string]bool{}
 	for _, t := range tools {
 		keep[t.Name] = true

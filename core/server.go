@@ -42,6 +42,7 @@ type boris struct {
 	shell        *shell.Shell
 	workspaces   *workspace.Root    // --workspaces-root; nil when off
 	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
+	cursors      *cursorSeal        // seals list cursors (cursors.go)
 	extMu        sync.Mutex         // guards extTools, which reloads replace
 	extTools     []*extension.Tool  // --extensions tools
 	extSDK       string             // the directory MCP_SDK names
@@ -137,7 +138,10 @@ func (b *boris) newServer() *mcp.Server {
 	}
 	b.extContentOptions(opts)
 	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, opts)
-	s.AddReceivingMiddleware(b.expectRoots)
+	if b.cursors == nil {
+		b.cursors = newCursorSeal()
+	}
+	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors)
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)
