@@ -87,16 +87,25 @@ func (b *boris) sealCursors(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // listCursor points at a list request's cursor; nil for other requests.
+// A request without params has a nil pointer of its type: no cursor.
 func listCursor(p mcp.Params) *string {
 	switch p := p.(type) {
 	case *mcp.ListToolsParams:
-		return &p.Cursor
+		if p != nil {
+			return &p.Cursor
+		}
 	case *mcp.ListResourcesParams:
-		return &p.Cursor
+		if p != nil {
+			return &p.Cursor
+		}
 	case *mcp.ListResourceTemplatesParams:
-		return &p.Cursor
+		if p != nil {
+			return &p.Cursor
+		}
 	case *mcp.ListPromptsParams:
-		return &p.Cursor
+		if p != nil {
+			return &p.Cursor
+		}
 	}
 	return nil
 }
@@ -105,13 +114,21 @@ func listCursor(p mcp.Params) *string {
 func listNextCursor(r mcp.Result) *string {
 	switch r := r.(type) {
 	case *mcp.ListToolsResult:
-		return &r.NextCursor
+		if r != nil {
+			return &r.NextCursor
+		}
 	case *mcp.ListResourcesResult:
-		return &r.NextCursor
+		if r != nil {
+			return &r.NextCursor
+		}
 	case *mcp.ListResourceTemplatesResult:
-		return &r.NextCursor
+		if r != nil {
+			return &r.NextCursor
+		}
 	case *mcp.ListPromptsResult:
-		return &r.NextCursor
+		if r != nil {
+			return &r.NextCursor
+		}
 	}
 	return nil
 }
