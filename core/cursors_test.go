@@ -49,7 +49,9 @@ func TestSealedCursors(t *testing.T) {
 
 	// A list request without params, and a failed call, pass through.
 	var nilParams *mcp.ListPromptsParams
-	fail := func(context.Context, string, mcp.Request) (mcp.Result, error) { return (*mcp.ListPromptsResult)(nil), errors.New("x") }
+	fail := func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		return (*mcp.ListPromptsResult)(nil), errors.New("x")
+	}
 	if _, err := b.sealCursors(fail)(context.Background(), "prompts/list", &mcp.ListPromptsRequest{Params: nilParams}); err == nil || err.Error() != "x" {
 		t.Errorf("nil params: %v, want the handler's own error", err)
 	}
