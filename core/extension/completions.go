@@ -56,11 +56,11 @@ func LoadCompletions(dirs []string) ([]*Completion, []Skipped, error) {
 	var out []*Completion
 	var skipped []Skipped
 	seen := map[string]string{}
-	for _, dir := range dirs {
-		root, err := realDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
-		}
+	roots, err := realDirs(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, root := range roots {
 		reg := filepath.Join(root, "server.d", "register.json")
 		if _, err := os.Lstat(reg); err != nil {
 			continue

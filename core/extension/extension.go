@@ -70,11 +70,11 @@ func Load(dirs []string, taken func(name string) bool) ([]*Tool, []Skipped, erro
 	var tools []*Tool
 	var skipped []Skipped
 	seen := map[string]string{}
-	for _, dir := range dirs {
-		root, err := realDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
-		}
+	roots, err := realDirs(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, root := range roots {
 		metas, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool.meta.json"))
 		sort.Strings(metas)
 		for _, m := range metas {
@@ -100,6 +100,20 @@ func Log(log *slog.Logger, skipped []Skipped) {
 	for _, s := range skipped {
 		log.Warn("extension skipped", "file", s.Path, "reason", s.Reason)
 	}
+}
+
+// realDirs resolves every extension directory, failing on the first that
+// is not one: what each loader starts from.
+func realDirs(dirs []string) ([]string, error) {
+	roots := make([]string, len(dirs))
+	for i, dir := range dirs {
+		root, err := realDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("extension directory %q: %w", dir, err)
+		}
+		roots[i] = root
+	}
+	return roots, nil
 }
 
 func realDir(dir string) (string, error) {

@@ -54,11 +54,11 @@ func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 	var prompts []*Prompt
 	var skipped []Skipped
 	seen := map[string]string{}
-	for _, dir := range dirs {
-		root, err := realDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
-		}
+	roots, err := realDirs(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, root := range roots {
 		metas, templates := promptFiles(filepath.Join(root, "prompts"))
 		claimed := map[string]bool{}
 		hasMeta := map[string]bool{}

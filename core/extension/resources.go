@@ -66,11 +66,11 @@ func LoadResources(dirs []string) ([]*Resource, []*Template, []Skipped, error) {
 	var tmpls []*Template
 	var skipped []Skipped
 	names, uris := map[string]string{}, map[string]string{}
-	for _, dir := range dirs {
-		root, err := realDir(dir)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("extension directory %q: %w", dir, err)
-		}
+	roots, err := realDirs(dirs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, root := range roots {
 		metas, _ := filepath.Glob(filepath.Join(root, "resources", "*.meta.json"))
 		sort.Strings(metas)
 		for _, m := range metas {
