@@ -1,0 +1,137 @@
+package board
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	// The pure-Go SQLite driver (SQLite translated to Go, no cgo): static
+	// builds stay static. README "Dependencies" says why this one.
+	_ "github.com/ncruces/go-sqlite3/driver"
+)
+
+// busyTimeout is how long a statement waits for another process's write
+// to finish before failing: every core, the CLI and the dashboard share
+// one file, and a write takes milliseconds.
+const busyTimeout = 10 * time.Second
+
+// Store is an open board database. Its methods are safe for concurrent
+// use, and so is the file: any number of processes may open it at once.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// DefaultPath is where the board lives unless --tasks-db says otherwise.
+const DefaultPath = "~/.boris/boris.db"
+
+// ExpandPath resolves a leading "~/" against home and makes path absolute.
+func ExpandPath(path, home string) (string, error) {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home == "" {
+			return "", fmt.Errorf("%s: HOME is not set, so ~ means nothing; give an absolute path", path)
+		}
+		path = filepath.Join(home, strings.TrimPrefix(path, "~"))
+	}
+	return filepath.Abs(path)
+}
+
+// Open opens the board at path, creating it (and its directory, 0700) if
+// need be, and brings its schema up to date. A new database file is
+// private to its owner (0600); SQLite gives its -wal and -shm files the
+// same mode.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open task database %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open task database %s: %w", path, err)
+	}
+	f.Close()
+	db, err := sql.Open("sqlite3", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open task database %s: %w", path, err)
+	}
+	// One connection per process: a process's own calls queue in Go
+	// (where a cancelled context lets them go) instead of polling
+	// SQLite's lock against each other.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open task database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsn is the driver's URI for path: the busy timeout first (so that the
+// pragmas after it wait for other processes too), then WAL so readers
+// never block the writer, and foreign keys, which SQLite leaves off.
+// Write transactions begin IMMEDIATE (the driver's default), so a
+// transaction that reads before it writes holds the write lock from the
+// start and never fails half-way on another process's write.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(wal)")
+	q.Add("_pragma", "foreign_keys(on)")
+	q.Add("_pragma", "synchronous(full)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Path is the database file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// write runs f in one write transaction, committed if f succeeds.
+func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// read runs f in one read transaction: what it reads is one snapshot.
+func (s *Store) read(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	return f(tx)
+}
+
+// now is the time stored in created_at and updated_at.
+func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// queryer is what a transaction and the database have in common.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// notFound is ErrNotFound for key.
+func notFound(key int64) error { return fmt.Errorf("%w: %s", ErrNotFound, FormatID(key)) }
+
+// isNoRows reports whether err is a query's "no row".
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
