@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
@@ -33,6 +34,7 @@ type Config struct {
 	Toolset               string       `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
 	WorkspacesRoot        string       `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (enables workspace_create, workspace_list, get_commit_history and the workspaceId parameter); none = off"`
 	Extensions            []string     `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
+	TasksDB               string       `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"SQLite database of the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string       `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`
@@ -41,7 +43,7 @@ type Config struct {
 
 var command = flagenv.Command{
 	Name:  "boris",
-	Usage: "[flags]",
+	Usage: "[flags]\n       boris tasks COMMAND ... (the work-tracking board's CLI: boris tasks --help)",
 	Synopsis: "Boris is a stdio MCP server giving an AI agent a coding workstation: bash with background\n" +
 		"tasks, view, str_replace, create_file, grep and glob, with path scoping. An MCP client starts it\n" +
 		"as a child process; boris-gateway serves it over HTTP.",
@@ -58,6 +60,7 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 	if len(rest) > 0 {
 		return nil, usage("unexpected argument %q: boris takes only flags (see --help)", rest[0])
 	}
+	cfg.TasksDB = board.ResolvePath(cfg.TasksDB, envLookup(environ, "HOME"))
 	return &cfg, cfg.validate()
 }
 

@@ -34,6 +34,13 @@ const (
 	TaskLimit          Code = "TASK_LIMIT"           // --background-task-limit tasks already running
 	CheckpointNotFound Code = "CHECKPOINT_NOT_FOUND" // history/diff/undo: no such checkpoint kept, or nothing before it to restore
 	WorkspaceNotFound  Code = "WORKSPACE_NOT_FOUND"  // workspaceId names no workspace
+	// The work-tracking tools' codes (SPEC §11). Their tasks are board
+	// entries (W-12), not background commands: TASK_NOT_FOUND is not theirs.
+	BoardTaskNotFound Code = "BOARD_TASK_NOT_FOUND" // no task on the board has that id
+	BoardTaskInUse    Code = "BOARD_TASK_IN_USE"    // delete_task: other tasks wait for it or are its subtasks
+	BlockerCycle      Code = "BLOCKER_CYCLE"        // add_blocker: the blocker would close a cycle
+	BlockerNotFound   Code = "BLOCKER_NOT_FOUND"    // remove_blocker: task_id does not wait for blocked_by_id
+	BoardUnavailable  Code = "BOARD_UNAVAILABLE"    // the --tasks-db database cannot be opened
 )
 
 // Error is a tool's operational failure: it becomes a CallToolResult with

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
@@ -40,6 +41,9 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	if len(args) > 0 && args[0] == sandbox.SpawnerArg {
 		os.Exit(sandbox.RunSpawner(args[1:]))
+	}
+	if len(args) > 0 && args[0] == "tasks" {
+		return board.CLI(ctx, args[1:], environ, stdout) // the work-tracking board's CLI (SPEC §11)
 	}
 	cfg, err := ParseConfig(args, environ, stdout)
 	if err != nil {
@@ -272,6 +276,7 @@ func (b *boris) close() {
 		b.shell.Close()
 	}
 	b.closeCheckpoints()
+	b.closeBoard()
 	b.closeExtensions()
 	b.closeExtContent()
 	if b.spawnerReady != nil {

@@ -55,6 +55,7 @@ type boris struct {
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
 	ckptStop     context.CancelFunc // stops that first recording at close
 	recording    gate               // recordings under way, waited for at close
+	boardState   boardState         // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
@@ -92,6 +93,7 @@ func (b *boris) borisSpecs() []toolSpec {
 		{"glob", func(s *mcp.Server) { addTool(s, b, globTool, b.glob) }},
 	}
 	specs = append(specs, b.checkpointSpecs()...)
+	specs = append(specs, b.boardSpecs()...)
 	if b.cfg.AnthropicCompat {
 		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
 	}

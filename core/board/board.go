@@ -82,6 +82,16 @@ const idPrefix = "W-"
 // FormatID is the id of the task stored under key n.
 func FormatID(n int64) string { return idPrefix + strconv.FormatInt(n, 10) }
 
+// CanonicalID is id as FormatID writes it ("w-12" and "12" become
+// "W-12"), or id unchanged if it is no task id.
+func CanonicalID(id string) string {
+	n, err := ParseID(id)
+	if err != nil {
+		return id
+	}
+	return FormatID(n)
+}
+
 // ParseID reads a task id: "W-12", "w-12" or plain "12".
 func ParseID(id string) (int64, error) {
 	s := strings.TrimSpace(id)

@@ -42,6 +42,16 @@ func ExpandPath(path, home string) (string, error) {
 	return filepath.Abs(path)
 }
 
+// ResolvePath is ExpandPath's result, or path unchanged where that fails
+// (no HOME for a "~"), so that the failure is reported when the board is
+// first used rather than stopping a process that may never use it.
+func ResolvePath(path, home string) string {
+	if abs, err := ExpandPath(path, home); err == nil {
+		return abs
+	}
+	return path
+}
+
 // Open opens the board at path, creating it (and its directory, 0700) if
 // need be, and brings its schema up to date. A new database file is
 // private to its owner (0600); SQLite gives its -wal and -shm files the

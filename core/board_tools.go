@@ -1,0 +1,142 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/board"
+)
+
+// Work tracking (SPEC §11): create_task, list_tasks, get_task,
+// update_task, delete_task, add_blocker, remove_blocker and get_blockers
+// keep work items on the board in --tasks-db, which every core, the
+// `boris tasks` CLI and the dashboard share. These tasks are not the
+// background commands of bash's run_in_background (task.go): their ids
+// look like W-12, and their error codes name the board.
+
+// boardReadTools are the work-tracking tools --read-only keeps.
+var boardReadTools = []string{"list_tasks", "get_task", "get_blockers"}
+
+// boardSpecs are the work-tracking tools; --read-only keeps the reading ones.
+func (b *boris) boardSpecs() []toolSpec {
+	specs := []toolSpec{
+		{"list_tasks", func(s *mcp.Server) { addTool(s, b, boardOutput[listTasksResult](listTasksTool), b.listTasks) }},
+		{"get_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](getTaskTool), b.getTask) }},
+		{"get_blockers", func(s *mcp.Server) { addTool(s, b, boardOutput[board.Blockers](getBlockersTool), b.getBlockers) }},
+	}
+	if b.cfg.ReadOnly {
+		return specs
+	}
+	return append(specs,
+		toolSpec{"create_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](createTaskTool), b.createTask) }},
+		toolSpec{"update_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](updateTaskTool), b.updateTask) }},
+		toolSpec{"delete_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](deleteTaskTool), b.deleteTask) }},
+		toolSpec{"add_blocker", func(s *mcp.Server) { addTool(s, b, boardOutput[blockerResult](addBlockerTool), b.addBlocker) }},
+		toolSpec{"remove_blocker", func(s *mcp.Server) { addTool(s, b, boardOutput[blockerResult](removeBlockerTool), b.removeBlocker) }},
+	)
+}
+
+// boardState is the board database, opened by the first tool call that
+// needs it: a session that never tracks work never touches the file, and
+// start-up pays nothing for it.
+type boardState struct {
+	mu    sync.Mutex
+	store *board.Store
+}
+
+// board returns the open board, opening it first if need be. A failure is
+// not remembered: the next call tries again (the disk may have been full).
+func (b *boris) board(ctx context.Context) (*board.Store, error) {
+	b.boardState.mu.Lock()
+	defer b.boardState.mu.Unlock()
+	if b.boardState.store != nil {
+		return b.boardState.store, nil
+	}
+	path, err := board.ExpandPath(b.cfg.TasksDB, "")
+	if err == nil {
+		b.boardState.store, err = board.Open(ctx, path)
+	}
+	if err != nil {
+		return nil, fail(BoardUnavailable, "the task board cannot be opened: %v (the operator sets its place with --tasks-db)", err)
+	}
+	b.log.Debug("task board opened", "path", path)
+	return b.boardState.store, nil
+}
+
+// closeBoard closes the board if a call opened it.
+func (b *boris) closeBoard() {
+	b.boardState.mu.Lock()
+	defer b.boardState.mu.Unlock()
+	if b.boardState.store != nil {
+		b.boardState.store.Close()
+		b.boardState.store = nil
+	}
+}
+
+// boardError gives a board refusal its stable code; the board's message
+// already says what to do.
+func boardError(err error) error {
+	code := IOError
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return &Error{Code: BoardTaskNotFound, Msg: err.Error() + " (list_tasks lists the board's tasks)"}
+	case errors.Is(err, board.ErrNoBlocker):
+		code = BlockerNotFound
+	case errors.Is(err, board.ErrCycle):
+		code = BlockerCycle
+	case errors.Is(err, board.ErrInUse):
+		code = BoardTaskInUse
+	case errors.Is(err, board.ErrInvalid):
+		code = InvalidInput
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &Error{Code: code, Msg: err.Error()}
+}
+
+// boardOutput is t with Out's output schema, its status fields tuned like
+// the input ones.
+func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
+	out := withOutput[Out](t)
+	tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema))
+	return out
+}
+
+// tuneBoardSchema makes a work-tracking schema what code-generating clients
+// want (SPEC §11): every status an enum, every priority bounded, optional
+// fields a plain type rather than "null or type" (omit one to leave it
+// alone), and nothing but the named properties.
+func tuneBoardSchema(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "" && len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.Type == "object" && s.AdditionalProperties == nil {
+		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}
+	for name, p := range s.Properties {
+		tuneBoardSchema(p)
+		switch name {
+		case "status":
+			p.Enum = anySlice(board.Statuses)
+		case "priority":
+			p.Minimum, p.Maximum = ptr(float64(board.MinPriority)), ptr(float64(board.MaxPriority))
+		}
+	}
+	tuneBoardSchema(s.Items)
+}
+
+// anySlice converts names for a schema's enum.
+func anySlice(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
