@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -460,5 +461,36 @@ func TestConcurrentFirstOpen(t *testing.T) {
 	var n int
 	if err := s.db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n); err != nil || n != SchemaVersion {
 		t.Errorf("schema_migrations holds %d rows (%v), want %d: a migration ran twice or not at all", n, err, SchemaVersion)
+	}
+}
+
+// TestCancelWhileWaitingForALock cancels a write that waits for another
+// connection's write transaction: it gives up at once rather than after
+// the busy timeout, and writes nothing.
+func TestCancelWhileWaitingForALock(t *testing.T) {
+	s := open(t)
+	mustCreate(t, s, "first", NewTask{})
+	other, err := sql.Open("sqlite3", dsn(s.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.Begin() // BEGIN IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = s.Create(ctx, NewTask{Description: "cancelled"})
+	if err == nil {
+		t.Fatal("a write went through while another connection held the write lock")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the cancelled write returned after %v, want soon after its context ended", d)
+	}
+	tx.Rollback()
+	if all, _, _ := s.List(context.Background(), Filter{}); len(all) != 1 {
+		t.Errorf("%d tasks after the cancelled create, want 1", len(all))
 	}
 }
