@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/shell"
 )
 
@@ -71,6 +72,10 @@ func (b *boris) lookupTask(id string) (*shell.Task, error) {
 	case errors.Is(err, shell.ErrTaskDiscarded):
 		return nil, fail(TaskNotFound, "task %s finished and its output was discarded because too many finished tasks were waiting to be read; "+
 			"read each task's output with task_output once it finishes", id)
+	}
+	if _, err := board.ParseID(id); err == nil {
+		return nil, fail(TaskNotFound, "no background task %s: %s is the id of a task on the task board, not of a background command; "+
+			"read it with get_task", id, board.CanonicalID(id))
 	}
 	held := b.shell.Tasks()
 	if len(held) == 0 {

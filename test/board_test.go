@@ -161,7 +161,10 @@ func TestBoardTools(t *testing.T) {
 			t.Errorf("a background command's id: %q, want it to point to task_output", msg)
 		}
 		// And the other way round: a board id is no background command.
-		c.fails("TASK_NOT_FOUND", "task_output", map[string]any{"task_id": "W-1"})
+		msg = c.fails("TASK_NOT_FOUND", "task_output", map[string]any{"task_id": "W-1"})
+		if !strings.Contains(msg, "get_task") {
+			t.Errorf("task_output of a board id: %q, want it to point to get_task", msg)
+		}
 	})
 
 	t.Run("delete", func(t *testing.T) {
