@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless release-check clean
 
 all: build
 
@@ -47,6 +47,10 @@ bench-grep:
 ## bench-gateway: boris-gateway against supergateway (npm), and direct stdio
 bench-gateway:
 	$(GO) run ./test/bench/gateway
+
+## bench-stateless: a small call through the gateway, 2026-07-28 (stateless) client vs 2025-11-25 session client
+bench-stateless:
+	$(GO) run ./test/bench/stateless
 
 ## bench-isolation: bash call and session create with the sandbox and cgroups on vs off
 bench-isolation:

@@ -262,7 +262,8 @@ func unboundReads(w http.ResponseWriter) {
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	body := map[string]any{"status": "ok", "sessions": h.table.count()}
+	principals := h.table.countPrincipals()
+	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
 	if h.opts.Isolation != nil {
 		body["isolation"] = h.opts.Isolation
 	}

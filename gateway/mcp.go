@@ -41,6 +41,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, m, acc)
 		return
 	}
+	if r.Header.Get("Mcp-Session-Id") == "" && statelessRequest(r, m) {
+		h.stateless(w, r, m, acc)
+		return
+	}
 	s := h.session(w, r)
 	if s == nil {
 		return
@@ -78,17 +82,10 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 		return
 	}
 	p := h.opts.Principal(r)
-	if err := h.table.reserve(p, h.opts.MaxPerSubject); err != nil {
-		h.log.Info("session refused", "subject", p.Subject, "reason", err)
-		w.Header().Set("Retry-After", "10")
-		if errors.Is(err, errSubjectFull) {
-			writeError(w, http.StatusTooManyRequests, m.req.ID, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
-			return
-		}
-		writeError(w, http.StatusServiceUnavailable, m.req.ID, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
+	if !h.reserve(w, p, m.req.ID) {
 		return
 	}
-	s, err := h.startSession(p)
+	s, err := h.startSession(p, false)
 	if err != nil {
 		h.table.release(p)
 		h.log.Error("cannot start core", "err", err)
@@ -102,8 +99,26 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 	h.call(w, r, s, m, acc)
 }
 
-// startSession spawns a core for p and opens its session.
-func (h *Handler) startSession(p Principal) (*session, error) {
+// reserve claims a slot for a new core of p, answering 429 or 503 (and
+// returning false) if there is none.
+func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) bool {
+	err := h.table.reserve(p, h.opts.MaxPerSubject)
+	if err == nil {
+		return true
+	}
+	h.log.Info("session refused", "subject", p.Subject, "reason", err)
+	w.Header().Set("Retry-After", "10")
+	if errors.Is(err, errSubjectFull) {
+		writeError(w, http.StatusTooManyRequests, id, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
+		return false
+	}
+	writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
+	return false
+}
+
+// startSession spawns a core for p and opens its session: a principal's
+// core (for its 2026-07-28 requests) if principal.
+func (h *Handler) startSession(p Principal, principal bool) (*session, error) {
 	l, err := h.launchFor(p)
 	if err != nil {
 		return nil, err
@@ -122,6 +137,10 @@ func (h *Handler) startSession(p Principal) (*session, error) {
 		return nil, err
 	}
 	s := newSession(id, p.Subject, core, h.lim, h.log)
+	if principal {
+		s.principal = &principalCore{internal: map[string]*call{}}
+		s.principal.hub = newListenHub(s)
+	}
 	h.table.add(s)
 	go s.route(h.table.end)
 	return s, nil
@@ -130,17 +149,32 @@ func (h *Handler) startSession(p Principal) (*session, error) {
 // call forwards a request and streams back what the core sends for it.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *message, acc accepts) {
 	c, err := s.register(m)
+	if !h.admit(w, m, err) {
+		return
+	}
+	h.exchange(w, r, s, m, c, m.raw, acc)
+}
+
+// admit answers a request its session could not take in (err from
+// session.add): 429 when too many are in flight, else 400.
+func (h *Handler) admit(w http.ResponseWriter, m *message, err error) bool {
 	switch {
 	case errors.Is(err, errTooMany):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusTooManyRequests, m.req.ID, jsonrpc.CodeInternalError, err.Error())
-		return
+		return false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, err.Error())
-		return
+		return false
 	}
+	return true
+}
+
+// exchange sends the core raw, the request c waits for, and streams back
+// what the core sends for it.
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *message, c *call, raw []byte, acc accepts) {
 	start := time.Now()
-	if err := s.core.send(m.raw); err != nil {
+	if err := s.core.send(raw); err != nil {
 		s.forget(c)
 		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return
@@ -155,6 +189,9 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *me
 // results, only what happened.
 func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duration) {
 	result := "abandoned"
+	if s.principal != nil {
+		result = "cancelled" // a 2026-07-28 client closed its stream
+	}
 	if res != nil {
 		result = responseOutcome(res)
 	}

@@ -84,6 +84,11 @@ func eachMemberHead(raw []byte, fn func(key string, val []byte, whole bool) bool
 // eachMember calls fn with every member of the JSON object in raw, in
 // order, until fn returns false.
 func eachMember(raw []byte, fn func(key string, val []byte) bool) error {
+	return eachMemberAt(raw, func(key string, start, end int) bool { return fn(key, raw[start:end]) })
+}
+
+// eachMemberAt is eachMember giving where in raw each value lies.
+func eachMemberAt(raw []byte, fn func(key string, start, end int) bool) error {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return errMalformed
@@ -106,13 +111,54 @@ func eachMember(raw []byte, fn func(key string, val []byte) bool) error {
 		if err != nil {
 			return err
 		}
-		if !fn(key, raw[i:end]) {
+		if !fn(key, i, end) {
 			return nil
 		}
 		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
 			i++
 		}
 	}
+}
+
+// member returns the raw value at path, a chain of object members, in a
+// core's message.
+func member(obj []byte, path ...string) ([]byte, bool) {
+	start, end, ok := memberAt(obj, path[0])
+	switch {
+	case !ok:
+		return nil, false
+	case len(path) > 1:
+		return member(obj[start:end], path[1:]...)
+	}
+	return obj[start:end], true
+}
+
+// withMember returns a copy of a core's message obj with the value at
+// path replaced by val, or false if there is none. The copy is the only
+// one made: a message is forwarded from the bytes the core wrote.
+func withMember(obj, val []byte, path ...string) ([]byte, bool) {
+	start, end, ok := memberAt(obj, path[0])
+	if !ok {
+		return nil, false
+	}
+	if len(path) > 1 {
+		if val, ok = withMember(obj[start:end], val, path[1:]...); !ok {
+			return nil, false
+		}
+	}
+	out := make([]byte, 0, len(obj)-(end-start)+len(val))
+	return append(append(append(out, obj[:start]...), val...), obj[end:]...), true
+}
+
+// memberAt finds the top-level member key of obj.
+func memberAt(obj []byte, key string) (start, end int, ok bool) {
+	_ = eachMemberAt(obj, func(k string, s, e int) bool {
+		if k == key {
+			start, end, ok = s, e, true
+		}
+		return !ok
+	})
+	return start, end, ok
 }
 
 // responseOutcome summarises a response for the log without decoding it:

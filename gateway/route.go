@@ -178,10 +178,12 @@ func (s *session) deliver(msg coreMsg, m peeked) {
 	defer s.mu.Unlock()
 	var dest *call
 	switch {
+	case s.principal != nil && s.deliverPrincipal(msg, m):
+		return
 	case m.method == "":
 		if dest = s.calls[m.id]; dest != nil {
 			s.forgetLocked(dest)
-			dest.resp <- msg
+			dest.resp <- dest.restore(msg, "id")
 			return
 		}
 		// A response whose request was abandoned or cancelled is dropped,
@@ -190,11 +192,19 @@ func (s *session) deliver(msg coreMsg, m peeked) {
 		s.release(msg)
 		return
 	case m.method == "notifications/progress":
-		dest = s.progress[notifiedToken(m.params)]
+		if dest = s.progress[notifiedToken(m.params)]; dest != nil {
+			msg = dest.restore(msg, "params", "progressToken")
+		}
 	case !sessionScoped(m.method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
 		}
+	}
+	if dest == nil && s.principal != nil {
+		// No GET stream will ever take it: a message a principal's core
+		// sends that concerns no one request in flight is dropped.
+		s.release(msg)
+		return
 	}
 	if dest != nil {
 		select {

@@ -86,11 +86,14 @@ func publicOrigin(publicURL string) string {
 
 // cors answers browser preflights and sets CORS headers for allowed
 // origins, exposing the session id and allowing MCP's request headers.
+// Those include Mcp-Param-{name} for any name a tool's schema picks
+// (2026-07-28), so every request header is allowed: the origin is what
+// is checked.
 func (h *Handler) cors(next http.Handler) http.Handler {
 	c := cors.New(cors.Options{
 		AllowOriginFunc:  h.originAllowed,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodDelete},
-		AllowedHeaders:   []string{"Content-Type", "Accept", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"},
+		AllowedHeaders:   []string{"*"},
 		ExposedHeaders:   []string{"Mcp-Session-Id", "WWW-Authenticate"},
 		AllowCredentials: false,
 		MaxAge:           600,

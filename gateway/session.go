@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +51,10 @@ type session struct {
 	stream   chan coreMsg // the open GET stream, or nil
 	backlog  []coreMsg    // messages for a GET stream not yet open
 
+	// principal is set on a principal's core, which serves the 2026-07-28
+	// requests of one principal (SPEC §10) instead of one session.
+	principal *principalCore
+
 	done      chan struct{} // closed when the session ends
 	closeOnce sync.Once
 	reason    string // why it ended, valid after done
@@ -57,11 +62,17 @@ type session struct {
 
 // call is a client request waiting for its response.
 type call struct {
-	id    jsonrpc.ID
-	token string        // progress token key, or ""
-	notes chan coreMsg  // notifications and requests tied to it; dropped when full
-	resp  chan coreMsg  // its response; capacity 1, never blocks routing
-	ended chan struct{} // closed when the client cancelled it
+	id    jsonrpc.ID // as the client sent it: errors the gateway writes carry it
+	key   string     // idKey of the id the core was sent
+	token string     // key of the progress token the core was sent, or ""
+	// On a principal's core, the gateway gives every request an id and a
+	// progress token of its own (clients of one principal share the core,
+	// and their ids may collide): these are the client's, put back into
+	// what the core sends for the request. nil elsewhere.
+	clientID, clientToken json.RawMessage
+	notes                 chan coreMsg  // notifications and requests tied to it; dropped when full
+	resp                  chan coreMsg  // its response; capacity 1, never blocks routing
+	ended                 chan struct{} // closed when the client cancelled it
 }
 
 func newSession(id, subject string, core *coreProc, lim limits, log *slog.Logger) *session {
@@ -88,27 +99,41 @@ var (
 // It fails if the id is in flight or reserved (JSON-RPC ids must be
 // unique), or if the session has lim.maxInFlight requests in flight.
 func (s *session) register(m *message) (*call, error) {
-	c := &call{
-		id: m.req.ID, token: progressTokenOf(m.req.Params),
+	c := newCall(m.req.ID, m.req.ID, progressTokenOf(m.req.Params))
+	if err := s.add(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newCall returns the call of a request the client sent with id and the
+// core is sent with coreID and the progress token key token.
+func newCall(id, coreID jsonrpc.ID, token string) *call {
+	return &call{
+		id: id, key: idKey(coreID), token: token,
 		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
-	key := idKey(c.id)
+}
+
+// add records c as in flight; see register.
+func (s *session) add(c *call) error {
+	key := c.key
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.calls[key]; dup {
-		return nil, errDuplicateID
+		return errDuplicateID
 	}
 	if _, dup := s.reserved[key]; dup {
-		return nil, errReservedID
+		return errReservedID
 	}
 	if n := len(s.calls) + len(s.reserved); n >= s.lim.maxInFlight {
-		return nil, fmt.Errorf("%w (%d, cancelled ones the core has not finished included); wait for some to finish", errTooMany, n)
+		return fmt.Errorf("%w (%d, cancelled ones the core has not finished included); wait for some to finish", errTooMany, n)
 	}
 	s.calls[key] = c
 	if c.token != "" {
 		s.progress[c.token] = c
 	}
-	return c, nil
+	return nil
 }
 
 // forget drops a request whose core has answered, or never saw it.
@@ -119,7 +144,7 @@ func (s *session) forget(c *call) {
 }
 
 func (s *session) forgetLocked(c *call) {
-	key := idKey(c.id)
+	key := c.key
 	if s.calls[key] == c {
 		delete(s.calls, key)
 	}
@@ -132,7 +157,7 @@ func (s *session) forgetLocked(c *call) {
 // requester is gone, the core still owes its response, which will be
 // dropped. It reports false if the request was answered already.
 func (s *session) retireLocked(c *call) bool {
-	key := idKey(c.id)
+	key := c.key
 	if s.calls[key] != c {
 		return false
 	}
@@ -180,7 +205,7 @@ func (s *session) release(m coreMsg) { s.held.give(m.held) }
 func (s *session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.calls) > 0 || s.stream != nil
+	return len(s.calls) > 0 || s.stream != nil || s.principal != nil && s.principal.hub.busy()
 }
 
 // openStream attaches a GET stream, returning false if one is already open.

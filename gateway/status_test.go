@@ -164,10 +164,10 @@ func TestStatusCodes(t *testing.T) {
 		{"PUT", "PUT", postHeader(sid), listTools, 405, []check{headerIs("Allow", "GET, POST, DELETE")}},
 		{"PATCH", "PATCH", postHeader(sid), listTools, 405, []check{headerIs("Allow", "GET, POST, DELETE")}},
 		{"GET without Accept event-stream", "GET", header("Mcp-Session-Id", sid, "Accept", "application/json"), "", 406, []check{anyRPCError}},
-		{"GET without session id", "GET", header("Accept", "text/event-stream"), "", 400, nil},
+		{"GET without session id", "GET", header("Accept", "text/event-stream"), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
 		{"GET with unknown session id", "GET", header("Accept", "text/event-stream", "Mcp-Session-Id", unknown), "", 404, nil},
 		{"GET with unsupported protocol version", "GET", header("Accept", "text/event-stream", "Mcp-Session-Id", sid, "MCP-Protocol-Version", "1999-01-01"), "", 400, nil},
-		{"DELETE without session id", "DELETE", header(), "", 400, nil},
+		{"DELETE without session id", "DELETE", header(), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
 		{"DELETE with unknown session id", "DELETE", header("Mcp-Session-Id", unknown), "", 404, nil},
 	}
 	for _, tt := range tests {
@@ -286,7 +286,7 @@ func TestCORS(t *testing.T) {
 		"Origin", "https://app.example",
 		"Access-Control-Request-Method", "POST",
 		// As a browser sends it (Fetch: sorted, lower case, no spaces).
-		"Access-Control-Request-Headers", "authorization,content-type,last-event-id,mcp-protocol-version,mcp-session-id",
+		"Access-Control-Request-Headers", "authorization,content-type,last-event-id,mcp-method,mcp-name,mcp-param-region,mcp-protocol-version,mcp-session-id",
 	)
 	resp, body := g.do("OPTIONS", preflight, "")
 	if resp.StatusCode/100 != 2 {
@@ -296,7 +296,7 @@ func TestCORS(t *testing.T) {
 		t.Errorf("Access-Control-Allow-Origin: got %q, want https://app.example", got)
 	}
 	allowed := strings.ToLower(strings.Join(resp.Header.Values("Access-Control-Allow-Headers"), ","))
-	for _, h := range []string{"mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization", "content-type"} {
+	for _, h := range []string{"mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization", "content-type", "mcp-method", "mcp-name", "mcp-param-region"} {
 		if !strings.Contains(allowed, h) {
 			t.Errorf("Access-Control-Allow-Headers %q lacks %s", allowed, h)
 		}

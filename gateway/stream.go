@@ -17,6 +17,9 @@ type reply struct {
 	acc     accepts
 	sse     *sseWriter
 	timeout time.Duration // per piece written, see writeParts
+	// stateless: a 2026-07-28 error response sent as JSON has the HTTP
+	// status its code calls for (see statusOf).
+	stateless bool
 }
 
 // note sends a message tied to the request, starting a stream if needed.
@@ -40,6 +43,9 @@ func (rp *reply) final(raw []byte) {
 		h := rp.w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(raw)))
+		if rp.stateless {
+			rp.w.WriteHeader(statusOf(raw))
+		}
 		_ = writeParts(rp.w, http.NewResponseController(rp.w), rp.timeout, raw)
 		return
 	}
@@ -60,7 +66,7 @@ func (rp *reply) keepAlive() {
 // returns that response (nil if there was none). Each message's budget is
 // released once it is written.
 func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc accepts) []byte {
-	rp := &reply{w: w, acc: acc, timeout: h.opts.WriteTimeout}
+	rp := &reply{w: w, acc: acc, timeout: h.opts.WriteTimeout, stateless: s.principal != nil}
 	defer s.leave(c)
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
@@ -84,8 +90,12 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 			return nil
 		case <-r.Context().Done():
 			// The client went away, or stopped reading for WriteTimeout.
-			// Per the transport spec a disconnect is not a cancellation: the
+			// Before 2026-07-28 a disconnect is not a cancellation: the
 			// request runs on, its response dropped (see session.leave).
+			// From 2026-07-28 on it is: the core is told to stop.
+			if s.principal != nil {
+				s.cancelAtCore(c)
+			}
 			return nil
 		}
 	}
@@ -118,6 +128,9 @@ func (h *Handler) drainNotes(rp *reply, s *session, c *call) {
 // get opens the session's stream for messages not tied to a request. One
 // stream per session: a second gets 409 and ends nothing.
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	if noSession(w, r) {
+		return
+	}
 	if !parseAccept(r.Header.Get("Accept")).sse {
 		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "GET needs Accept: text/event-stream")
 		return
@@ -163,10 +176,26 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 // delete ends a session at the client's request: its core is killed with
 // its process group before the 204, and the id gives 404 from then on.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	if noSession(w, r) {
+		return
+	}
 	s := h.session(w, r)
 	if s == nil {
 		return
 	}
 	h.table.end(s, "deleted by client")
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// noSession answers 405 to a GET or DELETE that names no session: only a
+// session (2025 revisions) has a stream to open or an end; 2026-07-28
+// clients POST every message.
+func noSession(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	w.Header().Set("Allow", "POST")
+	writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+		r.Method+" needs an Mcp-Session-Id: it opens or ends a session's stream (2025 revisions); without a session, POST every message")
+	return true
 }

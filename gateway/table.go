@@ -24,6 +24,10 @@ type table struct {
 	owners   map[string]owner // by session id; set by bind before the id is given out
 	reserved int              // spawns in progress, counted against max
 	held     map[string]int   // by Principal.SubjectKey: sessions open or reserved
+	// principals are the principals' cores (2026-07-28), by Principal.Key;
+	// starting, those being started, each closed once started or failed.
+	principals map[string]*session
+	starting   map[string]chan struct{}
 }
 
 // owner is the principal a session is bound to.
@@ -42,6 +46,7 @@ func newTable(max int, idle, lifetime time.Duration, log *slog.Logger) *table {
 	return &table{
 		max: max, idle: idle, lifetime: lifetime, grace: 3 * time.Second, log: log,
 		sessions: map[string]*session{}, owners: map[string]owner{}, held: map[string]int{},
+		principals: map[string]*session{}, starting: map[string]chan struct{}{},
 	}
 }
 
@@ -108,14 +113,46 @@ func (t *table) get(id string) *session {
 }
 
 // lookup returns the open session with id if it is bound to the principal
-// key, else nil: to a request, another principal's sessions do not exist.
+// key, else nil: to a request, another principal's sessions do not exist,
+// and neither do principals' cores, which are no session a client names.
 func (t *table) lookup(id, key string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if o, ok := t.owners[id]; !ok || o.key != key {
 		return nil
 	}
-	return t.sessions[id]
+	if s := t.sessions[id]; s != nil && s.principal == nil {
+		return s
+	}
+	return nil
+}
+
+// principalCore returns the core of the principal key. If there is none,
+// it returns a channel closed once the one being started is started (or
+// failed to), or, if none is being started, nil for both: the caller is
+// to start it and report with started.
+func (t *table) principalCore(key string) (*session, chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.principals[key]; s != nil {
+		return s, nil
+	}
+	if wait := t.starting[key]; wait != nil {
+		return nil, wait
+	}
+	t.starting[key] = make(chan struct{})
+	return nil, nil
+}
+
+// started ends the start of key's core: s, or nil if it failed.
+func (t *table) started(key string, s *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s != nil && t.sessions[s.id] == s {
+		t.principals[key] = s
+	}
+	close(t.starting[key])
+	delete(t.starting, key)
 }
 
 // heldBy reports how many sessions the subject key holds, open or starting.
@@ -125,10 +162,18 @@ func (t *table) heldBy(subject string) int {
 	return t.held[subject]
 }
 
+// count reports the open sessions, principals' cores included.
 func (t *table) count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.sessions)
+}
+
+// countPrincipals reports the principals' cores.
+func (t *table) countPrincipals() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.principals)
 }
 
 // end is the one way a session ends, whatever the cause: it leaves the
@@ -141,6 +186,9 @@ func (t *table) end(s *session, reason string) {
 		if o, ok := t.owners[s.id]; ok {
 			delete(t.owners, s.id)
 			t.unhold(o.subject)
+			if t.principals[o.key] == s {
+				delete(t.principals, o.key)
+			}
 		}
 		t.mu.Unlock()
 		s.reason = reason

@@ -82,7 +82,7 @@ func startAuthGateway(t *testing.T, env []string, args ...string) *authGateway {
 }
 
 // status sends a GET for the standalone stream without a session: 401 when
-// the token is refused, 400 (no session) once it is accepted. No core starts.
+// the token is refused, 405 (a GET names no session) once it is accepted. No core starts.
 func (g *authGateway) status(token string) int {
 	g.t.Helper()
 	req, err := http.NewRequest(http.MethodGet, g.url, nil)
@@ -121,7 +121,7 @@ func (g *authGateway) connect(token string) *mcp.ClientSession {
 		HTTPClient:           &http.Client{Transport: authBearerTransport{token}},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: sessionRevision})
 	if err != nil {
 		g.t.Fatalf("connect with a token: %v\ngateway log:\n%s", err, g.stderr)
 	}
@@ -291,7 +291,7 @@ func TestAuthTokenFileSIGHUP(t *testing.T) {
 	writeFile(t, file, "# Boris tokens\n\nalice="+authAlice+"\n# bob="+authBob+"\n")
 	// Cores confined to their own directories: the token file is outside.
 	g := startAuthGateway(t, nil, "--token-file", file, "--workdir-template", filepath.Join(t.TempDir(), "{sub}"))
-	for token, want := range map[string]int{authAlice: 400, authBob: 401, "": 401} {
+	for token, want := range map[string]int{authAlice: 405, authBob: 401, "": 401} {
 		if got := g.status(token); got != want {
 			t.Errorf("before SIGHUP, token %.6q: got %d, want %d", token, got, want)
 		}
@@ -301,7 +301,7 @@ func TestAuthTokenFileSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the token file reloaded", func() bool { return strings.Contains(g.stderr.String(), "token file reloaded") })
-	for token, want := range map[string]int{authAlice: 401, authBob: 400} {
+	for token, want := range map[string]int{authAlice: 401, authBob: 405} {
 		if got := g.status(token); got != want {
 			t.Errorf("after SIGHUP, token %.6q: got %d, want %d", token, got, want)
 		}

@@ -119,10 +119,19 @@ func (g *gatewayProc) stop(sig syscall.Signal, timeout time.Duration) bool {
 	}
 }
 
+// sessionRevision is the revision tests of sessions pin: go-sdk's client
+// would otherwise speak 2026-07-28, which has none.
+const sessionRevision = "2025-11-25"
+
 // connect opens an MCP session through the gateway with go-sdk's
-// Streamable HTTP client. Nil options are the client's defaults.
+// Streamable HTTP client. Nil client options are the client's defaults;
+// nil session options pin sessionRevision (a zero ClientSessionOptions
+// leaves the client to negotiate).
 func (g *gatewayProc) connect(copts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions) *mcp.ClientSession {
 	g.t.Helper()
+	if sopts == nil {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: sessionRevision}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e-gateway", Version: "1"}, copts)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -187,6 +196,24 @@ func (g *gatewayProc) sessions() int {
 		g.t.Fatalf("healthz: got %d %+v %v, want 200 and a session count", resp.StatusCode, h, err)
 	}
 	return *h.Sessions
+}
+
+// principalCores reports the gateway's principal cores (2026-07-28
+// clients), from /healthz.
+func (g *gatewayProc) principalCores() int {
+	g.t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(g.url, "/mcp") + "/healthz")
+	if err != nil {
+		g.t.Fatalf("healthz: %v", err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Principals *int `json:"principal_cores"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Principals == nil {
+		g.t.Fatalf("healthz: got %d %+v %v, want a principal_cores count", resp.StatusCode, h, err)
+	}
+	return *h.Principals
 }
 
 // gwHeader is what a well-behaved client sends with a POST, plus the

@@ -45,21 +45,21 @@ func gwToolNames(t *testing.T, s *mcp.ClientSession) []string {
 	return names
 }
 
-// TestGatewayDefaultClient: go-sdk's client with default options (which
-// tries the 2026-07-28 server/discover handshake first) falls back to
-// initialize through the gateway and negotiates the newest revision the
-// gateway speaks.
+// TestGatewayDefaultClient: go-sdk's client with default options tries
+// the 2026-07-28 server/discover handshake first, gets the core's answer
+// through the gateway, and speaks 2026-07-28: no session, one core for
+// the principal.
 func TestGatewayDefaultClient(t *testing.T) {
 	g := startGateway(t)
-	s := g.connect(nil, nil)
-	if got := s.InitializeResult().ProtocolVersion; got != "2025-11-25" {
-		t.Errorf("negotiated protocol version: got %q, want 2025-11-25", got)
+	s := g.connect(nil, &mcp.ClientSessionOptions{})
+	if got := s.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Errorf("negotiated protocol version: got %q, want 2026-07-28", got)
 	}
 	if got := s.InitializeResult().ServerInfo; got == nil || got.Name != "boris" {
 		t.Errorf("server info: got %+v, want the core's (boris)", got)
 	}
-	if n := g.sessions(); n != 1 {
-		t.Errorf("sessions after one connect: got %d, want 1 (the discover probe must not open one)", n)
+	if n, p := g.sessions(), g.principalCores(); n != 0 || p != 1 {
+		t.Errorf("after one connect: %d sessions and %d principal cores, want 0 and 1", n, p)
 	}
 	if got := gwCallTool(t, s, "bash", map[string]any{"command": "echo through the gateway"}); got != "stdout:\nthrough the gateway\nexit_code: 0" {
 		t.Errorf("bash: got %q", got)

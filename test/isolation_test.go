@@ -157,7 +157,7 @@ func isoConnect(t *testing.T, url, token string) *mcp.ClientSession {
 	defer cancel()
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: url, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true, MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: sessionRevision})
 	if err != nil {
 		t.Fatalf("connect through the gateway: %v", err)
 	}

@@ -1,0 +1,162 @@
+// Command stateless measures what the 2026-07-28 (stateless) path of
+// boris-gateway costs over its session path, in one run on this machine:
+// a go-sdk client pinned to 2025-11-25 (initialize, Mcp-Session-Id) and
+// one pinned to 2026-07-28 (server/discover, then per-request _meta and
+// headers, one core for the principal) make the same small call (a view
+// of a 50-line file) against one gateway, in alternating rounds so both
+// see the same machine. It prints p50/p99 of each and the difference, and
+// a verdict line for issue 14's target (the stateless path adds at most
+// 0.2 ms); it never fails on speed. It exits non-zero when a call fails or
+// returns the wrong content, or a boris process outlives the run.
+//
+// Run it from the module root: `go run ./test/bench/stateless` (or
+// `make bench-stateless`).
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
+)
+
+func main() {
+	calls := flag.Int("calls", 2000, "timed calls per client")
+	rounds := flag.Int("rounds", 20, "alternating rounds the calls are split into")
+	warmup := flag.Int("warmup", 100, "untimed calls per client first")
+	flag.Parse()
+	if *calls < *rounds || *rounds < 1 || *warmup < 0 {
+		benchkit.ExitUsage("bench-stateless", "-calls must be at least -rounds, which must be at least 1; -warmup at least 0")
+	}
+	os.Exit(benchkit.Run("bench-stateless", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, *calls, *rounds, *warmup, os.Stdout)
+	}))
+}
+
+var listening = regexp.MustCompile(`msg="boris-gateway listening" url=(\S+)`)
+
+func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
+	ws, err := benchkit.NewWorkspace(ctx, "boris-bench-stateless-", "boris stateless bench")
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	if _, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris"); err != nil {
+		return err
+	}
+	gw, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris-gateway")
+	if err != nil {
+		return err
+	}
+	fx := ws.Fixture
+	cmd := exec.CommandContext(ctx, gw, "--listen", "127.0.0.1:0", "--auth", "none", "--", "--workdir", fx.Dir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	url, err := awaitURL(stderr)
+	if err != nil {
+		return err
+	}
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}}
+	connect := func(version string) (*mcp.ClientSession, error) {
+		t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}
+		return benchkit.NewClient("boris-bench-stateless").Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}
+	session, err := connect("2025-11-25")
+	if err != nil {
+		return fmt.Errorf("2025-11-25 client: %w", err)
+	}
+	stateless, err := connect("2026-07-28")
+	if err != nil {
+		return fmt.Errorf("2026-07-28 client: %w", err)
+	}
+	if v := stateless.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		return fmt.Errorf("the 2026-07-28 client negotiated %q", v)
+	}
+	read := benchkit.ReadCall{Tool: "view", Args: map[string]any{"path": fx.Path}, Fixture: fx}
+	clients := []struct {
+		name string
+		call func() error
+		ds   []time.Duration
+	}{
+		{name: "2025-11-25 session", call: read.On(ctx, session)},
+		{name: "2026-07-28 stateless", call: read.On(ctx, stateless)},
+	}
+	for i := range clients {
+		for range warmup {
+			if err := clients[i].call(); err != nil {
+				return fmt.Errorf("%s: warm-up: %w", clients[i].name, err)
+			}
+		}
+	}
+	per := calls / rounds
+	for range rounds {
+		for i := range clients {
+			for range per {
+				start := time.Now()
+				err := clients[i].call()
+				clients[i].ds = append(clients[i].ds, time.Since(start))
+				if err != nil {
+					return fmt.Errorf("%s: %w", clients[i].name, err)
+				}
+			}
+		}
+	}
+	_ = session.Close()
+	_ = stateless.Close()
+
+	fmt.Fprintf(out, "boris-gateway, small call (view of a %d-line file), %d calls per client in %d alternating rounds\n\n", benchkit.FixtureLines, per*rounds, rounds)
+	fmt.Fprintf(out, "%-22s %10s %10s %10s\n", "client", "p50", "p99", "mean")
+	var stats []benchkit.Stats
+	for _, c := range clients {
+		s := benchkit.Summarize(c.ds)
+		stats = append(stats, s)
+		fmt.Fprintf(out, "%-22s %10s %10s %10s\n", c.name, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99), benchkit.FormatMs(s.Mean))
+	}
+	added := stats[1].P50 - stats[0].P50
+	fmt.Fprintf(out, "%-22s %10s %10s\n\n", "stateless − session", benchkit.FormatMs(added), benchkit.FormatMs(stats[1].P99-stats[0].P99))
+	benchkit.WriteTargets(out, []benchkit.Target{{Name: "stateless path added p50", Value: benchkit.Ms(added), Limit: 0.2, Unit: "ms", Met: benchkit.Ms(added) <= 0.2}})
+
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	left, err := benchkit.AwaitGone(ctx, fx.Dir, 5*time.Second, 50*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%d boris process(es) outlived the run: %v", len(left), left)
+	}
+	return nil
+}
+
+// awaitURL reads the gateway's log until it says where it listens, then
+// drains the rest in the background.
+func awaitURL(r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			go func() { _, _ = io.Copy(io.Discard, r) }()
+			return m[1], nil
+		}
+	}
+	return "", fmt.Errorf("boris-gateway exited before listening")
+}
