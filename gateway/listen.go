@@ -27,6 +27,9 @@ type listenHub struct {
 	acked   chan struct{}                 // closed when current is acknowledged or answered
 	allowed mcp.NotificationSubscriptions // what the core agreed to, valid once acked
 	uris    []string                      // resources current watches
+	// refused is the core's error answer to the last listen, if it
+	// refused it (a resource it does not serve), valid once acked.
+	refused *jsonrpc.Error
 }
 
 // listener is one client's subscriptions/listen stream.
@@ -59,8 +62,7 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 	if old != nil {
 		hb.s.cancelAtCore(old)
 		select {
-		case m := <-old.resp:
-			hb.s.release(m)
+		case <-old.ended:
 		case <-hb.s.done:
 		case <-time.After(listenTimeout):
 		}
@@ -71,12 +73,37 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 	}})
 	acked := make(chan struct{})
 	hb.mu.Lock()
-	hb.current, hb.acked, hb.uris, hb.allowed = c, acked, uris, mcp.NotificationSubscriptions{}
+	hb.current, hb.acked, hb.uris, hb.allowed, hb.refused = c, acked, uris, mcp.NotificationSubscriptions{}, nil
 	hb.mu.Unlock()
 	if err != nil || hb.s.core.send(raw) != nil {
 		close(acked)
 	}
 	return acked
+}
+
+// answered takes note that the core answered c, and reports whether c
+// was the hub's listen: then there is none open any more (the core offered
+// nothing to listen to, was told to stop, or refused the listen), and c's
+// ended is closed.
+func (hb *listenHub) answered(c *call, raw []byte) bool {
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	if c != hb.current {
+		return false
+	}
+	hb.current = nil
+	close(c.ended)
+	if msg, err := jsonrpc.DecodeMessage(raw); err == nil {
+		if res, ok := msg.(*jsonrpc.Response); ok && res.Error != nil {
+			hb.refused = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Error.Error()}
+		}
+	}
+	select {
+	case <-hb.acked:
+	default:
+		close(hb.acked)
+	}
+	return true
 }
 
 // owns reports whether a core notification belongs to the gateway's
@@ -152,20 +179,20 @@ func (l *listener) wants(method, uri string) bool {
 
 // subscribe adds a client's listen asking for want: the hub's listen on
 // the core is reopened first if want watches a resource it does not. It
-// returns the listener, whose want is what the core agreed to.
-func (hb *listenHub) subscribe(r *http.Request, id json.RawMessage, want mcp.NotificationSubscriptions) *listener {
+// returns the listener, whose want is what the core agreed to, or the
+// core's refusal (the hub's listen is then reopened as it was).
+func (hb *listenHub) subscribe(r *http.Request, id json.RawMessage, want mcp.NotificationSubscriptions) (*listener, error) {
 	hb.mu.Lock()
-	acked := hb.acked
+	acked, old := hb.acked, hb.uris
 	var missing []string
 	for _, u := range want.ResourceSubscriptions {
-		if !slices.Contains(hb.uris, u) {
+		if !slices.Contains(old, u) && !slices.Contains(missing, u) {
 			missing = append(missing, u)
 		}
 	}
-	uris := append(slices.Clone(hb.uris), missing...)
 	hb.mu.Unlock()
 	if len(missing) > 0 {
-		acked = hb.open(uris)
+		acked = hb.open(append(slices.Clone(old), missing...))
 	}
 	select {
 	case <-acked:
@@ -174,6 +201,11 @@ func (hb *listenHub) subscribe(r *http.Request, id json.RawMessage, want mcp.Not
 	case <-time.After(listenTimeout):
 	}
 	hb.mu.Lock()
+	if refused := hb.refused; refused != nil && len(missing) > 0 {
+		hb.mu.Unlock()
+		hb.open(old)
+		return nil, refused
+	}
 	defer hb.mu.Unlock()
 	l := &listener{id: id, ch: make(chan []byte, 64), want: mcp.NotificationSubscriptions{
 		ToolsListChanged:     want.ToolsListChanged && hb.allowed.ToolsListChanged,
@@ -186,7 +218,7 @@ func (hb *listenHub) subscribe(r *http.Request, id json.RawMessage, want mcp.Not
 		}
 	}
 	hb.subs[l] = struct{}{}
-	return l
+	return l, nil
 }
 
 func (hb *listenHub) unsubscribe(l *listener) {
@@ -219,7 +251,11 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 		return
 	}
 	hub := s.principal.hub
-	l := hub.subscribe(r, id, *p.Notifications)
+	l, err := hub.subscribe(r, id, *p.Notifications)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidParams, err.Error())
+		return
+	}
 	defer hub.unsubscribe(l)
 	meta := map[string]json.RawMessage{mcp.MetaKeySubscriptionID: id}
 	ack, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",

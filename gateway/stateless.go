@@ -391,7 +391,11 @@ func (s *session) deliverPrincipal(msg coreMsg, m peeked) bool {
 	case m.method == "" && pc.internal[m.id] != nil:
 		c := pc.internal[m.id]
 		delete(pc.internal, m.id)
-		c.resp <- msg
+		if pc.hub.answered(c, msg.raw) {
+			s.release(msg)
+		} else {
+			c.resp <- msg
+		}
 		return true
 	case m.method != "" && m.id != "":
 		s.release(msg)

@@ -428,3 +428,48 @@ func TestStatelessLimits(t *testing.T) {
 		t.Errorf("after idle expiry: got %d %s, want a fresh core (not in sub)", resp.StatusCode, body)
 	}
 }
+
+// fakeCore is a core that, asked anything after the gateway's own listen,
+// sends its client a request (which a 2026-07-28 client cannot be sent),
+// then answers the call with whatever came back to it.
+const fakeCore = `#!/bin/sh
+read -r listen
+read -r call
+id=$(printf '%s' "$call" | sed -n 's/^{"jsonrpc":"2.0","id":"\([^"]*\)".*/\1/p')
+echo '{"jsonrpc":"2.0","id":"core-1","method":"elicitation/create","params":{"message":"who are you?"}}'
+read -r answer
+printf '{"jsonrpc":"2.0","id":"%s","result":{"answer":%s}}\n' "$id" "$answer"
+read -r rest
+`
+
+// TestStatelessCoreRequestRefused: a request a principal's core sends
+// toward its client is answered by the gateway at once with -32601, so the
+// core never waits for a client that cannot answer, and the client's call
+// still gets its result.
+func TestStatelessCoreRequestRefused(t *testing.T) {
+	core := filepath.Join(t.TempDir(), "fake-core")
+	if err := os.WriteFile(core, []byte(fakeCore), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := newTestGateway(t, func(o *Options) { o.Core = core })
+	resp, body := g.do("POST", header2026("resources/list", ""), body2026("my-id", "resources/list", nil))
+	var m struct {
+		ID     string `json:"id"`
+		Result struct {
+			Answer struct {
+				ID    string `json:"id"`
+				Error struct {
+					Code    int64  `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"answer"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("got %d %s, want the fake core's result", resp.StatusCode, body)
+	}
+	a := m.Result.Answer
+	if m.ID != "my-id" || a.ID != "core-1" || a.Error.Code != jsonrpc.CodeMethodNotFound || !strings.Contains(a.Error.Message, "elicitation/create") {
+		t.Errorf("got %s, want the client's id and, as the core's answer, -32601 for its elicitation/create", body)
+	}
+}

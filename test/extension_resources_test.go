@@ -3,6 +3,9 @@ package test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,6 +169,75 @@ func TestExtensionResourceSubscription(t *testing.T) {
 	}
 	if err := s.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		t.Errorf("unsubscribe: %v", err)
+	}
+}
+
+// TestExtensionResourceSubscriptionGateway: through the gateway, a
+// subscribed extension resource that changes is announced to a 2025
+// session client (on its GET stream) and to a 2026-07-28 client (on its
+// subscriptions/listen stream) at once; a subscription to a resource no
+// extension serves is refused in both eras and harms neither.
+func TestExtensionResourceSubscriptionGateway(t *testing.T) {
+	root, _ := extContentFixture(t)
+	g := startGateway(t, "--", "--extensions", root)
+	const uri = "file://./resources/greeting.txt"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	updates := map[string]chan string{}
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		ch := make(chan string, 10)
+		updates[rev] = ch
+		s := g.connect(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			ch <- req.Params.URI
+		}}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+		if got := s.InitializeResult().ProtocolVersion; got != rev {
+			t.Fatalf("client pinned to %s negotiated %s", rev, got)
+		}
+		// go-sdk's 2026-07-28 Subscribe sends its listen and returns: the
+		// refusal is checked over plain HTTP below.
+		if err := s.Subscribe(ctx, &mcp.SubscribeParams{URI: "file://./resources/nothing.txt"}); err == nil && rev == "2025-11-25" {
+			t.Errorf("%s: subscribing to a resource no extension serves succeeded, want an error", rev)
+		}
+		if err := s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("%s: subscribe: %v", rev, err)
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["file://./resources/nothing.txt"]},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url, strings.NewReader(body))
+	req.Header = gwHeader("", "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(refusal), "-32602") {
+		t.Errorf("2026-07-28 listen to a resource no extension serves: got %d %s, want 400 with -32602", resp.StatusCode, refusal)
+	}
+	if n, p := g.sessions(), g.principalCores(); n != 1 || p != 1 {
+		t.Errorf("%d sessions and %d principal cores, want 1 and 1", n, p)
+	}
+	// The 2026-07-28 client's Subscribe returns once its listen is sent,
+	// before the core has it: the file is changed until both clients have
+	// heard of it.
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for rev, ch := range updates {
+		for n := 0; ; n++ {
+			select {
+			case got := <-ch:
+				if got != uri {
+					t.Errorf("%s: notifications/resources/updated for %q, want %q", rev, got, uri)
+				}
+			case <-tick.C:
+				writeFile(t, filepath.Join(root, "resources", "greeting.txt"), fmt.Sprintf("Hello again, change %d\n", n))
+				continue
+			case <-ctx.Done():
+				t.Fatalf("%s: no notifications/resources/updated after the subscribed file changed\ngateway log:\n%s", rev, g.stderr)
+			}
+			break
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,14 +59,20 @@ type gatewayProc struct {
 var gatewayListeningRe = regexp.MustCompile(`msg="boris-gateway listening" url=(\S+)`)
 
 // startGateway runs boris-gateway on 127.0.0.1:0 without authentication,
-// with flags, and cores started with --workdir in a fresh directory. It
+// with flags, and cores started with --workdir in a fresh directory (and
+// the flags after a "--" in flags). It
 // waits for the listening line and stops the gateway (SIGTERM, then
 // SIGKILL) at the end of the test.
 func startGateway(t *testing.T, flags ...string) *gatewayProc {
 	t.Helper()
 	dir := realTempDir(t)
+	// Flags after a "--" are the cores', beside --workdir.
+	var coreArgs []string
+	if i := slices.Index(flags, "--"); i >= 0 {
+		flags, coreArgs = flags[:i], flags[i+1:]
+	}
 	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none"}, flags...)
-	args = append(args, "--", "--workdir", dir)
+	args = append(append(args, "--", "--workdir", dir), coreArgs...)
 	g := &gatewayProc{
 		t: t, cmd: exec.Command(gatewayBin(t), args...), dir: dir,
 		stderr: &syncWriter{b: &strings.Builder{}}, exited: make(chan struct{}),
