@@ -37,12 +37,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
 		return
 	}
-	if m.req != nil && m.req.Method == "initialize" {
-		h.initialize(w, r, m, acc)
-		return
-	}
+	// 2026-07-28 first: an initialize that says it is one is a method that
+	// revision does not have, not the start of a session.
 	if r.Header.Get("Mcp-Session-Id") == "" && statelessRequest(r, m) {
 		h.stateless(w, r, m, acc)
+		return
+	}
+	if m.req != nil && m.req.Method == "initialize" {
+		h.initialize(w, r, m, acc)
 		return
 	}
 	s := h.session(w, r)

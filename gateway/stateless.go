@@ -100,6 +100,14 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if metaVersion(m.req.Params) == "" {
+		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidParams, "params._meta must carry "+mcp.MetaKeyProtocolVersion+" (and the client's capabilities): a 2026-07-28 request names its revision")
+		return
+	}
+	if m.req.Method == "initialize" {
+		writeError(w, http.StatusNotFound, id, jsonrpc.CodeMethodNotFound, "initialize is not a 2026-07-28 method: send requests directly (server/discover tells what the server offers)")
+		return
+	}
 	if err := checkHeaders(r.Header, m.req); err != nil {
 		writeError(w, http.StatusBadRequest, id, codeHeaderMismatch, "header mismatch: "+err.Error())
 		return
@@ -149,9 +157,6 @@ func checkHeaders(hdr http.Header, req *jsonrpc.Request) error {
 		}
 	}
 	if mv := metaVersion(req.Params); mv != hdr.Get("MCP-Protocol-Version") {
-		if mv == "" {
-			return fmt.Errorf("_meta carries no %s, and MCP-Protocol-Version says %s", mcp.MetaKeyProtocolVersion, hdr.Get("MCP-Protocol-Version"))
-		}
 		return fmt.Errorf("MCP-Protocol-Version header value '%s' does not match body value '%s'", hdr.Get("MCP-Protocol-Version"), mv)
 	}
 	switch method := hdr.Get("Mcp-Method"); {

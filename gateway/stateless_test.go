@@ -128,7 +128,10 @@ func TestStatelessStatusCodes(t *testing.T) {
 		{"unsupported version, no _meta", "POST", header2026("tools/list", "", "MCP-Protocol-Version", "2099-12-31"), noMeta, 400, []check{unsupportedVersion}},
 		{"MCP-Protocol-Version missing", "POST", without(header2026("tools/list", ""), "MCP-Protocol-Version"), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
 		{"MCP-Protocol-Version against _meta 2025-11-25", "POST", header2026("tools/list", ""), meta2025, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"_meta without a protocol version", "POST", header2026("tools/list", ""), noMeta, 400, []check{rpcError(codeHeaderMismatch)}},
+		{"_meta without a protocol version", "POST", header2026("tools/list", ""), noMeta, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
+		{"no params", "POST", header2026("tools/list", ""), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
+		{"initialize", "POST", header2026("initialize", ""), body2026(11, "initialize", map[string]any{"protocolVersion": statelessVersion, "capabilities": map[string]any{}}),
+			404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
 		{"Mcp-Method missing", "POST", without(header2026("tools/list", ""), "Mcp-Method"), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
 		{"Mcp-Method mismatch", "POST", header2026("prompts/list", ""), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
 		{"Mcp-Method in another case", "POST", header2026("Tools/List", ""), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
@@ -451,7 +454,7 @@ func TestStatelessCoreRequestRefused(t *testing.T) {
 	if err := os.WriteFile(core, []byte(fakeCore), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := newTestGateway(t, func(o *Options) { o.Core = core })
+	g := newTestGateway(t, func(o *Options) { o.Core, o.KeepAlive = core, time.Minute })
 	resp, body := g.do("POST", header2026("resources/list", ""), body2026("my-id", "resources/list", nil))
 	var m struct {
 		ID     string `json:"id"`
