@@ -448,10 +448,12 @@ var mustPass = map[string]struct {
 	"server-stateless": {
 		checks: []string{
 			"sep-2575-server-implements-discover", "sep-2575-server-identifies-in-result-meta",
+			"sep-2575-request-meta-invalid-missing-meta", "sep-2575-request-meta-invalid-missing-protocol-version",
 			"sep-2575-request-meta-invalid-missing-client-capabilities", "sep-2575-http-server-meta-invalid-400",
 			"sep-2575-server-unsupported-version-error", "sep-2575-http-server-unsupported-version-400",
 			"sep-2575-http-server-header-mismatch-400", "sep-2575-http-server-method-not-found-404",
-			"sep-2575-http-server-method-not-found-404-ping", "sep-2575-server-sends-subscription-ack",
+			"sep-2575-http-server-method-not-found-404-initialize", "sep-2575-http-server-method-not-found-404-ping",
+			"sep-2575-server-sends-subscription-ack",
 			"sep-2575-server-honors-notification-filter", "sep-2575-http-server-error-jsonrpc-id",
 		},
 		revisions: []string{stateless},
