@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -75,6 +77,54 @@ func (b *boris) closeBoard() {
 		b.boardState.store.Close()
 		b.boardState.store = nil
 	}
+}
+
+// boardExcludes are the checkpoints' gitignore patterns for the board's
+// files when they lie in the working tree (the gateway's
+// --workdir-template makes $HOME the tree): the board is shared state, not
+// a project file, and an undo must never put back or delete it under the
+// processes using it.
+func boardExcludes(tree, db string) []string {
+	if !filepath.IsAbs(db) {
+		return nil
+	}
+	// tree has its symlinks resolved; so must db, though it may not exist yet.
+	rel, err := filepath.Rel(tree, resolveExisting(db))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	var out []string
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		out = append(out, "/"+gitignoreEscape(filepath.ToSlash(rel)+suffix))
+	}
+	return out
+}
+
+// resolveExisting resolves the symlinks of the longest part of p that
+// exists, and keeps the rest as it is.
+func resolveExisting(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// gitignoreEscape makes a path a gitignore pattern matching only itself.
+func gitignoreEscape(p string) string {
+	var sb strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`\*?[]!# `, r) {
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
 }
 
 // boardError gives a board refusal its stable code; the board's message

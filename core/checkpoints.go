@@ -44,7 +44,8 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	st, err := checkpoint.Open(context.Background(), checkpoint.Options{
 		Tree: tree, StateDir: stateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
 		Allowed: func(abs string) bool { return b.policy.Check(abs) == nil },
-		Exclude: denyExcludes(tree, b.policy.Denied()), Start: b.startHook(), Done: b.doneHook(),
+		Exclude: append(denyExcludes(tree, b.policy.Denied()), boardExcludes(tree, b.cfg.TasksDB)...),
+		Start:   b.startHook(), Done: b.doneHook(),
 		Environ: environ, Log: b.log,
 	})
 	if errors.Is(err, checkpoint.ErrUnavailable) {

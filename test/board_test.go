@@ -490,3 +490,27 @@ func TestBoardCancel(t *testing.T) {
 		t.Errorf("list_tasks after the cancellation took %v: the cancelled call still held the database", d)
 	}
 }
+
+// TestBoardInsideTheTree: a board inside the working tree (the gateway's
+// --workdir-template makes $HOME the tree) is no file of the project:
+// checkpoints never record it, so undo can never delete it or roll it
+// back under the cores that share it.
+func TestBoardInsideTheTree(t *testing.T) {
+	dir := realTempDir(t)
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", dir}, env: []string{"HOME=" + dir, "XDG_STATE_HOME=" + t.TempDir()}})
+	c.ok("bash", map[string]any{"command": "echo hi > file.txt"})
+	c.createTask(map[string]any{"description": "kept whatever is undone"})
+	c.ok("bash", map[string]any{"command": "echo again >> file.txt"})
+	c.createTask(map[string]any{"description": "also kept"})
+	c.ok("bash", map[string]any{"command": "echo more >> file.txt"})
+	if got := c.ok("history", map[string]any{}); strings.Contains(got, "boris.db") {
+		t.Errorf("history records the board:\n%s", got)
+	}
+	c.ok("undo", map[string]any{"checkpoint": "cp_2"})
+	if ids := c.listIDs(map[string]any{}); !slices.Equal(ids, []string{"W-1", "W-2"}) {
+		t.Errorf("after undo the board holds %v, want [W-1 W-2]", ids)
+	}
+	if got := readFile(t, filepath.Join(dir, "file.txt")); got != "hi\n" {
+		t.Errorf("file.txt after undo: %q, want the undo to have worked on the project's files", got)
+	}
+}
