@@ -49,6 +49,8 @@ const (
 	MaxDescription = 4 << 10  // bytes of a description
 	MaxText        = 64 << 10 // bytes of a context or a result
 	MaxLimit       = 1000     // tasks one List returns at most
+	MaxTasks       = 100000   // tasks a board holds at most
+	lineRunes      = 200      // characters of a description a listing line shows
 	DefaultLimit   = 100      // tasks List returns when asked for none
 )
 

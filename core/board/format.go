@@ -54,11 +54,20 @@ func Line(t Task) string {
 	case t.Status.Open():
 		state += " blocked by " + strings.Join(t.BlockedBy, ", ")
 	}
-	line := fmt.Sprintf("%s [%s] %s", t.ID, state, clean(t.Description, false, ""))
+	line := fmt.Sprintf("%s [%s] %s", t.ID, state, clean(shorten(t.Description), false, ""))
 	if t.ParentID != "" {
 		line += " (part of " + t.ParentID + ")"
 	}
 	return line
+}
+
+// shorten cuts a description to lineRunes characters for a listing line;
+// get_task and show print it whole.
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= lineRunes {
+		return s
+	}
+	return string([]rune(s)[:lineRunes]) + " [...]"
 }
 
 // Detail is t in full, as get_task and `boris tasks show` show it.

@@ -494,3 +494,29 @@ func TestCancelWhileWaitingForALock(t *testing.T) {
 		t.Errorf("%d tasks after the cancelled create, want 1", len(all))
 	}
 }
+
+func TestLineShortensLongDescriptions(t *testing.T) {
+	long := strings.Repeat("é", lineRunes+50)
+	got := Line(Task{ID: "W-1", Status: Pending, Priority: 3, Ready: true, Description: long})
+	if want := "W-1 [pending P3 ready] " + strings.Repeat("é", lineRunes) + " [...]"; got != want {
+		t.Errorf("Line of a long description:\n%q\nwant\n%q", got, want)
+	}
+	if d := Detail(Task{ID: "W-1", Status: Pending, Description: long}); !strings.Contains(d, long) {
+		t.Error("Detail cuts the description")
+	}
+}
+
+func TestBoardFull(t *testing.T) {
+	s := open(t)
+	// Fill the board to its limit in one statement, as far quicker than
+	// MaxTasks creates.
+	_, err := s.db.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO tasks (description, created_at, updated_at) SELECT 'filler', '', '' FROM n`, MaxTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Create(context.Background(), NewTask{Description: "one too many"})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "delete finished ones") {
+		t.Errorf("create on a full board: err = %v, want ErrInvalid saying what to do", err)
+	}
+}

@@ -140,6 +140,9 @@ func (s *Store) Create(ctx context.Context, n NewTask) (Task, error) {
 	}
 	var t Task
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := checkRoom(ctx, tx); err != nil {
+			return err
+		}
 		if parent.Valid {
 			if err := exists(ctx, tx, parent.Int64); err != nil {
 				return fmt.Errorf("parent: %w", err)
@@ -156,6 +159,19 @@ func (s *Store) Create(ctx context.Context, n NewTask) (Task, error) {
 		return err
 	})
 	return t, err
+}
+
+// checkRoom refuses a task beyond MaxTasks: agents write the board, and
+// one in a loop must not fill the disk every process shares.
+func checkRoom(ctx context.Context, q queryer) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM tasks`).Scan(&n); err != nil {
+		return fmt.Errorf("count tasks: %w", err)
+	}
+	if n >= MaxTasks {
+		return fmt.Errorf("%w: the board holds %d tasks, its limit: delete finished ones (delete_task) before adding more", ErrInvalid, n)
+	}
+	return nil
 }
 
 // checkText checks a task's description, context and priority.
