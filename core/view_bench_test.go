@@ -37,28 +37,37 @@ func benchBoris(b *testing.B) *boris {
 }
 
 // BenchmarkViewSmall measures a small view call through an in-memory MCP
-// session: the server-side cost behind test/bench's small-call latency.
+// session: the server-side cost behind test/bench's small-call latency,
+// at a session revision and at 2026-07-28 (per-request _meta, no
+// initialize).
 func BenchmarkViewSmall(b *testing.B) {
-	bo := benchBoris(b)
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := bo.newServer().Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	params := &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": "small.txt"}}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := cs.CallTool(ctx, params)
-		if err != nil || res.IsError {
-			b.Fatalf("view: %v %v", err, res)
-		}
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run(rev, func(b *testing.B) {
+			bo := benchBoris(b)
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := bo.newServer().Connect(ctx, st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != rev {
+				b.Fatalf("negotiated %s, want %s", got, rev)
+			}
+			params := &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": "small.txt"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					b.Fatalf("view: %v %v", err, res)
+				}
+			}
+		})
 	}
 }
 

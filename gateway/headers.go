@@ -112,20 +112,15 @@ func schemaHeaders(schema json.RawMessage, path []string) []paramHeader {
 // present needs its header, equal after decoding (integers compared as
 // numbers); an absent or null value must have none. An error that is a
 // *jsonrpc.Error means the gateway could not learn the tool's schema.
-func (s *session) checkParamHeaders(ctx context.Context, hdr http.Header, params json.RawMessage) error {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	_ = json.Unmarshal(params, &p)
-	want, err := s.paramHeaders(ctx, p.Name)
+func (s *session) checkParamHeaders(ctx context.Context, hdr http.Header, p *request2026) error {
+	want, err := s.paramHeaders(ctx, str(p.params["name"]))
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cannot read the core's tool list to check Mcp-Param headers: " + err.Error()}
 	}
 	for _, ph := range want {
 		header := "Mcp-Param-" + ph.name
 		raw, sent := hdr[http.CanonicalHeaderKey(header)]
-		val, ok := argument(p.Arguments, ph.path)
+		val, ok := argument(p.params["arguments"], ph.path)
 		switch {
 		case !ok && sent:
 			return fmt.Errorf("%s header sent, but arguments.%s has no value", header, strings.Join(ph.path, "."))

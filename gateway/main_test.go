@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 // testGateway is a Handler served by httptest, spawning real cores.
 type testGateway struct {
-	t   *testing.T
+	t   testing.TB
 	h   *Handler
 	srv *httptest.Server
 	url string // the MCP endpoint
@@ -39,7 +39,7 @@ type testGateway struct {
 // newTestGateway serves a Handler on a loopback httptest server. Options
 // start as Loopback with a 50 ms keep-alive and the test's core; configure
 // may change them. Every session ends with the test.
-func newTestGateway(t *testing.T, configure ...func(*Options)) *testGateway {
+func newTestGateway(t testing.TB, configure ...func(*Options)) *testGateway {
 	t.Helper()
 	dir := t.TempDir()
 	opts := Options{Core: coreBin, CoreArgs: []string{"--workdir", dir}, Loopback: true, KeepAlive: 50 * time.Millisecond}
@@ -166,7 +166,7 @@ type rpcMessage struct {
 }
 
 // parseMessage decodes one JSON-RPC message or fails the test.
-func parseMessage(t *testing.T, b []byte) rpcMessage {
+func parseMessage(t testing.TB, b []byte) rpcMessage {
 	t.Helper()
 	var m rpcMessage
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -176,7 +176,7 @@ func parseMessage(t *testing.T, b []byte) rpcMessage {
 }
 
 // toolText returns the joined text content of a tools/call result.
-func toolText(t *testing.T, m rpcMessage) string {
+func toolText(t testing.TB, m rpcMessage) string {
 	t.Helper()
 	var r struct {
 		Content []struct {
@@ -231,7 +231,7 @@ func readSSE(r io.Reader) <-chan sseItem {
 
 // nextItem returns the next event or comment within a generous deadline,
 // failing the test if the stream ends or stalls.
-func nextItem(t *testing.T, ch <-chan sseItem) sseItem {
+func nextItem(t testing.TB, ch <-chan sseItem) sseItem {
 	t.Helper()
 	select {
 	case it, ok := <-ch:
@@ -247,7 +247,7 @@ func nextItem(t *testing.T, ch <-chan sseItem) sseItem {
 
 // nextEvent returns the next event (skipping comments) within a generous
 // deadline, failing the test if the stream ends or stalls.
-func nextEvent(t *testing.T, ch <-chan sseItem) rpcMessage {
+func nextEvent(t testing.TB, ch <-chan sseItem) rpcMessage {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
@@ -267,7 +267,7 @@ func nextEvent(t *testing.T, ch <-chan sseItem) rpcMessage {
 
 // responseOf reads a POST's response whatever its content type: the JSON
 // body, or the last event of a stream, plus any events before it.
-func responseOf(t *testing.T, resp *http.Response) (final rpcMessage, before []rpcMessage) {
+func responseOf(t testing.TB, resp *http.Response) (final rpcMessage, before []rpcMessage) {
 	t.Helper()
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
@@ -353,7 +353,7 @@ func parentOf(pid string) int {
 
 // waitFor polls cond every 20 ms until it holds, failing the test after a
 // generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {

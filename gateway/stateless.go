@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -51,6 +52,43 @@ type principalCore struct {
 	tools    toolHeaders
 }
 
+// request2026 is a 2026-07-28 request's params, parsed once: what the
+// gateway checks is what the core is sent (params are re-encoded from
+// this parse, so a body with a member twice cannot show the gateway one
+// value and the core another).
+type request2026 struct {
+	params map[string]json.RawMessage
+	meta   map[string]json.RawMessage // params._meta
+}
+
+// parse2026 parses params; nil params are an empty object.
+func parse2026(raw json.RawMessage) (*request2026, error) {
+	r := &request2026{params: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &r.params); err != nil {
+			return nil, errors.New("params must be an object")
+		}
+	}
+	if m := r.params["_meta"]; len(m) > 0 && string(m) != "null" {
+		if err := json.Unmarshal(m, &r.meta); err != nil {
+			return nil, errors.New("params._meta must be an object")
+		}
+	}
+	return r, nil
+}
+
+// str returns the string at raw, or "" if it is none.
+func str(raw json.RawMessage) string {
+	var v string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return v
+}
+
+// version is _meta's protocol version, or "".
+func (r *request2026) version() string { return str(r.meta[mcp.MetaKeyProtocolVersion]) }
+
 // statelessRequest reports whether a message that names no session
 // follows the 2026-07-28 rules: its MCP-Protocol-Version is not one of the
 // session revisions (it is 2026-07-28, or a revision the gateway does not
@@ -60,19 +98,11 @@ func statelessRequest(r *http.Request, m *message) bool {
 	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
 		return true
 	}
-	return m.req != nil && metaVersion(m.req.Params) != ""
-}
-
-// metaVersion returns params._meta's protocol version, or "".
-func metaVersion(params json.RawMessage) string {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
+	if m.req == nil || !bytes.Contains(m.req.Params, []byte(mcp.MetaKeyProtocolVersion)) {
+		return false
 	}
-	var v string
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil || json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &v) != nil {
-		return ""
-	}
-	return v
+	p, err := parse2026(m.req.Params)
+	return err == nil && p.version() != ""
 }
 
 // stateless serves a 2026-07-28 message: validated against its headers,
@@ -100,15 +130,19 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if metaVersion(m.req.Params) == "" {
+	p, err := parse2026(m.req.Params)
+	switch {
+	case err != nil:
+		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidParams, err.Error())
+		return
+	case p.version() == "":
 		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidParams, "params._meta must carry "+mcp.MetaKeyProtocolVersion+" (and the client's capabilities): a 2026-07-28 request names its revision")
 		return
-	}
-	if m.req.Method == "initialize" {
+	case m.req.Method == "initialize":
 		writeError(w, http.StatusNotFound, id, jsonrpc.CodeMethodNotFound, "initialize is not a 2026-07-28 method: send requests directly (server/discover tells what the server offers)")
 		return
 	}
-	if err := checkHeaders(r.Header, m.req); err != nil {
+	if err := checkHeaders(r.Header, m.req.Method, p); err != nil {
 		writeError(w, http.StatusBadRequest, id, codeHeaderMismatch, "header mismatch: "+err.Error())
 		return
 	}
@@ -121,7 +155,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 		h.listen(w, r, s, m)
 		return
 	case "tools/call":
-		if err := s.checkParamHeaders(r.Context(), r.Header, m.req.Params); err != nil {
+		if err := s.checkParamHeaders(r.Context(), r.Header, p); err != nil {
 			status, code := http.StatusBadRequest, int64(codeHeaderMismatch)
 			var jerr *jsonrpc.Error
 			if errors.As(err, &jerr) {
@@ -131,7 +165,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 			return
 		}
 	}
-	raw, c, err := s.principal.rewrite(m)
+	raw, c, err := s.principal.rewrite(m, p)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, err.Error())
 		return
@@ -145,7 +179,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 // checkHeaders validates the standard request headers against the body:
 // MCP-Protocol-Version against _meta, Mcp-Method, and Mcp-Name where the
 // method has a name.
-func checkHeaders(hdr http.Header, req *jsonrpc.Request) error {
+func checkHeaders(hdr http.Header, method string, p *request2026) error {
 	for name, vals := range hdr {
 		if !strings.HasPrefix(name, "Mcp-") {
 			continue
@@ -156,34 +190,33 @@ func checkHeaders(hdr http.Header, req *jsonrpc.Request) error {
 			}
 		}
 	}
-	if mv := metaVersion(req.Params); mv != hdr.Get("MCP-Protocol-Version") {
-		return fmt.Errorf("MCP-Protocol-Version header value '%s' does not match body value '%s'", hdr.Get("MCP-Protocol-Version"), mv)
+	if hv, mv := hdr.Get("MCP-Protocol-Version"), p.version(); hv != mv {
+		return fmt.Errorf("MCP-Protocol-Version header value '%s' does not match body value '%s'", hv, mv)
 	}
-	switch method := hdr.Get("Mcp-Method"); {
-	case method == "":
+	switch hm := hdr.Get("Mcp-Method"); {
+	case hm == "":
 		return errors.New("missing required Mcp-Method header")
-	case method != req.Method:
-		return fmt.Errorf("Mcp-Method header value '%s' does not match body value '%s'", method, req.Method)
+	case hm != method:
+		return fmt.Errorf("Mcp-Method header value '%s' does not match body value '%s'", hm, method)
 	}
-	field, named := nameMethods[req.Method]
+	field, named := nameMethods[method]
 	if !named {
 		return nil
 	}
 	raw := hdr.Get("Mcp-Name")
 	if raw == "" {
-		return fmt.Errorf("missing required Mcp-Name header for method %s", req.Method)
+		return fmt.Errorf("missing required Mcp-Name header for method %s", method)
 	}
 	name, err := decodeHeader(raw)
 	if err != nil {
 		return fmt.Errorf("Mcp-Name: %v", err)
 	}
-	var p map[string]json.RawMessage
-	var body string
-	if json.Unmarshal(req.Params, &p) != nil || json.Unmarshal(p[field], &body) != nil {
+	body := p.params[field]
+	if str(body) == "" {
 		return fmt.Errorf("Mcp-Name header value '%s' does not match the body, which has no params.%s string", name, field)
 	}
-	if name != body {
-		return fmt.Errorf("Mcp-Name header value '%s' does not match body value '%s'", name, body)
+	if name != str(body) {
+		return fmt.Errorf("Mcp-Name header value '%s' does not match body value '%s'", name, str(body))
 	}
 	return nil
 }
@@ -220,34 +253,25 @@ func decodeHeader(v string) (string, error) {
 // rewrite gives a client's request an id (and, if it has one, a progress
 // token) the core has not seen from another client of this principal, and
 // returns what to send the core and the call that waits for the answer.
-func (pc *principalCore) rewrite(m *message) ([]byte, *call, error) {
-	n := pc.seq.Add(1)
-	tag := "gw-" + strconv.FormatUint(n, 10)
+func (pc *principalCore) rewrite(m *message, p *request2026) ([]byte, *call, error) {
+	tag := "gw-" + strconv.FormatUint(pc.seq.Add(1), 10)
 	coreID, _ := jsonrpc.MakeID(tag)
 	clientID, err := json.Marshal(m.req.ID.Raw())
 	if err != nil {
 		return nil, nil, err
 	}
-	req := *m.req
-	req.ID = coreID
 	var clientToken json.RawMessage
-	if len(req.Params) > 0 {
-		var params map[string]json.RawMessage
-		var meta map[string]json.RawMessage
-		if json.Unmarshal(req.Params, &params) != nil || json.Unmarshal(cmpOr(params["_meta"], "{}"), &meta) != nil {
-			return nil, nil, errors.New("params must be an object, and params._meta too")
-		}
-		if tok := meta["progressToken"]; len(tok) > 0 && string(tok) != "null" {
-			clientToken = tok
-			meta["progressToken"], _ = json.Marshal(tag)
-			params["_meta"], _ = json.Marshal(meta)
-			req.Params, _ = json.Marshal(params)
-		}
+	if tok := p.meta["progressToken"]; len(tok) > 0 && string(tok) != "null" {
+		clientToken = tok
+		p.meta["progressToken"] = mustJSON(tag)
 	}
-	raw, err := jsonrpc.EncodeMessage(&req)
+	p.params["_meta"] = mustJSON(p.meta)
+	params, err := json.Marshal(p.params)
 	if err != nil {
 		return nil, nil, err
 	}
+	method, _ := json.Marshal(m.req.Method)
+	raw := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":%s,"params":%s}`, tag, method, params)
 	token := ""
 	if clientToken != nil {
 		token = tokenKey(tag)
@@ -255,13 +279,6 @@ func (pc *principalCore) rewrite(m *message) ([]byte, *call, error) {
 	c := newCall(m.req.ID, coreID, token)
 	c.clientID, c.clientToken = clientID, clientToken
 	return raw, c, nil
-}
-
-func cmpOr(raw json.RawMessage, def string) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage(def)
-	}
-	return raw
 }
 
 // principalCore returns the core of the request's principal, starting it

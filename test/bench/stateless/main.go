@@ -4,7 +4,10 @@
 // one pinned to 2026-07-28 (server/discover, then per-request _meta and
 // headers, one core for the principal) make the same small call (a view
 // of a 50-line file) against one gateway, in alternating rounds so both
-// see the same machine. It prints p50/p99 of each and the difference, and
+// see the same machine; the same calls go straight to a core over stdio
+// at each revision, so what the revision costs client and core shows
+// apart from what the gateway's stateless path costs. It prints p50/p99
+// of each and the differences, and
 // a verdict line for issue 14's target (the stateless path adds at most
 // 0.2 ms); it never fails on speed. It exits non-zero when a call fails or
 // returns the wrong content, or a boris process outlives the run.
@@ -92,14 +95,30 @@ func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 	if v := stateless.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		return fmt.Errorf("the 2026-07-28 client negotiated %q", v)
 	}
+	// The same two revisions straight to a core over stdio: what the
+	// revision costs the client and the core, without the gateway.
+	stdio := func(version string) (*mcp.ClientSession, error) {
+		t := benchkit.CommandTransport(exec.CommandContext(ctx, ws.Dir+"/boris", "--workdir", fx.Dir))
+		return benchkit.NewClient("boris-bench-stateless").Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}
+	stdio2025, err := stdio("2025-11-25")
+	if err != nil {
+		return fmt.Errorf("stdio 2025-11-25: %w", err)
+	}
+	stdio2026, err := stdio("2026-07-28")
+	if err != nil {
+		return fmt.Errorf("stdio 2026-07-28: %w", err)
+	}
 	read := benchkit.ReadCall{Tool: "view", Args: map[string]any{"path": fx.Path}, Fixture: fx}
 	clients := []struct {
 		name string
 		call func() error
 		ds   []time.Duration
 	}{
-		{name: "2025-11-25 session", call: read.On(ctx, session)},
-		{name: "2026-07-28 stateless", call: read.On(ctx, stateless)},
+		{name: "gateway, 2025-11-25", call: read.On(ctx, session)},
+		{name: "gateway, 2026-07-28", call: read.On(ctx, stateless)},
+		{name: "stdio, 2025-11-25", call: read.On(ctx, stdio2025)},
+		{name: "stdio, 2026-07-28", call: read.On(ctx, stdio2026)},
 	}
 	for i := range clients {
 		for range warmup {
@@ -121,11 +140,12 @@ func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 			}
 		}
 	}
-	_ = session.Close()
-	_ = stateless.Close()
+	for _, cs := range []*mcp.ClientSession{session, stateless, stdio2025, stdio2026} {
+		_ = cs.Close()
+	}
 
 	fmt.Fprintf(out, "boris-gateway, small call (view of a %d-line file), %d calls per client in %d alternating rounds\n\n", benchkit.FixtureLines, per*rounds, rounds)
-	fmt.Fprintf(out, "%-22s %10s %10s %10s\n", "client", "p50", "p99", "mean")
+	fmt.Fprintf(out, "%-22s %10s %10s %10s\n", "path, client", "p50", "p99", "mean")
 	var stats []benchkit.Stats
 	for _, c := range clients {
 		s := benchkit.Summarize(c.ds)
@@ -133,7 +153,9 @@ func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 		fmt.Fprintf(out, "%-22s %10s %10s %10s\n", c.name, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99), benchkit.FormatMs(s.Mean))
 	}
 	added := stats[1].P50 - stats[0].P50
-	fmt.Fprintf(out, "%-22s %10s %10s\n\n", "stateless − session", benchkit.FormatMs(added), benchkit.FormatMs(stats[1].P99-stats[0].P99))
+	hop := (stats[1].P50 - stats[3].P50) - (stats[0].P50 - stats[2].P50)
+	fmt.Fprintf(out, "\nthrough the gateway, 2026-07-28 − 2025-11-25 p50: %s (p99 %s)\n", benchkit.FormatMs(added), benchkit.FormatMs(stats[1].P99-stats[0].P99))
+	fmt.Fprintf(out, "the gateway's stateless hop − its session hop, p50 (each: gateway − stdio at that revision): %s\n\n", benchkit.FormatMs(hop))
 	benchkit.WriteTargets(out, []benchkit.Target{{Name: "stateless path added p50", Value: benchkit.Ms(added), Limit: 0.2, Unit: "ms", Met: benchkit.Ms(added) <= 0.2}})
 
 	_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -154,7 +176,15 @@ func awaitURL(r io.Reader) (string, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, r) }()
+			go func() {
+		w := io.Discard
+		if path := os.Getenv("BENCH_GATEWAY_LOG"); path != "" {
+			if f, err := os.Create(path); err == nil {
+				w = f
+			}
+		}
+		_, _ = io.Copy(w, r)
+	}()
 			return m[1], nil
 		}
 	}
