@@ -98,7 +98,17 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 	h.table.bind(s, p)
 	h.log.Info("session started", "session", s.id, "subject", s.subject)
 	w.Header().Set("Mcp-Session-Id", s.id)
-	h.call(w, r, s, m, acc)
+	c, err := s.register(m)
+	if !h.admit(w, m, err) {
+		h.table.end(s, "initialize refused")
+		return
+	}
+	// A session exists once its initialize succeeded: one the core refused
+	// (an unsupported protocolVersion, malformed params) or whose client
+	// left before the answer is ended at once, not left to idle out.
+	if res := h.exchange(w, r, s, m, c, m.raw, acc); res == nil || responseOutcome(res) == "error" {
+		h.table.end(s, "initialize failed")
+	}
 }
 
 // reserve claims a slot for a new core of p, answering 429 or 503 (and
@@ -173,18 +183,20 @@ func (h *Handler) admit(w http.ResponseWriter, m *message, err error) bool {
 }
 
 // exchange sends the core raw, the request c waits for, and streams back
-// what the core sends for it.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *message, c *call, raw []byte, acc accepts) {
+// what the core sends for it. It returns the response, or nil if there was
+// none.
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *message, c *call, raw []byte, acc accepts) []byte {
 	start := time.Now()
 	if err := s.core.send(raw); err != nil {
 		s.forget(c)
 		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
-		return
+		return nil
 	}
 	res := h.await(w, r, s, c, acc)
 	if m.req.Method == "tools/call" {
 		h.logToolCall(s, m, res, time.Since(start))
 	}
+	return res
 }
 
 // logToolCall writes the one log line per tool call: never arguments or

@@ -320,3 +320,19 @@ func TestCORS(t *testing.T) {
 		t.Errorf("preflight from a foreign origin: Access-Control-Allow-Origin %q, want none", got)
 	}
 }
+
+// TestFailedInitializeEndsSession: an initialize the core refuses leaves
+// no session (and no core) behind, and the id it was given is unknown.
+func TestFailedInitializeEndsSession(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) { o.KeepAlive = time.Minute })
+	resp, body := g.do("POST", postHeader(""), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7}}`)
+	if m := parseMessage(t, body); m.Error == nil {
+		t.Fatalf("initialize with a numeric protocolVersion: got %d %s, want a JSON-RPC error", resp.StatusCode, body)
+	}
+	waitFor(t, "the refused session's core to end", func() bool { return g.h.Sessions() == 0 && len(g.cores()) == 0 })
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		if resp, body := g.do("POST", postHeader(sid), listTools); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("the refused session's id: got %d %s, want 404", resp.StatusCode, body)
+		}
+	}
+}
