@@ -49,9 +49,14 @@ type spawnMessage struct {
 // Commands are the spawner's children, not the core's: the spawner waits
 // for them and reports each wait status. They run in process groups of
 // their own (pgid = pid), so the core signals them as it does any command.
-// If the core dies the spawner gets SIGKILL (parent-death signal) and its
-// commands are re-parented to the subreaper above it; if the spawner dies,
-// Start fails and the caller falls back to the helper.
+// The spawner outlives its core by a moment: however the core ends (a
+// clean stop, a crash, SIGKILL, or the parent-death signal of a gateway
+// killed with SIGKILL), its end of the connection closes, and the spawner
+// kills every process of the session before it exits — on kernels that
+// scope signals (Landlock ABI 6), all of them, whatever process group,
+// session or parent they moved to (setsid, double fork, nohup), since
+// exactly the session's commands share its Landlock domain. If the spawner
+// dies, Start fails and the caller falls back to the helper.
 type Spawner struct {
 	proc *exec.Cmd
 	conn *net.UnixConn
@@ -81,7 +86,9 @@ func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
 	cmd := exec.Command(selfExe, args...)
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// No parent-death signal: the spawner must live to clean up after a
+	// core that was killed (see Spawner); the closed connection ends it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if start == nil {
 		start = (*exec.Cmd).Start
 	}
@@ -262,7 +269,19 @@ func serve(conn *net.UnixConn) {
 		_ = syscall.Kill(-k.(int), syscall.SIGKILL)
 		return true
 	})
+	if signalsScoped() {
+		// Every process this one may signal: its own Landlock domain,
+		// which is the session's commands and whatever they started,
+		// wherever they went. The kernel refuses the rest.
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+	}
 }
+
+// signalsScoped reports whether this process's Landlock domain confines
+// the signals it sends: config asks for every scope go-landlock knows, and
+// the kernel applies signal scoping from ABI 6 on. Only then may kill(-1)
+// be used, as it reaches no one outside the domain.
+func signalsScoped() bool { return abiVersion(nil) >= 6 }
 
 // receivedFiles turns the descriptors of one message into files.
 func receivedFiles(oob []byte) ([]*os.File, error) {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestSpawner: commands started by the session's spawner run confined
@@ -101,4 +103,55 @@ func alive(pid int) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
+
+// TestSpawnerKillsEscapees: a command that left its process group and
+// session (setsid, double fork) and whose parent exited is still killed
+// when the spawner's connection closes, as when its core was killed: it is
+// in the spawner's Landlock domain, which signal scoping (ABI 6) confines.
+func TestSpawnerKillsEscapees(t *testing.T) {
+	if abiVersion(nil) < 6 {
+		t.Skipf("needs Landlock ABI 6 (signal scoping); this kernel has ABI %d", abiVersion(nil))
+	}
+	dir := t.TempDir()
+	s, err := New(Options{Allowed: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.StartSpawner(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	pidFile := filepath.Join(dir, "pid")
+	// The command exits at once; its grandchild runs on in a session of
+	// its own, re-parented away from the spawner.
+	script := "(setsid sh -c 'echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + " && exec sleep 302' &) ; exit 0"
+	_, wait, err := sp.Start([]string{"/bin/sh", "-c", script}, dir, os.Environ(), [3]*os.File{null, null, null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-wait
+	var escapee int
+	deadline := time.Now().Add(5 * time.Second)
+	for escapee == 0 {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			escapee, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		} else if time.Now().After(deadline) {
+			t.Fatal("the escaping command never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(escapee, syscall.SIGKILL) })
+	if sid, _ := unix.Getsid(escapee); sid != escapee || !alive(escapee) {
+		t.Fatalf("escapee %d: session %d, alive %v; want a live session leader", escapee, sid, alive(escapee))
+	}
+	sp.Close()
+	_ = sp.Wait()
+	for deadline = time.Now().Add(5 * time.Second); alive(escapee); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("escapee %d alive 5 s after the spawner's connection closed", escapee)
+		}
+	}
 }
