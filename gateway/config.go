@@ -47,6 +47,11 @@ type Config struct {
 	JWTLeeway           time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
 	AuthorizationServer []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
 	WorkdirTemplate     string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`
+	TasksDB             string        `flag:"tasks-db" env:"BORIS_GATEWAY_TASKS_DB" helpDefault:"each principal its own" help:"one task board (SQLite file) shared by every core: a team's board"`
+	StateDir            string        `flag:"state-dir" env:"BORIS_GATEWAY_STATE_DIR" helpDefault:"$STATE_DIRECTORY, else ~/.boris/gateway" help:"directory of the gateway's state: principals' task boards when there is no --workdir-template (created 0700)"`
+	DashboardOperators  []string      `flag:"dashboard-operator" env:"BORIS_GATEWAY_DASHBOARD_OPERATORS" help:"subject whose token sees every principal on /dashboard and may read /metrics: NAME of a static token, jwt:SUB of a JWT (repeatable or comma-separated)"`
+	MetricsAuth         string        `flag:"metrics-auth" env:"BORIS_GATEWAY_METRICS_AUTH" envDefault:"operator" help:"who may read /metrics: operator (a --dashboard-operator's bearer token, or the --metrics-token-file token) or none (anyone who can reach the gateway)"`
+	MetricsTokenFile    string        `flag:"metrics-token-file" env:"BORIS_GATEWAY_METRICS_TOKEN_FILE" help:"file holding a bearer token that may read /metrics and nothing else (for a Prometheus scraper)"`
 	TrustedProxies      []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
 	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
 	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
@@ -99,6 +104,8 @@ func (c *Config) validate() error {
 		return usage("invalid value %s for --write-timeout: want a positive duration such as 30s", c.WriteTimeout)
 	case c.Auth != "" && c.Auth != "none":
 		return usage("invalid value %q for --auth: want none (or leave unset)", c.Auth)
+	case c.MetricsAuth != "operator" && c.MetricsAuth != "none":
+		return usage("invalid value %q for --metrics-auth: want operator or none", c.MetricsAuth)
 	case !slices.Contains([]string{"text", "json"}, c.LogFormat):
 		return usage("invalid value %q for --log-format: want text or json", c.LogFormat)
 	}

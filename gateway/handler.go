@@ -126,11 +126,21 @@ type Options struct {
 	// /.well-known/oauth-protected-resource (and below it), unauthenticated.
 	Metadata http.Handler
 
+	// TasksDB, if set, is the one task board every core uses (a team's),
+	// given to each as --tasks-db. If empty, each principal has its own.
+	TasksDB string
+	// BoardsDir, if set, holds the boards of authenticated principals
+	// without a working directory of their own (BoardsDir/NAME/boris.db);
+	// every core's file tools are denied it. See boardOf.
+	BoardsDir string
+	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
+	Dashboard DashboardOptions
+
 	Logger *slog.Logger // nil means no logs
 }
 
-// Handler serves /mcp and /healthz. Create it with NewHandler; call Close
-// to end every session.
+// Handler serves /mcp, /healthz, /dashboard and /metrics. Create it with
+// NewHandler; call Close to end every session.
 type Handler struct {
 	opts     Options
 	log      *slog.Logger
@@ -140,6 +150,8 @@ type Handler struct {
 	lim      limits
 	stopReap context.CancelFunc
 	draining chan struct{} // closed by Drain: GET streams end
+	obs      *observer     // what /dashboard and /metrics show
+	logins   *loginStore   // the dashboard's logins
 }
 
 // NewHandler returns a Handler and starts its session reaper.
@@ -151,6 +163,7 @@ func NewHandler(opts Options) *Handler {
 		maxInFlight: opts.MaxInFlight,
 	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
+	h.obs = newObserver(h.table)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
 	go h.table.reap(ctx)
@@ -232,6 +245,7 @@ func (h *Handler) routes() http.Handler {
 		mcp = h.opts.Authenticate(mcp)
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
+	h.dashboardRoutes(mux)
 	return h.logRequests(h.boundReads(mux))
 }
 

@@ -141,7 +141,7 @@ func checkCore(path string, args, environ []string) (*core.CheckReport, error) {
 // no core may read them (SPEC §6).
 func (c *Config) secretFiles() []string {
 	var out []string
-	for _, p := range append([]string{c.TokenFile, c.JWTSecretFile}, c.JWTPublicKeys...) {
+	for _, p := range append([]string{c.TokenFile, c.JWTSecretFile, c.MetricsTokenFile}, c.JWTPublicKeys...) {
 		if p == "" {
 			continue
 		}
@@ -297,7 +297,15 @@ func (h *Handler) launchFor(p Principal) (launch, error) {
 	args := append([]string{}, h.opts.CoreArgs...)
 	args = listFlag(args, environ, "disable-tools", "BORIS_DISABLE_TOOLS", disable...)
 	args = append(args, rest...)
-	args = listFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", h.opts.Secrets...)
+	denied := h.opts.Secrets
+	if h.opts.BoardsDir != "" {
+		// Principals' boards are reached through the board tools only.
+		denied = append(slices.Clip(denied), h.opts.BoardsDir)
+	}
+	args = listFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", denied...)
+	db, boardArgs := h.boardOf(p, environ)
+	args = append(args, boardArgs...)
+	h.obs.sawPrincipal(p, db)
 	if p.Workdir == "" {
 		return launch{args: args, env: environ}, nil
 	}

@@ -67,6 +67,18 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	}
 	log.Info("isolation", "sandbox", iso.Sandbox, "landlock_abi", iso.LandlockABI, "cgroup", iso.Cgroup,
 		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal)
+	shared, err := cfg.sharedTasksDB()
+	if err != nil {
+		return err
+	}
+	boards, err := cfg.boardsDir(environ)
+	if err != nil {
+		return err
+	}
+	dash, err := cfg.dashboardOptions()
+	if err != nil {
+		return err
+	}
 	proxies, _ := cfg.proxies() // validated by ParseConfig
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -78,12 +90,13 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
+		TasksDB: shared, BoardsDir: boards, Dashboard: dash,
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("boris-gateway listening", "url", url, "core", corePath, "version", core.Version)
+	log.Info("boris-gateway listening", "url", url, "dashboard", "http://"+ln.Addr().String()+"/dashboard", "core", corePath, "version", core.Version)
 	printConnect(stderr, url, as.generated)
 	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, log)
 }

@@ -130,7 +130,8 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 
 // startSession spawns a core for p and opens its session: a principal's
 // core (for its 2026-07-28 requests) if principal.
-func (h *Handler) startSession(p Principal, principal bool) (*session, error) {
+func (h *Handler) startSession(p Principal, principal bool) (_ *session, err error) {
+	defer func() { h.obs.coreStarted(err) }()
 	l, err := h.launchFor(p)
 	if err != nil {
 		return nil, err
@@ -192,6 +193,9 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
 	}
+	if m.req.Method == "tools/call" {
+		defer h.obs.begin(s, toolName(m.req.Params), start)()
+	}
 	res := h.await(w, r, s, c, acc)
 	if m.req.Method == "tools/call" {
 		h.logToolCall(s, m, res, time.Since(start))
@@ -211,4 +215,5 @@ func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duratio
 	}
 	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", toolName(m.req.Params),
 		"duration", d.Round(time.Microsecond), "outcome", result)
+	h.obs.toolCall(s, h.table.ownerOf(s), toolName(m.req.Params), d, result)
 }

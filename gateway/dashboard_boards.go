@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mjkoo/boris/core/board"
+)
+
+// Where each core keeps its task board (SPEC §11: "under the gateway each
+// principal has its own board by default; an operator can configure a
+// shared board for a team"). The cores open the board themselves, in
+// their own process, which Landlock does not confine (only the commands
+// they start are): the board tools reach the file wherever it is, while
+// the principal's commands and file tools reach it only if it lies in a
+// directory they are allowed.
+//
+//   - --tasks-db PATH on the gateway: every core uses PATH (a team's board).
+//   - --tasks-db or BORIS_TASKS_DB given to the cores by the operator (after
+//     "--", or in the gateway's environment): that, as before; "~" is the
+//     core's HOME, so "~/..." is per principal under --workdir-template.
+//   - --workdir-template: the core's default, ~/.boris/boris.db, in the
+//     principal's own directory (its HOME): WORKDIR/.boris/boris.db.
+//   - otherwise an authenticated principal's board is
+//     BOARDS/NAME/boris.db, BOARDS being --state-dir's boards directory
+//     and NAME the principal's directory-safe name (sanitizeSubject: one
+//     path element, distinct for distinct principals), and the boards
+//     directory is denied to every core's file tools.
+//   - without authentication (--auth none) there is one principal, and
+//     its board is the gateway user's ~/.boris/boris.db, the CLI's default.
+
+// boardsDirName is the directory of principals' boards in --state-dir.
+const boardsDirName = "boards"
+
+// stateDir is the gateway's state directory: --state-dir, else systemd's
+// $STATE_DIRECTORY (StateDirectory=), else ~/.boris/gateway; "" when
+// there is no HOME to put it in.
+func (c *Config) stateDir(environ []string) string {
+	if c.StateDir != "" {
+		abs, err := filepath.Abs(c.StateDir)
+		if err == nil {
+			return abs
+		}
+		return c.StateDir
+	}
+	if dirs := envValue(environ, "STATE_DIRECTORY"); dirs != "" {
+		first, _, _ := strings.Cut(dirs, ":")
+		return first
+	}
+	if home := envValue(environ, "HOME"); home != "" {
+		return filepath.Join(home, ".boris", "gateway")
+	}
+	return ""
+}
+
+// boardsDir creates and returns the directory of principals' boards, or ""
+// when the cores never use it: a shared board, a template, or no state
+// directory.
+func (c *Config) boardsDir(environ []string) (string, error) {
+	state := c.stateDir(environ)
+	if c.TasksDB != "" || c.WorkdirTemplate != "" || state == "" || c.Auth == "none" {
+		return "", nil
+	}
+	dir := filepath.Join(state, boardsDirName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", usage("cannot create the principals' task boards directory (--state-dir): %v", err)
+	}
+	return dir, nil
+}
+
+// sharedTasksDB is --tasks-db made absolute, or "".
+func (c *Config) sharedTasksDB() (string, error) {
+	if c.TasksDB == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(c.TasksDB)
+	if err != nil {
+		return "", usage("invalid value %q for --tasks-db: %v", c.TasksDB, err)
+	}
+	return abs, nil
+}
+
+// boardOf returns the file of p's task board and the core arguments that
+// put it there (none where the core's own default already does). environ
+// is the cores' environment before launchFor sets HOME.
+func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
+	if h.opts.TasksDB != "" {
+		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
+	}
+	home := envValue(environ, "HOME")
+	if p.Workdir != "" {
+		home = p.Workdir
+	}
+	if v, ok := flagValue(h.opts.CoreArgs, "tasks-db"); ok {
+		return board.ResolvePath(v, home), nil
+	}
+	if v := envValue(environ, "BORIS_TASKS_DB"); v != "" {
+		return board.ResolvePath(v, home), nil
+	}
+	if p.Workdir != "" || p.SubjectKey == "" || h.opts.BoardsDir == "" {
+		return board.ResolvePath(board.DefaultPath, home), nil
+	}
+	path = filepath.Join(h.opts.BoardsDir, principalDirName(p), "boris.db")
+	return path, []string{"--tasks-db", path}
+}
+
+// principalDirName is p's directory-safe name (see sanitizeSubject), from
+// its SubjectKey: kind NUL subject.
+func principalDirName(p Principal) string {
+	kind, sub, _ := strings.Cut(p.SubjectKey, "\x00")
+	return sanitizeSubject(kind, sub)
+}
+
+// envValue is the value of name in environ, or "".
+func envValue(environ []string, name string) string {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// flagValue is the last value args give --flag (or -flag, with or without
+// =), as the core's flag parser reads it.
+func flagValue(args []string, flag string) (string, bool) {
+	var value string
+	found := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			if a == "--" {
+				break
+			}
+			continue
+		}
+		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name != flag {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			i++
+			v = args[i]
+		}
+		value, found = v, true
+	}
+	return value, found
+}

@@ -1,0 +1,278 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mjkoo/boris/core/board"
+)
+
+// boardShown is how many tasks of a board the dashboard lists.
+const boardShown = 200
+
+// dashState is what one viewer of the dashboard may see, as the page and
+// its event stream carry it. Every string in it may come from a client or
+// an agent: the page escapes them (html/template) and the script only ever
+// sets them as text.
+type dashState struct {
+	Now    time.Time   `json:"now"`
+	Viewer dashViewer  `json:"viewer"`
+	Cores  []dashCore  `json:"cores"`
+	Calls  []dashCall  `json:"calls"`
+	Boards []dashBoard `json:"boards"`
+}
+
+type dashViewer struct {
+	Subject  string `json:"subject"`
+	Operator bool   `json:"operator"`
+}
+
+// dashCore is a session's core or a principal's.
+type dashCore struct {
+	Session     string         `json:"session"` // the first 8 hex digits of its id
+	Kind        string         `json:"kind"`    // "session" or "principal"
+	Subject     string         `json:"subject"`
+	Started     time.Time      `json:"started"`
+	LastActive  time.Time      `json:"last_active"`
+	AgeSeconds  float64        `json:"age_seconds"`
+	IdleSeconds float64        `json:"idle_seconds"`
+	Calls       []dashInflight `json:"calls"`
+	RSSBytes    int64          `json:"rss_bytes"` // the core process's resident memory; -1 when unknown
+}
+
+type dashInflight struct {
+	Tool           string    `json:"tool"`
+	Started        time.Time `json:"started"`
+	ElapsedSeconds float64   `json:"elapsed_seconds"`
+}
+
+type dashCall struct {
+	At         time.Time `json:"at"`
+	Tool       string    `json:"tool"`
+	Subject    string    `json:"subject"`
+	Session    string    `json:"session"`
+	DurationMS float64   `json:"duration_ms"`
+	Outcome    string    `json:"outcome"`
+}
+
+type dashBoard struct {
+	Subject string         `json:"subject"` // whose board; "" for a shared one
+	Shared  bool           `json:"shared"`
+	Path    string         `json:"path,omitempty"` // operators only
+	Counts  map[string]int `json:"counts"`
+	Tasks   []dashTask     `json:"tasks"`
+	More    bool           `json:"more"`
+	Error   string         `json:"error,omitempty"`
+}
+
+type dashTask struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description"`
+	Status      string   `json:"status"`
+	Priority    int      `json:"priority"`
+	ParentID    string   `json:"parent_id"`
+	BlockedBy   []string `json:"blocked_by"`
+	Ready       bool     `json:"ready"`
+	UpdatedAt   string   `json:"updated_at"`
+}
+
+// viewer is who looks at the dashboard.
+type viewer struct {
+	p        Principal
+	operator bool // sees every principal
+}
+
+// sees reports whether the viewer may see what belongs to subjectKey.
+func (v viewer) sees(subjectKey string) bool {
+	return v.operator || (subjectKey != "" && subjectKey == v.p.SubjectKey)
+}
+
+// coreEntry is a core of the table with its owner.
+type coreEntry struct {
+	s         *session
+	owner     owner // zero until bound
+	principal bool
+}
+
+// snapshot returns the open cores and their owners.
+func (t *table) snapshot() []coreEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]coreEntry, 0, len(t.sessions))
+	for id, s := range t.sessions {
+		out = append(out, coreEntry{s: s, owner: t.owners[id], principal: s.principal != nil})
+	}
+	return out
+}
+
+// ownerOf returns the Principal.SubjectKey s is bound to, or "".
+func (t *table) ownerOf(s *session) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.owners[s.id].subject
+}
+
+// state builds what v may see now.
+func (h *Handler) state(ctx context.Context, v viewer) dashState {
+	now := time.Now()
+	st := dashState{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
+		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}}
+	inflight, calls := h.obs.activity()
+	for _, e := range h.table.snapshot() {
+		if !v.sees(e.owner.subject) {
+			continue
+		}
+		st.Cores = append(st.Cores, coreView(e, inflight[e.s.id], now))
+	}
+	slices.SortFunc(st.Cores, func(a, b dashCore) int { return a.Started.Compare(b.Started) })
+	for i := len(calls) - 1; i >= 0; i-- { // newest first
+		c := calls[i]
+		if v.sees(c.subjectKey) {
+			st.Calls = append(st.Calls, dashCall{At: c.At, Tool: c.Tool, Subject: c.Subject, Session: c.Session,
+				DurationMS: float64(c.Duration.Microseconds()) / 1000, Outcome: c.Outcome})
+		}
+	}
+	for _, b := range h.boardsFor(v) {
+		st.Boards = append(st.Boards, h.obs.readBoard(ctx, b, v.operator))
+	}
+	return st
+}
+
+func coreView(e coreEntry, calls []inflightCall, now time.Time) dashCore {
+	last := time.Unix(0, e.s.last.Load())
+	c := dashCore{
+		Session: shortID(e.s.id), Kind: "session", Subject: e.s.subject, Started: e.s.created, LastActive: last,
+		AgeSeconds: now.Sub(e.s.created).Seconds(), IdleSeconds: max(0, now.Sub(last).Seconds()),
+		Calls: []dashInflight{}, RSSBytes: rss(e.s.core),
+	}
+	if e.principal {
+		c.Kind = "principal"
+	}
+	slices.SortFunc(calls, func(a, b inflightCall) int { return a.Started.Compare(b.Started) })
+	for _, ic := range calls {
+		c.Calls = append(c.Calls, dashInflight{Tool: ic.Tool, Started: ic.Started, ElapsedSeconds: now.Sub(ic.Started).Seconds()})
+	}
+	return c
+}
+
+// activity copies the calls in progress, by session id, and the recent ones.
+func (o *observer) activity() (map[string][]inflightCall, []finishedCall) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	in := make(map[string][]inflightCall, len(o.inflight))
+	for id, calls := range o.inflight {
+		for _, c := range calls {
+			in[id] = append(in[id], c)
+		}
+	}
+	return in, slices.Clone(o.ring)
+}
+
+// rss is the resident memory of the core's process from /proc, or -1.
+func rss(c *coreProc) int64 {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return -1
+	}
+	f, err := os.Open("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// boardRef is a board the dashboard shows.
+type boardRef struct {
+	subject string
+	path    string
+	shared  bool
+}
+
+// boardsFor lists the boards v may see: a shared board, or v's own; an
+// operator also sees those of every principal a core was started for.
+func (h *Handler) boardsFor(v viewer) []boardRef {
+	if h.opts.TasksDB != "" {
+		return []boardRef{{path: h.opts.TasksDB, shared: true}}
+	}
+	var refs []boardRef
+	if v.p.SubjectKey != "" || !v.operator || h.opts.Authenticate == nil {
+		path, _ := h.boardOf(v.p, coreEnv(h.opts.Environ))
+		refs = append(refs, boardRef{subject: v.p.Subject, path: path})
+	}
+	if v.operator {
+		for _, sp := range h.obs.seenPrincipals() {
+			refs = append(refs, boardRef{subject: sp.Subject, path: sp.Board})
+		}
+	}
+	seen := map[string]bool{}
+	return slices.DeleteFunc(refs, func(r boardRef) bool {
+		dup := seen[r.path]
+		seen[r.path] = true
+		return dup
+	})
+}
+
+// seenPrincipals lists the principals cores were started for, by subject.
+func (o *observer) seenPrincipals() []seenPrincipal {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]seenPrincipal, 0, len(o.seen))
+	for _, sp := range o.seen {
+		out = append(out, sp)
+	}
+	slices.SortFunc(out, func(a, b seenPrincipal) int { return strings.Compare(a.Subject, b.Subject) })
+	return out
+}
+
+// readBoard reads a board through core/board, read-only; an absent board
+// is an empty one.
+func (o *observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
+	b := dashBoard{Subject: ref.subject, Shared: ref.shared, Counts: map[string]int{}, Tasks: []dashTask{}}
+	if showPath {
+		b.Path = ref.path
+	}
+	s, err := board.OpenReadOnly(ctx, ref.path)
+	if errors.Is(err, board.ErrNoBoard) {
+		return b
+	}
+	if err != nil {
+		b.Error = "the board cannot be read"
+		return b
+	}
+	defer s.Close()
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		b.Error = "the board cannot be read"
+		return b
+	}
+	for st, n := range counts {
+		b.Counts[string(st)] = n
+	}
+	tasks, more, err := s.List(ctx, board.Filter{Limit: boardShown})
+	if err != nil {
+		b.Error = "the board cannot be read"
+		return b
+	}
+	b.More = more
+	for _, t := range tasks {
+		b.Tasks = append(b.Tasks, dashTask{ID: t.ID, Description: t.Description, Status: string(t.Status), Priority: t.Priority,
+			ParentID: t.ParentID, BlockedBy: append([]string{}, t.BlockedBy...), Ready: t.Ready, UpdatedAt: t.UpdatedAt})
+	}
+	return b
+}
