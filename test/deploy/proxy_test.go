@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -236,6 +237,7 @@ func testThroughProxy(t *testing.T, proxy *proc, proxyAddr string, certs tlsFile
 			tr := newClientTransport(proxyAddr, certs.pool, tc.http2)
 			defer tr.base.CloseIdleConnections()
 			testSession(t, base, tr)
+			testStateless(t, base, tr)
 			testRefusals(t, base, tr)
 			want := 1
 			if tc.http2 {
@@ -270,9 +272,11 @@ func testSession(t *testing.T, base string, tr *clientTransport) {
 		},
 	})
 	start := time.Now()
+	// A session revision: this scenario ends its session with DELETE
+	// (go-sdk's client would otherwise speak 2026-07-28, without sessions).
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("initialize through the proxy: %v", err)
 	}
@@ -320,6 +324,45 @@ func testSession(t *testing.T, base string, tr *clientTransport) {
 	resp := post(t, tr, base+"/mcp", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": sid})
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("POST with the deleted session's id: got %s, want 404 Not Found", resp.Status)
+	}
+}
+
+// testStateless: a 2026-07-28 client (no session; Mcp-Method, Mcp-Name
+// and MCP-Protocol-Version headers the proxy must pass) keeps its
+// principal's working directory between calls and gets its progress.
+func testStateless(t *testing.T, base string, tr *clientTransport) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var progress atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-deploy-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
+	})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatalf("2026-07-28 client through the proxy: %v", err)
+	}
+	defer session.Close()
+	if v := session.InitializeResult().ProtocolVersion; v != "2026-07-28" || session.ID() != "" {
+		t.Fatalf("2026-07-28 client: negotiated %q with session %q, want 2026-07-28 and none", v, session.ID())
+	}
+	call := func(command string) string {
+		params := &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": command}}
+		params.SetProgressToken("deploy-2026")
+		res, err := session.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			t.Fatalf("2026-07-28 bash %q through the proxy: %v %v", command, res, err)
+		}
+		return resultText(res)
+	}
+	call("mkdir -p stateless-dir && cd stateless-dir")
+	if got := call("sleep 1.5; pwd"); !strings.Contains(got, "/stateless-dir") {
+		t.Errorf("2026-07-28 pwd after a cd in an earlier request: %q, want the principal core's cd kept", got)
+	}
+	if progress.Load() == 0 {
+		t.Error("no progress notification reached the 2026-07-28 client through the proxy")
 	}
 }
 
