@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"log/slog"
 	"os"
 	"strings"
 )
@@ -25,4 +26,15 @@ func (c *Config) dashboardOptions() (DashboardOptions, error) {
 		return d, usage("invalid --metrics-token-file %s: want one token of at least %d characters without spaces", c.MetricsTokenFile, minMetricsToken)
 	}
 	return d, nil
+}
+
+// warnOpenBoards warns when principals' boards lie where every core's
+// commands may read them: no --workdir-template and no --allow-dir
+// confine commands to a directory (Landlock grants everything then).
+func (c *Config) warnOpenBoards(boards string, environ []string, log *slog.Logger) {
+	if boards == "" || hasFlag(c.CoreArgs, "allow-dir") || envValue(environ, "BORIS_ALLOW_DIRS") != "" {
+		return
+	}
+	log.Warn("principals' task boards are readable by every core's commands: cores have no --allow-dir; "+
+		"use --workdir-template or give cores --allow-dir (after --) outside the state directory", "boards", boards)
 }

@@ -32,6 +32,7 @@ type observer struct {
 	seen     map[string]seenPrincipal
 	seenSeq  uint64
 	changed  chan struct{} // closed and replaced on every change
+	boards   map[string]cachedBoard
 }
 
 // inflightCall is a tool call a core is working on.
@@ -61,7 +62,7 @@ type seenPrincipal struct {
 func newObserver(t *table) *observer {
 	return &observer{
 		table: t, metrics: newMetrics(t),
-		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{},
+		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
 		changed: make(chan struct{}),
 	}
 }

@@ -240,14 +240,59 @@ func (o *observer) seenPrincipals() []seenPrincipal {
 	return out
 }
 
-// readBoard reads a board through core/board, read-only; an absent board
-// is an empty one.
+// readBoard is the board ref names as the dashboard shows it: read again
+// when its file or write-ahead log changed since the last read, and at
+// least every boardReread.
 func (o *observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
-	b := dashBoard{Subject: ref.subject, Shared: ref.shared, Counts: map[string]int{}, Tasks: []dashTask{}}
+	stamp := fileStamp(ref.path) + "|" + fileStamp(ref.path+"-wal")
+	o.mu.Lock()
+	cached, ok := o.boards[ref.path]
+	o.mu.Unlock()
+	b := cached.board
+	if !ok || cached.stamp != stamp || time.Since(cached.at) >= boardReread {
+		b = readBoard(ctx, ref.path)
+		o.mu.Lock()
+		if len(o.boards) >= maxSeenPrincipals {
+			clear(o.boards)
+		}
+		o.boards[ref.path] = cachedBoard{stamp: stamp, at: time.Now(), board: b}
+		o.mu.Unlock()
+	}
+	b.Subject, b.Shared, b.Path = ref.subject, ref.shared, ""
 	if showPath {
 		b.Path = ref.path
 	}
-	s, err := board.OpenReadOnly(ctx, ref.path)
+	return b
+}
+
+// cachedBoard is a board as last read, and the state of its files then.
+type cachedBoard struct {
+	stamp string
+	at    time.Time
+	board dashBoard
+}
+
+// boardReread bounds how long a board is shown from its last read: two
+// writes within one tick of the file system's clock that leave the
+// write-ahead log's size alone change no stamp.
+const boardReread = 10 * time.Second
+
+// fileStamp is what changes when a file is written: its size and
+// modification time ("" when it does not exist).
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "@" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}
+
+// readBoard reads the board at path through core/board, read-only; an
+// absent board is an empty one. Its tasks are never changed afterwards:
+// the result may be shared.
+func readBoard(ctx context.Context, path string) dashBoard {
+	b := dashBoard{Counts: map[string]int{}, Tasks: []dashTask{}}
+	s, err := board.OpenReadOnly(ctx, path)
 	if errors.Is(err, board.ErrNoBoard) {
 		return b
 	}

@@ -479,3 +479,19 @@ func TestBoardOf(t *testing.T) {
 		})
 	}
 }
+
+// TestDashboardBoardFresh: a task added to a board the dashboard has
+// already read shows at the next read.
+func TestDashboardBoardFresh(t *testing.T) {
+	g := newDashGateway(t)
+	sid := g.initializeAs(dashAlice)
+	b := g.browser(t)
+	b.login(dashAlice)
+	for i := 1; i <= 3; i++ {
+		g.callAs(dashAlice, sid, "create_task", map[string]any{"description": "task"})
+		st, _ := b.state()
+		if len(st.Boards) != 1 || len(st.Boards[0].Tasks) != i || st.Boards[0].Counts["pending"] != i {
+			t.Fatalf("after %d creates: got boards %+v, want %d tasks", i, st.Boards, i)
+		}
+	}
+}

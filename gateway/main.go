@@ -75,6 +75,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	cfg.warnOpenBoards(boards, environ, log)
 	dash, err := cfg.dashboardOptions()
 	if err != nil {
 		return err
