@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -54,6 +55,8 @@ type Config struct {
 	MetricsTokenFile    string        `flag:"metrics-token-file" env:"BORIS_GATEWAY_METRICS_TOKEN_FILE" help:"file holding a bearer token that may read /metrics and nothing else (for a Prometheus scraper)"`
 	TrustedProxies      []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
 	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
+	NodeID              string        `flag:"node-id" env:"BORIS_GATEWAY_NODE_ID" help:"this gateway's name among several behind one load balancer (a-z, 0-9, -; up to 32): session ids start with it and a dot, and every response carries X-Boris-Node"`
+	DrainLinger         time.Duration `flag:"drain-linger" env:"BORIS_GATEWAY_DRAIN_LINGER" envDefault:"-1s" helpDefault:"10s with --node-id, else 0s" help:"on SIGTERM, keep listening this long after the sessions ended, answering them 404 (so clients re-initialise on another node) and new sessions 503"`
 	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat           string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
 	Version             bool          `flag:"version" help:"print the version and exit"`
@@ -109,6 +112,12 @@ func (c *Config) validate() error {
 	case !slices.Contains([]string{"text", "json"}, c.LogFormat):
 		return usage("invalid value %q for --log-format: want text or json", c.LogFormat)
 	}
+	if c.NodeID != "" && !nodeIDPattern.MatchString(c.NodeID) {
+		return usage("invalid value %q for --node-id: want 1 to 32 of a-z, 0-9 and -, starting with a letter or digit", c.NodeID)
+	}
+	if c.DrainLinger < 0 && c.DrainLinger != autoLinger {
+		return usage("invalid value %s for --drain-linger: want 0 or a positive duration such as 10s", c.DrainLinger)
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return usage("invalid value %q for --listen: want host:port", c.Listen)
 	}
@@ -131,6 +140,25 @@ func (c *Config) validate() error {
 	}
 	_, err := c.proxies()
 	return err
+}
+
+// nodeIDPattern is what --node-id allows: a proxy matches it in a session
+// id (up to the first dot) without escaping anything.
+var nodeIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+
+// autoLinger is --drain-linger's default: 10s for a node of several
+// (--node-id), else none.
+const autoLinger = -time.Second
+
+// drainLinger is the effective --drain-linger.
+func (c *Config) drainLinger() time.Duration {
+	switch {
+	case c.DrainLinger != autoLinger:
+		return c.DrainLinger
+	case c.NodeID != "":
+		return 10 * time.Second
+	}
+	return 0
 }
 
 // perSubject is the effective --max-sessions-per-subject.

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -135,6 +136,11 @@ type Options struct {
 	BoardsDir string
 	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
 	Dashboard DashboardOptions
+	// NodeID, if set, names this gateway among several behind one load
+	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
+	// so a proxy routes a session's requests to its node by matching the
+	// id's prefix, and every response carries X-Boris-Node.
+	NodeID string
 
 	Logger *slog.Logger // nil means no logs
 }
@@ -152,6 +158,10 @@ type Handler struct {
 	draining chan struct{} // closed by Drain: GET streams end
 	obs      *observer     // what /dashboard and /metrics show
 	logins   *loginStore   // the dashboard's logins
+	// closing is set by StartDrain: no new session or principal core
+	// starts (503), and /healthz says so, while the load balancer moves
+	// new work to other nodes.
+	closing atomic.Bool
 }
 
 // NewHandler returns a Handler and starts its session reaper.
@@ -246,7 +256,18 @@ func (h *Handler) routes() http.Handler {
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
 	h.dashboardRoutes(mux)
+	if h.opts.NodeID != "" {
+		return h.logRequests(h.boundReads(h.nodeHeader(mux)))
+	}
 	return h.logRequests(h.boundReads(mux))
+}
+
+// nodeHeader names this node on every response.
+func (h *Handler) nodeHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Boris-Node", h.opts.NodeID)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // boundReads gives every request a read deadline, so no connection lives
@@ -276,6 +297,12 @@ func unboundReads(w http.ResponseWriter) {
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	if h.closing.Load() {
+		// Draining: a load balancer's health check takes the node out.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "draining", "sessions": h.table.count()})
+		return
+	}
 	principals := h.table.countPrincipals()
 	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
 	if h.opts.Isolation != nil {
@@ -306,12 +333,32 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, ms
 	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
-// newSessionID returns 128 random bits in hex: visible ASCII, unguessable.
-func newSessionID() string {
+// newSessionID returns 128 random bits in hex (visible ASCII,
+// unguessable), after the node's name and a dot when there is one.
+func (h *Handler) newSessionID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
+	if h.opts.NodeID != "" {
+		return h.opts.NodeID + "." + hex.EncodeToString(b[:])
+	}
 	return hex.EncodeToString(b[:])
 }
+
+// StartDrain begins a node's drain (SIGTERM): from now on no session or
+// principal core starts (503, so a load balancer retries elsewhere),
+// /healthz answers 503, and GET streams end. Requests to open sessions
+// are still served until EndSessions.
+func (h *Handler) StartDrain() {
+	h.closing.Store(true)
+	h.Drain()
+}
+
+// Busy reports whether any client request is in flight.
+func (h *Handler) Busy() bool { return h.table.busy() }
+
+// EndSessions ends every session and principal core: their ids answer
+// 404 from then on, so their clients initialise anew, on another node.
+func (h *Handler) EndSessions(reason string) { h.table.endAll(reason) }
 
 // session finds the session a request names, answering 400 when it names
 // none, 404 when it is unknown, ended, or another principal's (a session

@@ -92,19 +92,24 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 		TasksDB: shared, BoardsDir: boards, Dashboard: dash,
+		NodeID: cfg.NodeID,
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("boris-gateway listening", "url", url, "dashboard", "http://"+ln.Addr().String()+"/dashboard", "core", corePath, "version", core.Version)
+	log.Info("boris-gateway listening", "url", url, "dashboard", "http://"+ln.Addr().String()+"/dashboard", "core", corePath, "version", core.Version, "node", cfg.NodeID)
 	printConnect(stderr, url, as.generated)
-	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, log)
+	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, cfg.drainLinger(), log)
 }
 
 // serve runs the HTTP server until a signal, then shuts down in order,
-// saying so at once: the drain may take up to drain.
-func serve(ctx context.Context, ln net.Listener, h *Handler, tokens *auth.StaticTokens, drain time.Duration, log *slog.Logger) error {
+// saying so at once: the drain may take up to drain. With a linger (a
+// node of several, SPEC §12) the node first drains while still listening:
+// no new sessions (503), requests in flight finish, every session ends,
+// and for linger its ids answer 404, so the load balancer moves their
+// clients to other nodes instead of answering them 502.
+func serve(ctx context.Context, ln net.Listener, h *Handler, tokens *auth.StaticTokens, drain, linger time.Duration, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second, // a slow client cannot pin a connection
@@ -135,6 +140,9 @@ wait:
 			break wait
 		}
 	}
+	if linger > 0 {
+		lingerDrain(h, sigs, drain, linger, why, log)
+	}
 	log.Info("shutting down: no new connections; requests in flight may finish, then every core ends",
 		"signal", why, "timeout", drain, "sessions", h.Sessions())
 	sctx, cancel := context.WithTimeout(context.Background(), drain)
@@ -150,6 +158,49 @@ wait:
 	_ = srv.Close()
 	log.Info("boris-gateway stopped")
 	return nil
+}
+
+// lingerDrain is a node's drain before the server shuts down: see serve.
+// A second signal cuts it short.
+func lingerDrain(h *Handler, sigs <-chan os.Signal, drain, linger time.Duration, why string, log *slog.Logger) {
+	log.Info("draining: no new sessions; requests in flight may finish, then sessions end and their ids answer 404",
+		"signal", why, "timeout", drain, "linger", linger, "sessions", h.Sessions())
+	h.StartDrain()
+	deadline := time.NewTimer(drain)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	cut := func() bool { // a second SIGTERM or SIGINT
+		for {
+			select {
+			case sig := <-sigs:
+				if sig != syscall.SIGHUP {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	}
+	for h.Busy() && !cut() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			log.Warn("requests still in flight at the end of the drain are cut off", "timeout", drain)
+			h.EndSessions("node draining")
+			return
+		}
+	}
+	h.EndSessions("node draining")
+	log.Info("sessions ended; their ids answer 404 while clients move to other nodes", "linger", linger)
+	end := time.After(linger)
+	for !cut() {
+		select {
+		case <-end:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // reload re-reads the token file on SIGHUP; a bad file keeps the old tokens.

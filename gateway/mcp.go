@@ -114,6 +114,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 // reserve claims a slot for a new core of p, answering 429 or 503 (and
 // returning false) if there is none.
 func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) bool {
+	if h.closing.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "this node is draining: it starts no session; retry (a load balancer sends the retry to another node)")
+		return false
+	}
 	err := h.table.reserve(p, h.opts.MaxPerSubject)
 	if err == nil {
 		return true
@@ -136,7 +141,7 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 	if err != nil {
 		return nil, err
 	}
-	id := newSessionID()
+	id := h.newSessionID()
 	if h.opts.Cgroups != nil {
 		if l.group, err = h.opts.Cgroups.New(id); err != nil {
 			return nil, err

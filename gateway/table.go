@@ -169,6 +169,25 @@ func (t *table) count() int {
 	return len(t.sessions)
 }
 
+// busy reports whether any session has a client request in flight.
+func (t *table) busy() bool {
+	t.mu.Lock()
+	all := make([]*session, 0, len(t.sessions))
+	for _, s := range t.sessions {
+		all = append(all, s)
+	}
+	t.mu.Unlock()
+	for _, s := range all {
+		s.mu.Lock()
+		n := len(s.calls)
+		s.mu.Unlock()
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // countPrincipals reports the principals' cores.
 func (t *table) countPrincipals() int {
 	t.mu.Lock()
