@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless release-check clean
+.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -51,6 +51,10 @@ bench-gateway:
 ## bench-stateless: a small call through the gateway, 2026-07-28 (stateless) client vs 2025-11-25 session client
 bench-stateless:
 	$(GO) run ./test/bench/stateless
+
+## bench-nodes: small-call throughput with 1, 2 and 3 gateway nodes behind nginx (installs nginx), and nginx's added latency
+bench-nodes:
+	$(GO) run ./test/bench/nodes
 
 ## bench-isolation: bash call and session create with the sandbox and cgroups on vs off
 bench-isolation:
