@@ -93,7 +93,7 @@ func (b *boris) runCompletion(ctx context.Context, comp *extension.Completion, r
 	if comp.Timeout > 0 {
 		timeout = time.Duration(comp.Timeout) * time.Second
 	}
-	res, err := b.shell.Exec(ctx, shell.Program{Argv: []string{comp.Exec}, Dir: comp.Root, Env: env}, shell.Options{Timeout: timeout})
+	res, err := b.shell.Exec(ctx, shell.Program{Argv: extArgv(comp.Exec, env), Dir: comp.Root, Env: env}, shell.Options{Timeout: timeout})
 	switch {
 	case err != nil:
 		return nil, false, fmt.Errorf("could not run completion %s: %v", comp.Name, err)

@@ -65,8 +65,8 @@ func (b *boris) loadExtensions(environ []string) error {
 	if err := os.MkdirAll(b.extSDK, 0o755); err != nil {
 		return fmt.Errorf("extensions: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(b.extSDK, "tool-sdk.sh"), extension.SDK, 0o644); err != nil {
-		return fmt.Errorf("extensions: write the SDK: %w", err)
+	if err := extension.WriteSDK(b.extSDK); err != nil {
+		return fmt.Errorf("extensions: %w", err)
 	}
 	b.extTools, b.extBase, b.extEnviron = tools, base, environ
 	b.log.Info("extensions loaded", "tools", len(tools), "skipped", len(skipped))
@@ -182,7 +182,7 @@ func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *e
 	}
 	fwd := newExtForwarder(ctx, req, c)
 	stop := fwd.start()
-	res, err := b.shell.Exec(ctx, shell.Program{Argv: []string{t.Exec}, Dir: t.Root, Env: env}, shell.Options{
+	res, err := b.shell.Exec(ctx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env}, shell.Options{
 		Timeout: timeout,
 		OnStop:  func() { _ = os.WriteFile(c.cancel, nil, 0o644) },
 	})

@@ -1,11 +1,37 @@
 package extension
 
-import _ "embed"
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
-// SDK is Boris's shell SDK for extension tools (sdk/tool-sdk.sh): the helper
-// functions mcp-bash-framework documents for tools (arguments, results,
-// errors, progress, cancellation, logging), written for Boris's host
-// contract. The core writes it out at start; its directory becomes MCP_SDK.
+// sdkFiles is Boris's shell SDK for extension tools: sdk/tool-sdk.sh, the
+// helper functions mcp-bash-framework documents for tools (arguments,
+// results, errors, progress, cancellation, logging) written for Boris's
+// host contract, and sdk/tool-sdk-more.sh, the rarely used ones, which
+// tool-sdk.sh loads from beside itself the first time a tool calls one (so
+// that a call pays for parsing only the common ones).
 //
-//go:embed sdk/tool-sdk.sh
-var SDK []byte
+//go:embed sdk/*.sh
+var sdkFiles embed.FS
+
+// WriteSDK writes the shell SDK's files into dir, which must exist: the
+// core does at start, and dir becomes the tools' MCP_SDK.
+func WriteSDK(dir string) error {
+	entries, err := sdkFiles.ReadDir("sdk")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		data, err := sdkFiles.ReadFile("sdk/" + e.Name())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return fmt.Errorf("write the SDK: %w", err)
+		}
+	}
+	return nil
+}

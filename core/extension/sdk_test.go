@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func newSDKHost(t *testing.T, jq string) *sdkHost {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(h.sdk, "tool-sdk.sh"), SDK, 0o644); err != nil {
+	if err := WriteSDK(h.sdk); err != nil {
 		t.Fatal(err)
 	}
 	tools := sdkTools
@@ -420,6 +421,78 @@ func TestSDKResults(t *testing.T) {
 				}
 				if diff := cmp.Diff(decode(t, want), decode(t, r.stdout)); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
+				}
+			})
+		}
+	})
+}
+
+// TestSDKResultData checks which data mcp_result_success takes: small
+// objects and arrays of plain values are checked by one regular expression,
+// everything else by the full parser (or jq); both must agree with a JSON
+// parser on every input.
+func TestSDKResultData(t *testing.T) {
+	data := []string{
+		`{"message":"hello"}`, `{}`, `[]`, ` { "a" : 1 , "b" : [1] } `, "{\n\t\"a\": \"b\"\r\n}",
+		`{"a":"x\u00e9\n","b":-1.5e3,"c":null,"d":true,"e":false,"f":0}`, `["a",true,false,null,0.5]`,
+		`{"a":{"b":[1,{"c":"d"}]}}`, `"s"`, `7`, `null`, `[{"a":1},{"a":2}]`, `{"{":"["}`,
+		`{"a":01}`, `{"a":"x"`, `{"a":"x",}`, `{,}`, `[1,]`, `{"a":"b"}{"c":1}`, `{"a":'b'}`,
+		`{"a":"\x"}`, "{\"a\":\"tab\there\"}", `{"a" "b"}`, `{a:1}`, `[1 2]`, `{"a":.5}`, `{"a":1.}`,
+		`{"a":-}`, `{"a":tru}`, "{\"a\":\"b\"}\v", "\f[]", `{"a":1}"`, `["a""b"]`, `[`, `]`,
+	}
+	sdkModes(t, func(t *testing.T, h *sdkHost) {
+		var env []string
+		var script strings.Builder
+		for i, d := range data {
+			env = append(env, fmt.Sprintf("D%d=%s", i, d))
+			fmt.Fprintf(&script, "(mcp_result_success \"$D%d\")\n", i)
+		}
+		r := h.script(t, script.String(), env...)
+		out := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if r.code != 0 || len(out) != len(data) {
+			t.Fatalf("status %d, %d results for %d data, stderr %q", r.code, len(out), len(data), r.stderr)
+		}
+		for i, d := range data {
+			var res struct {
+				IsError           bool `json:"isError"`
+				StructuredContent struct {
+					Result any `json:"result"`
+				} `json:"structuredContent"`
+			}
+			if err := json.Unmarshal([]byte(out[i]), &res); err != nil {
+				t.Errorf("%q: printed %q: %v", d, out[i], err)
+				continue
+			}
+			var want any
+			valid := json.Unmarshal([]byte(d), &want) == nil
+			if res.IsError == valid {
+				t.Errorf("%q: isError %v, want %v", d, res.IsError, !valid)
+				continue
+			}
+			if diff := cmp.Diff(want, res.StructuredContent.Result); valid && diff != "" {
+				t.Errorf("%q: result (-want +got):\n%s", d, diff)
+			}
+		}
+	})
+}
+
+// TestSDKLoadsTheRest checks the helpers tool-sdk.sh leaves to
+// tool-sdk-more.sh: they work as first called, after the tool changed
+// directory, when the SDK was sourced by a relative path, and after a
+// subshell loaded them for itself only.
+func TestSDKLoadsTheRest(t *testing.T) {
+	sdkModes(t, func(t *testing.T, h *sdkHost) {
+		for _, tc := range []struct{ name, script, want string }{
+			{"after cd", `cd / && mcp_roots_count`, "1"},
+			{"relative source", `cd "$MCP_SDK" && source ./tool-sdk.sh && cd / && mcp_config_load --defaults '{"a":2}' && mcp_config_get .a`, "2"},
+			{"subshell first", `n="$(mcp_roots_count)"; printf '%s ' "$n"; mcp_roots_count`, "1 1"},
+			{"retry", `mcp_with_retry 2 0 true && printf ok`, "ok"},
+			{"minimal reader", `mcp_args_get '.a.b // "d"'`, "d"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := h.script(t, tc.script, "MCP_ROOTS_PATHS="+h.dir)
+				if r.code != 0 || r.stdout != tc.want {
+					t.Errorf("got %q (status %d, stderr %q), want %q", r.stdout, r.code, r.stderr, tc.want)
 				}
 			})
 		}

@@ -23,6 +23,13 @@
 # in minimal mode: JSON is built and read by a small parser in bash, which
 # handles arguments read with simple filters (".a.b // default"); helpers
 # that need a real jq filter fail with a message saying so.
+#
+# Every call pays for parsing this file, so it holds only what most tools
+# use: arguments, JSON building, results, errors, progress, cancellation and
+# logging. The rest (roots and paths, embedded resources, truncation,
+# retries, configuration, mcp_run_with_progress, and the JSON parser in bash
+# that minimal mode and unusual results need) is in tool-sdk-more.sh beside
+# it, which the first call of any of it loads (see __mcp_sdk_more).
 
 if [ -n "${__MCP_SDK_LOADED:-}" ]; then
 	return 0
@@ -67,24 +74,79 @@ __mcp_sdk_scan_max=262144
 # (a tool that reports an error and carries on) cannot spoil the first.
 __mcp_sdk_done=""
 
-# Control characters other than \b \t \n \f \r, and their JSON escapes.
+# Where tool-sdk-more.sh is: beside this file (MCP_SDK when this file was
+# found on PATH), as an absolute path, since the tool may change directory.
+case "${BASH_SOURCE[0]-}" in
+*/*) __mcp_sdk_dir="${BASH_SOURCE[0]%/*}" ;;
+*) __mcp_sdk_dir="${MCP_SDK:-.}" ;;
+esac
+case "${__mcp_sdk_dir}" in
+/*) ;;
+*) __mcp_sdk_dir="${PWD}/${__mcp_sdk_dir}" ;;
+esac
+
+# __mcp_sdk_more FUNCTION ARGS...: loads tool-sdk-more.sh, which replaces
+# the stubs below with the real functions, then runs FUNCTION. It keeps no
+# locals: the helpers it runs see their caller's variables, as bash scopes
+# them, and only those.
+__mcp_sdk_more() {
+	if [ -n "${__mcp_sdk_more_loaded}" ]; then
+		__mcp_sdk_warn "$1: not defined by ${__mcp_sdk_dir}/tool-sdk-more.sh"
+		return 127
+	fi
+	__mcp_sdk_more_loaded=1
+	if ! . "${__mcp_sdk_dir}/tool-sdk-more.sh"; then
+		__mcp_sdk_warn "$1: could not load ${__mcp_sdk_dir}/tool-sdk-more.sh"
+		return 1
+	fi
+	"$@"
+}
+__mcp_sdk_more_loaded=""
+
+# Stubs of the helpers in tool-sdk-more.sh (documented there) that tools and
+# this file call.
+__mcp_sdk_scan() { __mcp_sdk_more __mcp_sdk_scan "$@"; }
+__mcp_sdk_query_min() { __mcp_sdk_more __mcp_sdk_query_min "$@"; }
+__mcp_sdk_error_obj_min() { __mcp_sdk_more __mcp_sdk_error_obj_min "$@"; }
+mcp_path_normalize() { __mcp_sdk_more mcp_path_normalize "$@"; }
+mcp_roots_list() { __mcp_sdk_more mcp_roots_list "$@"; }
+mcp_roots_count() { __mcp_sdk_more mcp_roots_count "$@"; }
+mcp_roots_contains() { __mcp_sdk_more mcp_roots_contains "$@"; }
+mcp_require_path() { __mcp_sdk_more mcp_require_path "$@"; }
+mcp_result_text_with_resource() { __mcp_sdk_more mcp_result_text_with_resource "$@"; }
+mcp_json_truncate() { __mcp_sdk_more mcp_json_truncate "$@"; }
+mcp_extract_cli_error() { __mcp_sdk_more mcp_extract_cli_error "$@"; }
+mcp_run_with_progress() { __mcp_sdk_more mcp_run_with_progress "$@"; }
+mcp_debug() { __mcp_sdk_more mcp_debug "$@"; }
+mcp_with_retry() { __mcp_sdk_more mcp_with_retry "$@"; }
+mcp_config_load() { __mcp_sdk_more mcp_config_load "$@"; }
+mcp_config_get() { __mcp_sdk_more mcp_config_get "$@"; }
+mcp_download_safe() { __mcp_sdk_more mcp_download_safe "$@"; }
+mcp_download_safe_or_fail() { __mcp_sdk_more mcp_download_safe_or_fail "$@"; }
+mcp_result_with_ui() { __mcp_sdk_more mcp_result_with_ui "$@"; }
+
+# __mcp_sdk_ctl: sets __mcp_sdk_ctl_chars to the control characters other
+# than \b \t \n \f \r and __mcp_sdk_ctl_escs to their JSON escapes, once:
+# only strings holding one need them.
 __mcp_sdk_ctl_chars=()
 __mcp_sdk_ctl_escs=()
-__mcp_sdk_i=1
-while [ "${__mcp_sdk_i}" -lt 32 ]; do
-	case "${__mcp_sdk_i}" in
-	8 | 9 | 10 | 12 | 13) ;;
-	*)
-		printf -v __mcp_sdk_o '\\%03o' "${__mcp_sdk_i}"
-		printf -v __mcp_sdk_c "${__mcp_sdk_o}"
-		__mcp_sdk_ctl_chars[${#__mcp_sdk_ctl_chars[@]}]="${__mcp_sdk_c}"
-		printf -v __mcp_sdk_o '\\u%04x' "${__mcp_sdk_i}"
-		__mcp_sdk_ctl_escs[${#__mcp_sdk_ctl_escs[@]}]="${__mcp_sdk_o}"
-		;;
-	esac
-	__mcp_sdk_i=$((__mcp_sdk_i + 1))
-done
-unset __mcp_sdk_i __mcp_sdk_o __mcp_sdk_c
+__mcp_sdk_ctl() {
+	local i=1 o c
+	[ "${#__mcp_sdk_ctl_chars[@]}" = 0 ] || return 0
+	while [ "${i}" -lt 32 ]; do
+		case "${i}" in
+		8 | 9 | 10 | 12 | 13) ;;
+		*)
+			printf -v o '\\%03o' "${i}"
+			printf -v c "${o}"
+			__mcp_sdk_ctl_chars[${#__mcp_sdk_ctl_chars[@]}]="${c}"
+			printf -v o '\\u%04x' "${i}"
+			__mcp_sdk_ctl_escs[${#__mcp_sdk_ctl_escs[@]}]="${o}"
+			;;
+		esac
+		i=$((i + 1))
+	done
+}
 
 __mcp_sdk_warn() {
 	printf '%s\n' "$*" >&2
@@ -102,6 +164,7 @@ __mcp_sdk_esc() {
 		v="${v//$'\t'/\\t}"
 		v="${v//$'\b'/\\b}"
 		v="${v//$'\f'/\\f}"
+		__mcp_sdk_ctl
 		i=0
 		while [ "${i}" -lt "${#__mcp_sdk_ctl_chars[@]}" ]; do
 			case "${v}" in
@@ -116,202 +179,28 @@ __mcp_sdk_esc() {
 	__mcp_sdk_r="\"${v}\""
 }
 
-# __mcp_sdk_utf8 CODEPOINT: appends its UTF-8 bytes to __mcp_sdk_u.
-__mcp_sdk_utf8() {
-	local cp="$1" o b
-	if [ "${cp}" -eq 0 ]; then
-		return 0 # a NUL cannot live in a bash string
-	elif [ "${cp}" -lt 128 ]; then
-		printf -v o '\\%03o' "${cp}"
-	elif [ "${cp}" -lt 2048 ]; then
-		printf -v o '\\%03o\\%03o' $((192 | (cp >> 6))) $((128 | (cp & 63)))
-	elif [ "${cp}" -lt 65536 ]; then
-		printf -v o '\\%03o\\%03o\\%03o' $((224 | (cp >> 12))) $((128 | ((cp >> 6) & 63))) $((128 | (cp & 63)))
-	else
-		printf -v o '\\%03o\\%03o\\%03o\\%03o' $((240 | (cp >> 18))) $((128 | ((cp >> 12) & 63))) \
-			$((128 | ((cp >> 6) & 63))) $((128 | (cp & 63)))
-	fi
-	printf -v b "${o}"
-	__mcp_sdk_u="${__mcp_sdk_u}${b}"
-}
-
-# __mcp_sdk_unescape LITERAL: sets __mcp_sdk_r to the string a JSON string
-# literal (quotes included) denotes.
-__mcp_sdk_unescape() {
+# __mcp_sdk_flat JSON: returns 0 iff JSON is an object or array whose
+# members are all strings, numbers, true, false or null (what mcp_json_obj
+# and mcp_json_arr print), and sets __mcp_sdk_type. One regular expression
+# checks it where __mcp_sdk_scan (in tool-sdk-more.sh: the full parser)
+# takes a step a token; anything else returns 1, and __mcp_sdk_scan decides.
+__mcp_sdk_flat() {
 	local LC_ALL=C
-	local s="${1:1:${#1}-2}" c hex cp lo
-	__mcp_sdk_u=""
-	while :; do
-		case "${s}" in
-		*\\*) ;;
-		*) break ;;
-		esac
-		__mcp_sdk_u="${__mcp_sdk_u}${s%%\\*}"
-		s="${s#*\\}"
-		c="${s:0:1}"
-		s="${s:1}"
-		case "${c}" in
-		n) __mcp_sdk_u="${__mcp_sdk_u}"$'\n' ;;
-		t) __mcp_sdk_u="${__mcp_sdk_u}"$'\t' ;;
-		r) __mcp_sdk_u="${__mcp_sdk_u}"$'\r' ;;
-		b) __mcp_sdk_u="${__mcp_sdk_u}"$'\b' ;;
-		f) __mcp_sdk_u="${__mcp_sdk_u}"$'\f' ;;
-		u)
-			hex="${s:0:4}"
-			s="${s:4}"
-			cp=$((16#${hex}))
-			if [ "${cp}" -ge 55296 ] && [ "${cp}" -le 56319 ] && [ "${s:0:2}" = '\u' ]; then
-				lo=$((16#${s:2:4}))
-				if [ "${lo}" -ge 56320 ] && [ "${lo}" -le 57343 ]; then
-					cp=$((65536 + ((cp - 55296) << 10) + (lo - 56320)))
-					s="${s:6}"
-				fi
-			fi
-			__mcp_sdk_utf8 "${cp}"
-			;;
-		*) __mcp_sdk_u="${__mcp_sdk_u}${c}" ;;
-		esac
-	done
-	__mcp_sdk_r="${__mcp_sdk_u}${s}"
-}
-
-# __mcp_sdk_scan JSON [KEY]: returns 0 iff JSON is exactly one JSON value
-# (2 if it is too large to check here). Sets __mcp_sdk_type to the value's
-# kind (object array string number true false null); with KEY and an object,
-# sets __mcp_sdk_found=1 and __mcp_sdk_r to that member's value, compacted
-# (the last such member, as jq does). grep splits the tokens in one pass;
-# bash checks each token and the grammar.
-__mcp_sdk_scan() {
-	local LC_ALL=C
-	local want="" state=V stack="" tok c top pending=0 active=0 cap="" kind
-	local re_str='^"([^"\\'$'\001''-'$'\037'']|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"$'
-	local re_num='^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
-	__mcp_sdk_found=0
-	__mcp_sdk_type=""
-	__mcp_sdk_r=""
-	if [ "${#1}" -gt "${__mcp_sdk_scan_max}" ]; then
-		return 2
-	fi
-	if [ -n "${2-}" ]; then
-		__mcp_sdk_esc "$2"
-		want="${__mcp_sdk_r}"
-		__mcp_sdk_r=""
-	fi
-	__mcp_sdk_tokens "$1"
-	while IFS= read -r tok; do
-		c="${tok:0:1}"
-		kind=""
-		case "${state}" in
-		END) return 1 ;;
-		V | VA)
-			if [ "${state}" = VA ] && [ "${tok}" = "]" ]; then
-				stack="${stack%?}"
-				kind=close
-			else
-				if [ "${pending}" = 1 ]; then
-					pending=0
-					active=1
-					cap=""
-				fi
-				case "${c}" in
-				"{")
-					stack="${stack}o"
-					state=KO
-					kind=object
-					;;
-				"[")
-					stack="${stack}a"
-					state=VA
-					kind=array
-					;;
-				'"')
-					[[ ${tok} =~ ${re_str} ]] || return 1
-					kind=string
-					;;
-				t | f | n)
-					case "${tok}" in true | false | null) kind="${tok}" ;; *) return 1 ;; esac
-					;;
-				- | [0-9])
-					[[ ${tok} =~ ${re_num} ]] || return 1
-					kind=number
-					;;
-				*) return 1 ;;
-				esac
-				[ -n "${__mcp_sdk_type}" ] || __mcp_sdk_type="${kind}"
-			fi
-			;;
-		KO | K)
-			if [ "${state}" = KO ] && [ "${tok}" = "}" ]; then
-				stack="${stack%?}"
-				kind=close
-			else
-				[ "${c}" = '"' ] && [[ ${tok} =~ ${re_str} ]] || return 1
-				if [ -n "${want}" ] && [ "${#stack}" = 1 ] && [ "${tok}" = "${want}" ]; then
-					pending=1
-				fi
-				state=C
-			fi
-			;;
-		C)
-			[ "${tok}" = ":" ] || return 1
-			state=V
-			;;
-		A)
-			top="${stack:${#stack}-1}"
-			case "${tok}${top}" in
-			,o) state=K ;;
-			,a) state=V ;;
-			"}o" | "]a")
-				stack="${stack%?}"
-				kind=close
-				;;
-			*) return 1 ;;
-			esac
-			;;
-		esac
-		[ "${active}" = 0 ] || cap="${cap}${tok}"
-		case "${kind}" in
-		object | array | "") continue ;;
-		esac
-		# A value just ended.
-		if [ "${active}" = 1 ] && [ "${#stack}" = 1 ]; then
-			active=0
-			__mcp_sdk_r="${cap}"
-			__mcp_sdk_found=1
-		fi
-		if [ -z "${stack}" ]; then
-			state=END
-		else
-			state=A
-		fi
-	done <<EOF
-${__mcp_sdk_toks}
-EOF
-	[ "${state}" = END ]
-}
-
-# __mcp_sdk_tokens JSON: sets __mcp_sdk_toks to JSON's tokens, one a
-# line. Small input is split in bash (no process to start); large input by
-# grep, which is faster per byte. Both skip what no token pattern matches.
-__mcp_sdk_tokens() {
-	local LC_ALL=C
-	__mcp_sdk_toks=""
-	if [ "${#1}" -gt 4096 ]; then
-		__mcp_sdk_toks="$(printf '%s' "$1" | grep -oE '"([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[a-z]+|[][{}:,]|[^][{}:,"[:space:]a-z0-9-]+')"
-		return 0
-	fi
-	local rest="$1" re='^[[:space:]]*("([^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[a-z]+|[][{}:,]|[^][{}:,"[:space:]a-z0-9-]+)'
-	while [ -n "${rest}" ]; do
-		if [[ ${rest} =~ ${re} ]]; then
-			__mcp_sdk_toks+="${BASH_REMATCH[1]}"$'\n'
-			rest="${rest:${#BASH_REMATCH[0]}}"
-		elif [[ ${rest} =~ ^[[:space:]]+$ ]]; then
-			break
-		else
-			rest="${rest#?}" # matched by no token: grep -o skips it too
-		fi
-	done
-	__mcp_sdk_toks="${__mcp_sdk_toks%$'\n'}"
+	local ws=$'[ \t\n\r]*' str='"([^"\\'$'\001''-'$'\037'']|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
+	local val
+	[ "${#1}" -le 4096 ] || return 1
+	val="${ws}(${str}|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null)${ws}"
+	case "${1}" in
+	*\{*)
+		val="${ws}${str}${ws}:${val}"
+		[[ ${1} =~ ^${ws}\{(${val}(,${val})*|${ws})\}${ws}$ ]] || return 1
+		__mcp_sdk_type=object
+		;;
+	*)
+		[[ ${1} =~ ^${ws}\[(${val}(,${val})*|${ws})\]${ws}$ ]] || return 1
+		__mcp_sdk_type=array
+		;;
+	esac
 }
 
 # __mcp_sdk_oneline JSON: sets __mcp_sdk_r to JSON on one line. Raw line
@@ -357,70 +246,23 @@ __mcp_sdk_payload() {
 
 # __mcp_sdk_query WHO JSON FILTER: prints what `jq -rc FILTER` prints for
 # JSON. Without jq, FILTER may be ".", a path of plain keys (".a.b") and an
-# optional "// ALTERNATIVE" (a JSON literal or empty); other filters fail.
+# optional "// ALTERNATIVE" (a JSON literal or empty); other filters fail
+# (__mcp_sdk_query_min).
 __mcp_sdk_query() {
-	local who="$1" json="$2" filter="$3" out="" rc=0 path alt="" key v
-	if [ -n "${__mcp_sdk_jq}" ]; then
-		# The x keeps the value's own trailing newlines; jq's last is dropped.
-		out="$(printf '%s' "${json}" | "${__mcp_sdk_jq}" -rc "${filter}" && printf x)" || rc=$?
-		out="${out%x}"
-		out="${out%$'\n'}"
-		if [ "${rc}" != 0 ]; then
-			__mcp_sdk_warn "${who}: jq failed (status ${rc}) on filter ${filter}"
-			return "${rc}"
-		fi
-		printf '%s' "${out}"
-		return 0
+	local who="$1" json="$2" filter="$3" out="" rc=0
+	if [ -z "${__mcp_sdk_jq}" ]; then
+		__mcp_sdk_query_min "$@"
+		return
 	fi
-	local re='^[[:space:]]*(\.|(\.[A-Za-z_][A-Za-z0-9_]*)+)[[:space:]]*(//[[:space:]]*(.*[^[:space:]]))?[[:space:]]*$'
-	if ! [[ ${filter} =~ ${re} ]]; then
-		mcp_fail -32603 "${who}: the filter '${filter}' needs jq, and this host runs tools without it (MCPBASH_JSON_TOOL=none); install jq, or read the arguments with mcp_args_raw"
+	# The x keeps the value's own trailing newlines; jq's last is dropped.
+	out="$(printf '%s' "${json}" | "${__mcp_sdk_jq}" -rc "${filter}" && printf x)" || rc=$?
+	out="${out%x}"
+	out="${out%$'\n'}"
+	if [ "${rc}" != 0 ]; then
+		__mcp_sdk_warn "${who}: jq failed (status ${rc}) on filter ${filter}"
+		return "${rc}"
 	fi
-	path="${BASH_REMATCH[1]}"
-	[ -z "${BASH_REMATCH[3]}" ] || alt="${BASH_REMATCH[4]}"
-	if [ -n "${alt}" ] && [ "${alt}" != empty ] && ! __mcp_sdk_scan "${alt}"; then
-		mcp_fail -32603 "${who}: the alternative in '${filter}' needs jq (only a JSON literal or empty works without it)"
-	fi
-	v="${json}"
-	if ! __mcp_sdk_scan "${v}"; then
-		mcp_fail -32603 "${who}: the JSON is not valid or too large to read without jq"
-	fi
-	if [ "${path}" != "." ]; then
-		path="${path#.}."
-		while [ -n "${path}" ]; do
-			key="${path%%.*}"
-			path="${path#*.}"
-			if [ "${__mcp_sdk_type}" != object ]; then
-				if [ "${__mcp_sdk_type}" = null ]; then
-					v=null
-					break
-				fi
-				__mcp_sdk_warn "${who}: cannot index ${__mcp_sdk_type} with \"${key}\""
-				return 5
-			fi
-			__mcp_sdk_scan "${v}" "${key}" || true
-			if [ "${__mcp_sdk_found}" = 1 ]; then
-				v="${__mcp_sdk_r}"
-			else
-				v=null
-			fi
-			__mcp_sdk_scan "${v}" || true
-		done
-	fi
-	__mcp_sdk_scan "${v}" || true
-	if [ -n "${alt}" ] && { [ "${__mcp_sdk_type}" = null ] || [ "${__mcp_sdk_type}" = false ]; }; then
-		[ "${alt}" != empty ] || return 0
-		v="${alt}"
-		__mcp_sdk_scan "${v}" || true
-	fi
-	if [ "${__mcp_sdk_type}" = string ]; then
-		__mcp_sdk_unescape "${v}"
-		v="${__mcp_sdk_r}"
-	else
-		__mcp_sdk_oneline "${v}"
-		v="${__mcp_sdk_r}"
-	fi
-	printf '%s' "${v}"
+	printf '%s' "${out}"
 }
 
 # __mcp_sdk_uint VALUE DEFAULT: prints VALUE if it is digits, else DEFAULT.
@@ -590,104 +432,6 @@ mcp_args_int() {
 	printf '%s' "${v}"
 }
 
-# ---------------------------------------------------------------- roots
-
-# The roots a tool may use: MCP_ROOTS_PATHS (one a line) when the host sets
-# it, else MCPBASH_ROOTS (colon-separated), else the extension directory.
-__mcp_sdk_roots() {
-	if [ -n "${MCP_ROOTS_PATHS:-}" ]; then
-		printf '%s\n' "${MCP_ROOTS_PATHS}"
-	elif [ -n "${MCPBASH_ROOTS:-}" ]; then
-		printf '%s\n' "${MCPBASH_ROOTS}" | tr ':' '\n'
-	elif [ -n "${MCPBASH_PROJECT_ROOT:-}" ]; then
-		printf '%s\n' "${MCPBASH_PROJECT_ROOT}"
-	fi
-}
-
-# mcp_path_normalize [--physical] PATH: prints PATH absolute and clean.
-mcp_path_normalize() {
-	[ "${1-}" != --physical ] || shift
-	local p="${1-}"
-	[ "${p#/}" != "${p}" ] || p="${PWD}/${p}"
-	if command -v realpath >/dev/null 2>&1 && realpath -m / >/dev/null 2>&1; then
-		realpath -m -- "${p}"
-		return
-	fi
-	local out="" part rest="${p}/"
-	while [ -n "${rest}" ]; do
-		part="${rest%%/*}"
-		rest="${rest#*/}"
-		case "${part}" in
-		'' | .) ;;
-		..) out="${out%/*}" ;;
-		*) out="${out}/${part}" ;;
-		esac
-	done
-	printf '%s\n' "${out:-/}"
-}
-
-# mcp_roots_list: prints the roots, one a line.
-mcp_roots_list() {
-	__mcp_sdk_roots | sed '/^$/d'
-}
-
-# mcp_roots_count: prints how many roots there are.
-mcp_roots_count() {
-	local n
-	n="$(mcp_roots_list | wc -l)"
-	printf '%s' "${n//[!0-9]/}"
-}
-
-# mcp_roots_contains PATH: 0 iff PATH is a root or inside one.
-mcp_roots_contains() {
-	local p root
-	p="$(mcp_path_normalize "${1-}")"
-	while IFS= read -r root; do
-		[ -n "${root}" ] || continue
-		root="$(mcp_path_normalize "${root}")"
-		if [ "${root}" = / ] || [ "${p}" = "${root}" ] || [ "${p:0:$((${#root} + 1))}" = "${root}/" ]; then
-			return 0
-		fi
-	done <<EOF
-$(mcp_roots_list)
-EOF
-	return 1
-}
-
-# mcp_require_path FILTER [--default-to-single-root] [--allow-empty]: prints
-# the argument as an absolute path, failing with -32602 when it is missing or
-# outside the roots.
-mcp_require_path() {
-	local filter="${1-}" single="" empty="" v
-	shift || true
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--default-to-single-root) single=1 ;;
-		--allow-empty) empty=1 ;;
-		esac
-		shift
-	done
-	[ -n "${filter}" ] || mcp_fail_invalid_args "mcp_require_path: a filter is required"
-	v="$(mcp_args_get "${filter}")" || exit 1
-	[ "${v}" != null ] || v=""
-	if [ -z "${v}" ] && [ -n "${single}" ]; then
-		if [ "$(mcp_roots_count)" = 1 ]; then
-			v="$(mcp_roots_list)"
-		else
-			mcp_fail_invalid_args "${filter} is required when there is not exactly one root"
-		fi
-	fi
-	if [ -z "${v}" ]; then
-		[ -n "${empty}" ] || mcp_fail_invalid_args "${filter} is required"
-		return 0
-	fi
-	v="$(mcp_path_normalize "${v}")"
-	if [ "$(mcp_roots_count)" != 0 ] && ! mcp_roots_contains "${v}"; then
-		mcp_fail_invalid_args "${filter} is outside the allowed roots"
-	fi
-	printf '%s' "${v}"
-}
-
 # ---------------------------------------------------------------- results
 
 # mcp_emit_text TEXT: prints TEXT (plain text content).
@@ -732,7 +476,7 @@ __mcp_sdk_success() {
 		return 0
 	fi
 	local rc=0
-	__mcp_sdk_scan "${data}" || rc=$?
+	__mcp_sdk_flat "${data}" || __mcp_sdk_scan "${data}" || rc=$?
 	[ "${rc}" = 0 ] || [ "${rc}" = 2 ] || return 1
 	__mcp_sdk_oneline "${data}"
 	__mcp_sdk_sc="{\"success\":true,\"result\":${__mcp_sdk_r}}"
@@ -783,7 +527,7 @@ mcp_result_success() {
 # (with type and message) and __mcp_sdk_text to its text content. ERROR that
 # is not a JSON object becomes the message of an internal_error.
 __mcp_sdk_error_obj() {
-	local e="${1-}" out body
+	local e="${1-}" out
 	[ -n "${e}" ] || e='{"type":"internal_error","message":"Unknown error"}'
 	if [ -n "${__mcp_sdk_jq}" ]; then
 		out="$(printf '%s' "${e}" | "${__mcp_sdk_jq}" -c -s '
@@ -795,46 +539,7 @@ __mcp_sdk_error_obj() {
 		__mcp_sdk_text="${out#*$'\n'}"
 		return 0
 	fi
-	local msg="" hint=""
-	if __mcp_sdk_scan "${e}" && [ "${__mcp_sdk_type}" = object ]; then
-		__mcp_sdk_oneline "${e}"
-		body="${__mcp_sdk_r}"
-		body="${body#"${body%%[![:space:]]*}"}"
-		body="${body#\{}"
-		if [[ ${body} =~ ^[[:space:]]*\}[[:space:]]*$ ]]; then
-			body="}"
-		fi
-		__mcp_sdk_scan "${e}" message || true
-		if [ "${__mcp_sdk_found}" = 0 ]; then
-			body="\"message\":\"Unknown error\",${body}"
-			msg="Unknown error"
-		else
-			__mcp_sdk_oneline "${__mcp_sdk_r}"
-			msg="${__mcp_sdk_r}"
-			[ "${msg:0:1}" != '"' ] || {
-				__mcp_sdk_unescape "${msg}"
-				msg="${__mcp_sdk_r}"
-			}
-		fi
-		__mcp_sdk_scan "${e}" type || true
-		[ "${__mcp_sdk_found}" = 1 ] || body="\"type\":\"internal_error\",${body}"
-		if [ "${body}" != "${body%,\}}" ]; then
-			body="${body%,\}}}"
-		fi
-		__mcp_sdk_scan "${e}" hint || true
-		if [ "${__mcp_sdk_found}" = 1 ] && [ "${__mcp_sdk_r:0:1}" = '"' ]; then
-			__mcp_sdk_unescape "${__mcp_sdk_r}"
-			hint="${__mcp_sdk_r}"
-		fi
-		__mcp_sdk_err="{${body}"
-	else
-		msg="${e}"
-		__mcp_sdk_esc "${e}"
-		__mcp_sdk_err="{\"type\":\"internal_error\",\"message\":${__mcp_sdk_r}}"
-	fi
-	[ -z "${hint}" ] || msg="${msg}"$'\n'"Hint: ${hint}"
-	__mcp_sdk_esc "${msg}"
-	__mcp_sdk_text="${__mcp_sdk_r}"
+	__mcp_sdk_error_obj_min "${e}"
 }
 
 # mcp_result_error ERROR_JSON: prints a CallToolResult with isError true,
@@ -879,161 +584,6 @@ mcp_error() {
 	fi
 	mcp_log_debug mcp_error "${type}: ${message}"
 	mcp_result_error "${obj}}"
-}
-
-# mcp_result_text_with_resource DATA [--path FILE [--mime TYPE] [--uri URI]]...:
-# prints a CallToolResult whose content holds DATA (as mcp_result_success
-# does when DATA is JSON, else as text) followed by each readable FILE as an
-# embedded resource: text for text types, base64 blob otherwise.
-mcp_result_text_with_resource() {
-	local data="${1-}" content sc="" paths=() mimes=() uris=() i n
-	shift || true
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--path)
-			paths[${#paths[@]}]="${2-}"
-			mimes[${#mimes[@]}]=""
-			uris[${#uris[@]}]=""
-			;;
-		--mime) [ "${#paths[@]}" = 0 ] || mimes[${#paths[@]} - 1]="${2-}" ;;
-		--uri) [ "${#paths[@]}" = 0 ] || uris[${#paths[@]} - 1]="${2-}" ;;
-		esac
-		shift 2 || shift $#
-	done
-	if __mcp_sdk_success "${data}" "$(__mcp_sdk_uint "${MCPBASH_MAX_TEXT_BYTES:-}" 102400)"; then
-		sc=",\"structuredContent\":${__mcp_sdk_sc}"
-		content="{\"type\":\"text\",\"text\":${__mcp_sdk_text}}"
-	else
-		__mcp_sdk_esc "${data}"
-		content="{\"type\":\"text\",\"text\":${__mcp_sdk_r}}"
-	fi
-	i=0
-	n=${#paths[@]}
-	while [ "${i}" -lt "${n}" ]; do
-		__mcp_sdk_resource "${paths[${i}]}" "${mimes[${i}]}" "${uris[${i}]}" &&
-			content="${content},${__mcp_sdk_r}"
-		i=$((i + 1))
-	done
-	__mcp_sdk_once mcp_result_text_with_resource || return 0
-	printf '{"content":[%s]%s,"isError":false}\n' "${content}" "${sc}"
-}
-
-# __mcp_sdk_resource FILE MIME URI: sets __mcp_sdk_r to an embedded resource
-# content item for FILE.
-__mcp_sdk_resource() {
-	local path="$1" mime="$2" uri="$3" body item
-	if [ ! -f "${path}" ] || [ ! -r "${path}" ]; then
-		mcp_log_warn sdk "mcp_result_text_with_resource: ${path} is not a readable file; skipped"
-		return 1
-	fi
-	if [ -z "${mime}" ]; then
-		mime="$(file --brief --mime-type -- "${path}" 2>/dev/null)" || mime=""
-		[ -n "${mime}" ] || mime=application/octet-stream
-	fi
-	if [ -z "${uri}" ]; then
-		uri="file://$(mcp_path_normalize "${path}")"
-	fi
-	__mcp_sdk_esc "${uri}"
-	item="{\"uri\":${__mcp_sdk_r}"
-	__mcp_sdk_esc "${mime}"
-	item="${item},\"mimeType\":${__mcp_sdk_r}"
-	case "${mime}" in
-	text/* | application/json | application/xml | application/javascript | *+json | *+xml)
-		body="$(cat -- "${path}" && printf x)"
-		__mcp_sdk_esc "${body%x}"
-		item="${item},\"text\":${__mcp_sdk_r}}"
-		;;
-	*)
-		body="$(base64 <"${path}" | tr -d '\n')"
-		item="${item},\"blob\":\"${body}\"}"
-		;;
-	esac
-	__mcp_sdk_r="{\"type\":\"resource\",\"resource\":${item}}"
-}
-
-# mcp_json_truncate JSON [MAX_BYTES] [--array-path .a.b]: prints
-# {"result":...,"truncated":bool,"kept":N,"total":M} with the array cut so
-# that the result fits in MAX_BYTES (102400 by default); errors come back as
-# {"result":null,"truncated":false,"error":{"type":...,"message":...}}.
-mcp_json_truncate() {
-	local json="" max="" path="" n=0
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--array-path)
-			path="${2-}"
-			shift 2 || shift $#
-			continue
-			;;
-		esac
-		case "${n}" in
-		0) json="$1" ;;
-		1) max="$1" ;;
-		esac
-		n=$((n + 1))
-		shift
-	done
-	max="$(__mcp_sdk_uint "${max}" 102400)"
-	if [ -n "${path}" ] && ! [[ ${path} =~ ^(\.[A-Za-z_][A-Za-z0-9_]*)+$ ]]; then
-		__mcp_sdk_esc "Invalid path syntax: ${path} (use .key or .key.nested)"
-		printf '{"result":null,"truncated":false,"error":{"type":"invalid_path_syntax","message":%s}}' "${__mcp_sdk_r}"
-		return 0
-	fi
-	if ! __mcp_sdk_is_json "${json}"; then
-		__mcp_sdk_esc "${json}"
-		printf '{"result":null,"truncated":false,"error":{"type":"invalid_json","message":"Input is not one JSON value","raw":%s}}' "${__mcp_sdk_r}"
-		return 0
-	fi
-	if [ -z "${__mcp_sdk_jq}" ]; then
-		__mcp_sdk_oneline "${json}"
-		printf '{"result":%s,"truncated":false,"_warning":"truncation needs jq"}' "${__mcp_sdk_r}"
-		return 0
-	fi
-	printf '%s' "${json}" | "${__mcp_sdk_jq}" -c --argjson max "${max}" --arg path "${path}" '
-		def bytes: tojson | utf8bytelength;
-		def fail($t; $m): {result: null, truncated: false, error: {type: $t, message: $m}};
-		. as $doc
-		| (if $path != "" then ($path | ltrimstr(".") | split("."))
-		   elif type == "array" then []
-		   elif type == "object" and (.results | type) == "array" then ["results"]
-		   else null end) as $p
-		| if $p == null then
-		    (if bytes <= $max then {result: ., truncated: false}
-		     else fail("output_too_large"; "Response too large (\(bytes) bytes) and not an array to truncate") end)
-		  elif ($doc | getpath($p)) == null then fail("path_not_found"; "Path not found: \($path)")
-		  elif ($doc | getpath($p) | type) != "array" then fail("invalid_array_path"; "Path is not an array: \($path)")
-		  else ($doc | getpath($p) | length) as $total
-		    | if bytes <= $max then {result: ., truncated: false, kept: $total, total: $total}
-		      elif ($doc | setpath($p; []) | bytes) > $max then
-		        fail("output_too_large"; "Response too large even with an empty array at \($path)")
-		      else [0, $total]
-		        | until(.[0] >= .[1];
-		            (((.[0] + .[1] + 1) / 2) | floor) as $m
-		            | if ($doc | setpath($p; getpath($p)[:$m]) | bytes) <= $max then [$m, .[1]] else [.[0], $m - 1] end)
-		        | .[0] as $k
-		        | {result: ($doc | setpath($p; getpath($p)[:$k])), truncated: true, kept: $k, total: $total}
-		      end
-		  end'
-}
-
-# mcp_extract_cli_error STDOUT STDERR EXIT_CODE: prints the best error
-# message: from JSON on stdout (.error.message, .error, .message of a failed
-# response, .errors[0].message), else stderr, else "CLI exited with code N".
-mcp_extract_cli_error() {
-	local out="${1-}" err="${2-}" code="${3-}" msg=""
-	if [ -n "${__mcp_sdk_jq}" ] && [ -n "${out}" ]; then
-		msg="$(printf '%s' "${out}" | "${__mcp_sdk_jq}" -r '
-			first((.error | objects | .message | strings),
-			      (.error | strings),
-			      (select(.success == false or .ok == false or .status == "error") | .message | strings),
-			      ((.errors // [])[0]? | .message | strings)) // empty' 2>/dev/null)" || msg=""
-	fi
-	if [ -n "${msg}" ]; then
-		printf '%s' "${msg}"
-	elif [ -n "${err}" ]; then
-		printf '%s' "${err}"
-	else
-		printf 'CLI exited with code %s' "${code}"
-	fi
 }
 
 # ---------------------------------------------------------------- failure
@@ -1107,119 +657,6 @@ mcp_progress() {
 	printf '%s}\n' "${line}" >>"${MCP_PROGRESS_STREAM}" 2>/dev/null || true
 }
 
-# mcp_run_with_progress --pattern REGEX [--extract json|match1|ratio]
-#   [--total N] [--stdout FILE] [--stderr-file FILE] [--progress-file FILE]
-#   [--interval SECS] [--quiet] [--dry-run] -- COMMAND...
-# Runs COMMAND, turning the lines of its stderr (or of --progress-file) that
-# match REGEX into mcp_progress; returns COMMAND's status.
-mcp_run_with_progress() {
-	local pattern="" extract=json total="" out="" errf="" pfile="" interval=0.2 quiet="" dry=""
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--pattern) pattern="${2-}" ;;
-		--extract) extract="${2-}" ;;
-		--total) total="${2-}" ;;
-		--stdout) out="${2-}" ;;
-		--stderr-file) errf="${2-}" ;;
-		--progress-file) pfile="${2-}" ;;
-		--interval) interval="${2-}" ;;
-		--quiet) quiet=1 && shift && continue ;;
-		--dry-run) dry=1 && shift && continue ;;
-		--)
-			shift
-			break
-			;;
-		*) break ;;
-		esac
-		shift 2 || shift $#
-	done
-	if [ -z "${pattern}" ] || [ "$#" = 0 ]; then
-		__mcp_sdk_warn "mcp_run_with_progress: --pattern and a command are required"
-		return 2
-	fi
-	local dir rc=0 pid line seen=0
-	dir="$(mktemp -d "${TMPDIR:-/tmp}/mcp-progress.XXXXXX")" || return 1
-	if [ -n "${pfile}" ]; then
-		: >"${pfile}"
-		if [ -n "${out}" ]; then "$@" >"${out}" & else "$@" & fi
-		pid=$!
-		while kill -0 "${pid}" 2>/dev/null; do
-			seen="$(__mcp_sdk_progress_file "${pfile}" "${seen}")"
-			sleep "${interval}"
-		done
-		wait "${pid}" || rc=$?
-		__mcp_sdk_progress_file "${pfile}" "${seen}" final >/dev/null
-	else
-		mkfifo "${dir}/err"
-		if [ -n "${out}" ]; then "$@" 2>"${dir}/err" >"${out}" & else "$@" 2>"${dir}/err" & fi
-		pid=$!
-		while IFS= read -r line || [ -n "${line}" ]; do
-			__mcp_sdk_progress_line "${line}"
-		done < <(tr '\r' '\n' <"${dir}/err")
-		wait "${pid}" || rc=$?
-	fi
-	rm -rf "${dir}"
-	return "${rc}"
-}
-
-# __mcp_sdk_progress_file FILE SEEN [final]: handles the complete lines of
-# FILE after byte SEEN (all of them when final); prints the new SEEN.
-__mcp_sdk_progress_file() {
-	local chunk line LC_ALL=C
-	chunk="$(tail -c +$(($2 + 1)) "$1" 2>/dev/null && printf x)"
-	chunk="${chunk%x}"
-	[ -n "${3-}" ] || chunk="${chunk%"${chunk##*$'\n'}"}"
-	while IFS= read -r line || [ -n "${line}" ]; do
-		__mcp_sdk_progress_line "${line}"
-	done <<EOF
-${chunk%$'\n'}
-EOF
-	printf '%s' $(($2 + ${#chunk}))
-}
-
-# __mcp_sdk_progress_line LINE: one line of mcp_run_with_progress's input
-# (its variables are in scope).
-__mcp_sdk_progress_line() {
-	local line="$1" pct="" msg="" a b
-	[ -n "${line}" ] || return 0
-	if ! [[ ${line} =~ ${pattern} ]]; then
-		if [ -n "${errf}" ]; then
-			printf '%s\n' "${line}" >>"${errf}"
-		elif [ -z "${pfile}" ]; then
-			printf '%s\n' "${line}" >&2
-		fi
-		[ -n "${quiet}" ] || mcp_log_debug progress "${line}"
-		return 0
-	fi
-	a="${BASH_REMATCH[1]-}"
-	b="${BASH_REMATCH[2]-}"
-	case "${extract}" in
-	match1) pct="${a%%.*}" ;;
-	ratio)
-		case "${a%%.*}${b%%.*}" in '' | *[!0-9]*) ;; *)
-			[ "${b%%.*}" = 0 ] || pct=$((10#${a%%.*} * 100 / 10#${b%%.*}))
-			;;
-		esac
-		;;
-	*)
-		pct="$(__mcp_sdk_query mcp_run_with_progress "${line}" '.progress // empty' 2>/dev/null)" || pct=""
-		msg="$(__mcp_sdk_query mcp_run_with_progress "${line}" '.message // empty' 2>/dev/null)" || msg=""
-		pct="${pct%%.*}"
-		;;
-	esac
-	case "${pct}" in '' | *[!0-9]*) return 0 ;; esac
-	if [ -n "${total}" ] && [ "${extract}" = match1 ]; then
-		case "${total}" in '' | *[!0-9]* | 0) ;; *) pct=$((10#${pct} * 100 / total)) ;; esac
-	fi
-	[ -n "${msg}" ] || msg="${line}"
-	if [ -n "${dry}" ]; then
-		__mcp_sdk_esc "${msg}"
-		printf '{"progress":%s,"message":%s}\n' "$((10#${pct}))" "${__mcp_sdk_r}" >&2
-	else
-		mcp_progress "${pct}" "${msg}"
-	fi
-}
-
 # ---------------------------------------------------------------- logging
 
 # mcp_log LEVEL LOGGER MESSAGE_OR_JSON: sends a log message. The third
@@ -1280,132 +717,6 @@ mcp_log_info() { __mcp_sdk_log_text info "$@"; }
 mcp_log_warn() { __mcp_sdk_log_text warning "$@"; }
 mcp_log_error() { __mcp_sdk_log_text error "$@"; }
 
-# mcp_debug MESSAGE...: appends a timestamped line to MCPBASH_DEBUG_LOG when
-# it is set; otherwise does nothing.
-mcp_debug() {
-	[ -n "${MCPBASH_DEBUG_LOG:-}" ] || return 0
-	printf '[%s] %s\n' "$(date +%H:%M:%S 2>/dev/null || printf '??:??:??')" "$*" \
-		>>"${MCPBASH_DEBUG_LOG}" 2>/dev/null || true
-}
-
-# mcp_with_retry MAX_ATTEMPTS BASE_DELAY [--] COMMAND...: runs COMMAND until it
-# succeeds, exits 1 or 2 (not retried), MAX_ATTEMPTS is reached or the call is
-# cancelled; waits BASE_DELAY seconds, doubling, plus up to half again of
-# jitter, between attempts. Returns COMMAND's last status.
-mcp_with_retry() {
-	local max="${1-}" base="${2-}" attempt=1 rc ms whole frac
-	shift 2 || shift $#
-	[ "${1-}" != -- ] || shift
-	if ! [[ ${max} =~ ^[0-9]+$ ]] || [ "${max}" -lt 1 ]; then
-		__mcp_sdk_warn "mcp_with_retry: MAX_ATTEMPTS must be a positive integer"
-		return 1
-	fi
-	if ! [[ ${base} =~ ^([0-9]*)(\.([0-9]*))?$ ]] || [ -z "${base}" ] || [ "${base}" = . ]; then
-		__mcp_sdk_warn "mcp_with_retry: BASE_DELAY must be a number of seconds"
-		return 1
-	fi
-	whole="${BASH_REMATCH[1]:-0}"
-	frac="${BASH_REMATCH[3]}000"
-	ms=$((10#${whole} * 1000 + 10#${frac:0:3}))
-	while :; do
-		rc=0
-		"$@" || rc=$?
-		if [ "${rc}" -le 2 ] || [ "${attempt}" -ge "${max}" ] || mcp_is_cancelled; then
-			return "${rc}"
-		fi
-		whole=$((ms + (ms > 1 ? RANDOM % (ms / 2 + 1) : 0)))
-		mcp_log_debug retry "attempt ${attempt}/${max} failed with status ${rc}; retrying in ${whole} ms"
-		sleep "$((whole / 1000)).$(printf '%03d' $((whole % 1000)))"
-		ms=$((ms * 2))
-		attempt=$((attempt + 1))
-	done
-}
-
-# ---------------------------------------------------------------- config
-
-# mcp_config_load [--env NAME] [--file FILE] [--example FILE] [--defaults JSON]:
-# sets and exports MCP_CONFIG_JSON from the defaults, the example file, the
-# file and the variable NAME (JSON, or a file's path), later ones overriding
-# earlier ones key by key. Missing
-# files are skipped; invalid JSON is skipped with a warning.
-mcp_config_load() {
-	local env="" file="" example="" defaults="" merged="{}" src v
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--env) env="${2-}" ;;
-		--file) file="${2-}" ;;
-		--example) example="${2-}" ;;
-		--defaults) defaults="${2-}" ;;
-		esac
-		shift 2 || shift $#
-	done
-	for src in defaults example file env; do
-		v=""
-		case "${src}" in
-		defaults) v="${defaults}" ;;
-		example) [ -z "${example}" ] || [ ! -r "${example}" ] || v="$(cat "${example}")" ;;
-		file) [ -z "${file}" ] || [ ! -r "${file}" ] || v="$(cat "${file}")" ;;
-		env)
-			[ -z "${env}" ] || eval "v=\"\${${env}:-}\""
-			case "${v}" in
-			'' | [[:space:]]*\{* | \{*) ;;
-			*) if [ -r "${v}" ]; then v="$(cat "${v}")"; else v=""; fi ;;
-			esac
-			;;
-		esac
-		[ -n "${v}" ] || continue
-		if ! __mcp_sdk_is_json "${v}"; then
-			__mcp_sdk_warn "mcp_config_load: the ${src} configuration is not valid JSON; skipped"
-			continue
-		fi
-		if [ -n "${__mcp_sdk_jq}" ]; then
-			merged="$(printf '%s\n%s' "${merged}" "${v}" | "${__mcp_sdk_jq}" -c -s '.[0] + (.[1] | objects)')"
-		else
-			# Members written later win, for jq and for JSON parsers alike.
-			__mcp_sdk_oneline "${v}"
-			v="${__mcp_sdk_r}"
-			v="${v#"${v%%[![:space:]]*}"}"
-			v="${v%"${v##*[![:space:]]}"}"
-			case "${v}" in
-			\{*\}) ;;
-			*) continue ;;
-			esac
-			v="${v#\{}"
-			v="${v%\}}"
-			if [ "${merged}" = "{}" ]; then
-				merged="{${v}}"
-			elif [[ ${v} =~ [^[:space:]] ]]; then
-				merged="${merged%\}},${v}}"
-			fi
-		fi
-	done
-	MCP_CONFIG_JSON="${merged}"
-	export MCP_CONFIG_JSON
-}
-
-# mcp_config_get FILTER [--default VALUE]: prints the value FILTER selects in
-# MCP_CONFIG_JSON; a missing or null value prints VALUE, or returns 1.
-mcp_config_get() {
-	local filter="${1:-.}" def="" has="" v
-	shift || true
-	if [ "${1-}" = --default ]; then
-		has=1
-		def="${2-}"
-	fi
-	v="${MCP_CONFIG_JSON:-}"
-	[ -n "${v}" ] || v="{}"
-	v="$(__mcp_sdk_query mcp_config_get "${v}" "${filter}")" || v=""
-	if [ -z "${v}" ] || [ "${v}" = null ]; then
-		if [ -n "${has}" ]; then
-			printf '%s' "${def}"
-			return 0
-		fi
-		__mcp_sdk_warn "mcp_config_get: ${filter} is not set"
-		return 1
-	fi
-	printf '%s' "${v}"
-}
-
 # ---------------------------------------------------------------- host-less
 
 # Boris runs extension tools without a channel back to the client, so the
@@ -1429,36 +740,11 @@ mcp_elicit_titled_choice() { __mcp_sdk_no_elicit mcp_elicit_titled_choice; }
 mcp_elicit_multi_choice() { __mcp_sdk_no_elicit mcp_elicit_multi_choice; }
 mcp_elicit_titled_multi_choice() { __mcp_sdk_no_elicit mcp_elicit_titled_multi_choice; }
 
-# mcp_download_safe ...: prints {"success":false,"error":{"type":
-# "provider_unavailable",...}} and returns 0, as documented for a missing
-# HTTPS provider.
-mcp_download_safe() {
-	printf '%s' '{"success":false,"error":{"type":"provider_unavailable","message":"mcp_download_safe is not provided by Boris; fetch with curl (the sandbox decides what the network allows)"}}'
-}
-
-# mcp_download_safe_or_fail ...: fails the tool with -32603.
-mcp_download_safe_or_fail() {
-	mcp_fail -32603 "mcp_download_safe_or_fail is not provided by Boris; fetch with curl (the sandbox decides what the network allows)"
-}
-
 # mcp_client_supports_ui, mcp_client_supports_extension: return 1.
 mcp_client_supports_ui() { return 1; }
 mcp_client_supports_extension() { return 1; }
 
-# mcp_result_with_ui URI TEXT [DATA], mcp_result_with_ui_data URI TEXT DATA:
-# as for a client without UI support: TEXT as text content, DATA (when it
-# is a JSON object) as structuredContent.
-mcp_result_with_ui() {
-	local t sc=""
-	__mcp_sdk_esc "${2-}"
-	t="${__mcp_sdk_r}"
-	if [ -n "${3-}" ] && __mcp_sdk_is_json "$3" && { [ -n "${__mcp_sdk_jq}" ] || [ "${__mcp_sdk_type}" = object ]; }; then
-		__mcp_sdk_oneline "$3"
-		case "${__mcp_sdk_r}" in [[:space:]]*\{* | \{*) sc=",\"structuredContent\":${__mcp_sdk_r}" ;; esac
-	fi
-	__mcp_sdk_once mcp_result_with_ui || return 0
-	printf '{"content":[{"type":"text","text":%s}]%s,"isError":false}\n' "${t}" "${sc}"
-}
+# mcp_result_with_ui_data URI TEXT DATA: mcp_result_with_ui.
 mcp_result_with_ui_data() { mcp_result_with_ui "$@"; }
 
 # mcp_ui_form, mcp_ui_table, mcp_tool_meta_with_ui: return 1 with a message.
