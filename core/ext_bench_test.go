@@ -14,13 +14,19 @@ import (
 
 // BenchmarkExtensionCall measures calls of extension tools through an
 // in-memory MCP session, beside the bash tool, which also starts a
-// process: "printed" prints a ready result (what the core adds to a
-// process), "hello" is make bench-extension's tool (the SDK's share too).
+// process (and forks once, for its working directory). The tools add one
+// thing at a time: "printed" prints a ready result (a process start, and
+// what the core adds to it), "sourced" first sources the SDK, "forked"
+// forks once instead, and "hello" is make bench-extension's tool (both,
+// plus building the result with the SDK).
 func BenchmarkExtensionCall(b *testing.B) {
 	dir := b.TempDir()
 	project := filepath.Join(dir, "project")
+	const result = `printf '%s\\n' '{"content":[{"type":"text","text":"{\\"message\\":\\"hello\\"}"}],"structuredContent":{"message":"hello"},"isError":false}'` + "\n"
 	tools := map[string]string{
-		"printed": "#!/bin/bash\nprintf '%s\\n' '{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"message\\\":\\\"hello\\\"}\"}],\"structuredContent\":{\"message\":\"hello\"},\"isError\":false}'\n",
+		"printed": "#!/usr/bin/env bash\n" + result,
+		"sourced": "#!/usr/bin/env bash\nset -euo pipefail\nsource \"${MCP_SDK:?}/tool-sdk.sh\"\n" + result,
+		"forked":  "#!/usr/bin/env bash\nset -euo pipefail\nx=\"$(:)\"\n" + result,
 		"hello":   "#!/usr/bin/env bash\nset -euo pipefail\nsource \"${MCP_SDK:?}/tool-sdk.sh\"\nmcp_result_success \"$(mcp_json_obj message \"hello\")\"\n",
 	}
 	for name, body := range tools {
@@ -64,6 +70,8 @@ func BenchmarkExtensionCall(b *testing.B) {
 	}{
 		{"bash", "hi", map[string]any{"command": "echo hi"}},
 		{"printed", "hello", map[string]any{}},
+		{"sourced", "hello", map[string]any{}},
+		{"forked", "hello", map[string]any{}},
 		{"hello", "hello", map[string]any{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -154,6 +154,13 @@ __mcp_sdk_warn() {
 
 # __mcp_sdk_esc VALUE: sets __mcp_sdk_r to VALUE as a JSON string literal.
 __mcp_sdk_esc() {
+	case "${1-}" in
+	*[\"\\[:cntrl:]]*) ;;
+	*)
+		__mcp_sdk_r="\"${1-}\"" # nothing to escape: the common case, made cheap
+		return 0
+		;;
+	esac
 	local v="${1-}" i
 	v="${v//\\/\\\\}"
 	v="${v//\"/\\\"}"
@@ -179,26 +186,70 @@ __mcp_sdk_esc() {
 	__mcp_sdk_r="\"${v}\""
 }
 
-# __mcp_sdk_flat JSON: returns 0 iff JSON is an object or array whose
-# members are all strings, numbers, true, false or null (what mcp_json_obj
-# and mcp_json_arr print), and sets __mcp_sdk_type. One regular expression
-# checks it where __mcp_sdk_scan (in tool-sdk-more.sh: the full parser)
-# takes a step a token; anything else returns 1, and __mcp_sdk_scan decides.
+# __mcp_sdk_flat JSON: returns 0 if JSON is, without whitespace, an object
+# or array whose members are strings, integers, true, false or null (what
+# mcp_json_obj and mcp_json_arr print), and sets __mcp_sdk_type; else
+# returns 1, and __mcp_sdk_scan (in tool-sdk-more.sh: the full parser)
+# decides. It matches patterns, never a regular expression: compiling one
+# costs a new process more than all of this.
 __mcp_sdk_flat() {
 	local LC_ALL=C
-	local ws=$'[ \t\n\r]*' str='"([^"\\'$'\001''-'$'\037'']|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
-	local val
-	[ "${#1}" -le 4096 ] || return 1
-	val="${ws}(${str}|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null)${ws}"
-	case "${1}" in
-	*\{*)
-		val="${ws}${str}${ws}:${val}"
-		[[ ${1} =~ ^${ws}\{(${val}(,${val})*|${ws})\}${ws}$ ]] || return 1
-		__mcp_sdk_type=object
-		;;
-	*)
-		[[ ${1} =~ ^${ws}\[(${val}(,${val})*|${ws})\]${ws}$ ]] || return 1
-		__mcp_sdk_type=array
+	local s="${1-}" close v
+	case "${s}" in
+	'{}') __mcp_sdk_type=object && return 0 ;;
+	'[]') __mcp_sdk_type=array && return 0 ;;
+	\{*\}) close='}' __mcp_sdk_type=object ;;
+	\[*\]) close=']' __mcp_sdk_type=array ;;
+	*) return 1 ;;
+	esac
+	[ "${#s}" -le 4096 ] || return 1
+	s="${s:1}"
+	while :; do
+		if [ "${close}" = '}' ]; then
+			__mcp_sdk_flat_str || return 1
+			[ "${s:0:1}" = : ] || return 1
+			s="${s:1}"
+		fi
+		case "${s}" in
+		\"*) __mcp_sdk_flat_str || return 1 ;;
+		true* | null*) s="${s:4}" ;;
+		false*) s="${s:5}" ;;
+		*)
+			v="${s%%[!0-9-]*}"
+			case "${v#-}" in '' | *[!0-9]* | 0?*) return 1 ;; esac
+			s="${s:${#v}}"
+			;;
+		esac
+		case "${s}" in
+		"${close}") return 0 ;;
+		,*) s="${s:1}" ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# __mcp_sdk_flat_str: takes the JSON string at the start of __mcp_sdk_flat's
+# s off it; returns 1 if there is none.
+__mcp_sdk_flat_str() {
+	local str="" part tail
+	[ "${s:0:1}" = '"' ] || return 1
+	s="${s:1}"
+	while :; do
+		case "${s}" in *\"*) ;; *) return 1 ;; esac
+		part="${s%%\"*}"
+		str="${str}${part}"
+		s="${s:${#part}+1}"
+		tail="${str##*[!\\]}" # the backslashes before this quote
+		[ $((${#tail} % 2)) = 1 ] || break
+		str="${str}\""
+	done
+	case "${str}" in *[[:cntrl:]]*) return 1 ;; esac
+	case "${str}" in
+	*\\*)
+		str="${str//\\\\/}"
+		str="${str//\\[\"\/bfnrt]/}"
+		str="${str//\\u[0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]/}"
+		case "${str}" in *\\*) return 1 ;; esac
 		;;
 	esac
 }
