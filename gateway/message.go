@@ -15,10 +15,16 @@ type message struct {
 	raw []byte
 	req *jsonrpc.Request  // request or notification
 	res *jsonrpc.Response // response
+
+	parsed *request2026 // the params of a 2026-07-28 request, once parsed
 }
 
-// decode parses one JSON-RPC message with go-sdk's decoder. A JSON array
-// (a batch) is refused: the gateway speaks the revisions without batches.
+// decode parses one JSON-RPC message by go-sdk's rules (jsonrpc
+// "2.0"; an id a string, a number or absent; a method makes a request,
+// else an id and a result or error make a response), with the standard
+// library's decoder: go-sdk's own allocates a 64 KiB buffer per message,
+// which every client request would pay. A JSON array (a batch) is
+// refused: the gateway speaks the revisions without batches.
 func decode(raw []byte) (*message, error) {
 	if first := firstByte(raw); first == '[' {
 		return nil, errBatch
@@ -28,7 +34,21 @@ func decode(raw []byte) (*message, error) {
 	if !json.Valid(raw) {
 		return nil, errors.New("body is not a single JSON value")
 	}
-	msg, err := jsonrpc.DecodeMessage(raw)
+	var w struct {
+		Version string          `json:"jsonrpc"`
+		ID      any             `json:"id"`
+		Method  *string         `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if w.Version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)
+	}
+	id, err := jsonrpc.MakeID(w.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +62,16 @@ func decode(raw []byte) (*message, error) {
 		raw = buf.Bytes()
 	}
 	m := &message{raw: raw}
-	switch msg := msg.(type) {
-	case *jsonrpc.Request:
-		m.req = msg
-	case *jsonrpc.Response:
-		m.res = msg
+	switch {
+	case w.Method != nil:
+		m.req = &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}
+	case !id.IsValid():
+		return nil, errors.New("invalid request: neither a method nor an id")
+	default:
+		m.res = &jsonrpc.Response{ID: id, Result: w.Result}
+		if w.Error != nil {
+			m.res.Error = w.Error
+		}
 	}
 	return m, nil
 }

@@ -101,8 +101,18 @@ func statelessRequest(r *http.Request, m *message) bool {
 	if m.req == nil || !bytes.Contains(m.req.Params, []byte(mcp.MetaKeyProtocolVersion)) {
 		return false
 	}
-	p, err := parse2026(m.req.Params)
+	p, err := m.params2026()
 	return err == nil && p.version() != ""
+}
+
+// params2026 parses a request's params as a 2026-07-28 request's, once.
+func (m *message) params2026() (*request2026, error) {
+	if m.parsed != nil {
+		return m.parsed, nil
+	}
+	p, err := parse2026(m.req.Params)
+	m.parsed = p
+	return p, err
 }
 
 // stateless serves a 2026-07-28 message: validated against its headers,
@@ -130,7 +140,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *message, 
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	p, err := parse2026(m.req.Params)
+	p, err := m.params2026()
 	switch {
 	case err != nil:
 		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidParams, err.Error())
