@@ -98,7 +98,11 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		log.Warn("authentication is off (--auth none): serving loopback clients only")
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("boris-gateway listening", "url", url, "dashboard", "http://"+ln.Addr().String()+"/dashboard", "core", corePath, "version", core.Version, "node", cfg.NodeID)
+	attrs := []any{"url", url, "dashboard", "http://" + ln.Addr().String() + "/dashboard", "core", corePath, "version", core.Version}
+	if cfg.NodeID != "" {
+		attrs = append(attrs, "node", cfg.NodeID)
+	}
+	log.Info("boris-gateway listening", attrs...)
 	printConnect(stderr, url, as.generated)
 	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, cfg.drainLinger(), log)
 }
