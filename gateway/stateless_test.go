@@ -420,9 +420,10 @@ func TestStatelessLimits(t *testing.T) {
 	if resp, body := g.do("POST", h, b); resp.StatusCode != 200 {
 		t.Fatalf("after the session ended: got %d %s, want 200", resp.StatusCode, body)
 	}
-	cores := g.cores()
-	if len(cores) != 1 {
-		t.Fatalf("cores %v, want one", cores)
+	// (Not counted here: under load the idle timeout may already have
+	// ended it.)
+	if cores := g.cores(); len(cores) > 1 {
+		t.Fatalf("cores %v, want at most the principal's one", cores)
 	}
 	waitFor(t, "the idle principal core to end", func() bool { return len(g.cores()) == 0 && g.h.table.countPrincipals() == 0 })
 	h, b = call2026(3, "bash", map[string]any{"command": "pwd"})
