@@ -20,6 +20,11 @@ import (
 // their own listen's id.
 type listenHub struct {
 	s *session
+	// opening serializes changes of the gateway's listen (open, and what
+	// subscribe decides before and after it): two at once would leave one
+	// listen the hub no longer knows parked in the core, or lose a
+	// resource one of them added.
+	opening sync.Mutex
 
 	mu      sync.Mutex
 	subs    map[*listener]struct{}
@@ -51,7 +56,7 @@ func (hb *listenHub) busy() bool {
 }
 
 // open starts the gateway's listen on the core for every change it offers
-// and uris, replacing the one open (the core keeps one per session, and
+// and uris (the caller holds opening), replacing the one open (the core keeps one per session, and
 // forgets it once the old one is answered, so the old one is cancelled and
 // its answer awaited first). It returns the channel closed once the core
 // has acknowledged.
@@ -182,6 +187,8 @@ func (l *listener) wants(method, uri string) bool {
 // returns the listener, whose want is what the core agreed to, or the
 // core's refusal (the hub's listen is then reopened as it was).
 func (hb *listenHub) subscribe(r *http.Request, id json.RawMessage, want mcp.NotificationSubscriptions) (*listener, error) {
+	hb.opening.Lock()
+	defer hb.opening.Unlock()
 	hb.mu.Lock()
 	acked, old := hb.acked, hb.uris
 	var missing []string

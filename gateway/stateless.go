@@ -332,7 +332,10 @@ func (h *Handler) startPrincipalCore(w http.ResponseWriter, p Principal, id json
 	// The gateway's own listen goes first: the core learns of no client's
 	// capabilities as the session's, and list changes reach the gateway
 	// from the start (the tools' header cache depends on them).
-	s.principal.hub.open(nil)
+	hub := s.principal.hub
+	hub.opening.Lock()
+	hub.open(nil)
+	hub.opening.Unlock()
 	return s
 }
 
