@@ -183,7 +183,7 @@ func (s *session) deliver(msg coreMsg, m peeked) {
 	case m.method == "":
 		if dest = s.calls[m.id]; dest != nil {
 			s.forgetLocked(dest)
-			dest.resp <- dest.restore(msg, "id")
+			dest.resp <- dest.restore(msg, dest.clientID, "id")
 			return
 		}
 		// A response whose request was abandoned or cancelled is dropped,
@@ -193,7 +193,7 @@ func (s *session) deliver(msg coreMsg, m peeked) {
 		return
 	case m.method == "notifications/progress":
 		if dest = s.progress[notifiedToken(m.params)]; dest != nil {
-			msg = dest.restore(msg, "params", "progressToken")
+			msg = dest.restore(msg, dest.clientToken, "params", "progressToken")
 		}
 	case !sessionScoped(m.method) && len(s.calls) == 1:
 		for _, c := range s.calls {

@@ -62,9 +62,10 @@ type session struct {
 
 // call is a client request waiting for its response.
 type call struct {
-	id    jsonrpc.ID // as the client sent it: errors the gateway writes carry it
-	key   string     // idKey of the id the core was sent
-	token string     // key of the progress token the core was sent, or ""
+	id     jsonrpc.ID // as the client sent it: errors the gateway writes carry it
+	coreID jsonrpc.ID // as the core was sent it: id, but on a principal's core its own
+	key    string     // idKey(coreID)
+	token  string     // key of the progress token the core was sent, or ""
 	// On a principal's core, the gateway gives every request an id and a
 	// progress token of its own (clients of one principal share the core,
 	// and their ids may collide): these are the client's, put back into
@@ -110,7 +111,7 @@ func (s *session) register(m *message) (*call, error) {
 // core is sent with coreID and the progress token key token.
 func newCall(id, coreID jsonrpc.ID, token string) *call {
 	return &call{
-		id: id, key: idKey(coreID), token: token,
+		id: id, coreID: coreID, key: idKey(coreID), token: token,
 		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
 }

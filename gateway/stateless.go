@@ -448,13 +448,9 @@ func (s *session) deliverPrincipal(msg coreMsg, m peeked) bool {
 	return false
 }
 
-// restore puts the client's id (or progress token) back into a message
-// the core sent for c.
-func (c *call) restore(msg coreMsg, path ...string) coreMsg {
-	val := c.clientID
-	if path[len(path)-1] == "progressToken" {
-		val = c.clientToken
-	}
+// restore puts the client's val (its id or progress token, nil on a
+// session) back at path in a message the core sent for c.
+func (c *call) restore(msg coreMsg, val json.RawMessage, path ...string) coreMsg {
 	if val == nil {
 		return msg
 	}
@@ -495,21 +491,11 @@ func statusOf(raw []byte) int {
 // cancelAtCore tells the core a request's client closed its response
 // stream: the 2026-07-28 cancellation.
 func (s *session) cancelAtCore(c *call) {
-	id, err := json.Marshal(c.coreID().Raw())
+	id, err := json.Marshal(c.coreID.Raw())
 	if err != nil {
 		return
 	}
 	_ = s.core.send(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client closed its response stream"}}`, id))
-}
-
-// coreID is the id the core was sent for c.
-func (c *call) coreID() jsonrpc.ID {
-	if c.clientID == nil {
-		return c.id
-	}
-	tag, _ := strings.CutPrefix(c.key, "string:")
-	id, _ := jsonrpc.MakeID(tag)
-	return id
 }
 
 // listenTimeout bounds how long the gateway waits for its core to
