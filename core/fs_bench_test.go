@@ -3,8 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,17 +34,7 @@ func benchFsBoris(b *testing.B) (*boris, string) {
 			}
 		}
 	}
-	cfg, err := ParseConfig([]string{"--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off"}, nil, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	bo, err := newBoris(cfg, nil, nil, log, log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(bo.close)
-	return bo, dir
+	return newBenchBoris(b, "--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off"), dir
 }
 
 // BenchmarkFsEditDryRun: edit_file's dry run of one line in 2,000, the

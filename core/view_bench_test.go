@@ -23,7 +23,13 @@ func benchBoris(b *testing.B) *boris {
 	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(sb.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := ParseConfig([]string{"--workdir", dir}, nil, io.Discard)
+	return newBenchBoris(b, "--workdir", dir)
+}
+
+// newBenchBoris returns a boris started with args, without logs, closed
+// when the benchmark ends.
+func newBenchBoris(b *testing.B, args ...string) *boris {
+	cfg, err := ParseConfig(args, nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
