@@ -16,7 +16,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -55,14 +54,6 @@ func main() {
 	}))
 }
 
-var listening = regexp.MustCompile(`msg="boris-gateway listening" url=http://(\S+)/mcp`)
-
-// node is one running boris-gateway.
-type node struct {
-	cmd  *exec.Cmd
-	addr string
-}
-
 func run(ctx context.Context, workers int, duration time.Duration, calls int, out io.Writer) error {
 	nginx, err := findNginx(ctx)
 	if err != nil {
@@ -87,11 +78,10 @@ func run(ctx context.Context, workers int, duration time.Duration, calls int, ou
 	fx := ws.Fixture
 	read := benchkit.ReadCall{Tool: "view", Args: map[string]any{"path": fx.Path}, Fixture: fx}
 
-	var nodes []*node
+	var nodes []*benchkit.Gateway
 	defer func() {
 		for _, n := range nodes {
-			_ = n.cmd.Process.Signal(syscall.SIGTERM)
-			_ = n.cmd.Wait()
+			n.Stop()
 		}
 	}()
 	type row struct {
@@ -104,7 +94,8 @@ func run(ctx context.Context, workers int, duration time.Duration, calls int, ou
 	var rows []row
 	var latency [2]benchkit.Stats
 	for n := 1; n <= 3; n++ {
-		nd, err := startNode(ctx, gw, fmt.Sprintf("n%d", n), fx.Dir)
+		nd, err := benchkit.StartGateway(ctx, gw, "--listen", "127.0.0.1:0", "--auth", "none", "--node-id", fmt.Sprintf("n%d", n),
+			"--max-sessions", "256", "--", "--workdir", fx.Dir, "--checkpoints", "off")
 		if err != nil {
 			return err
 		}
@@ -115,14 +106,14 @@ func run(ctx context.Context, workers int, duration time.Duration, calls int, ou
 		}
 		gateways := map[int]bool{}
 		for _, nd := range nodes {
-			gateways[nd.cmd.Process.Pid] = true
+			gateways[nd.Pid()] = true
 		}
 		cpuNow := func() map[string]time.Duration { return cpuByKind(fx.Dir, gateways, nginxGroup) }
 		fmt.Fprintf(os.Stderr, "%s: %d node(s): %d clients for %v\n", prog, n, workers, duration)
 		done, cpu, wall, perNode, err := throughput(ctx, "http://"+proxy+"/mcp", read, workers, duration, cpuNow)
 		if err == nil && n == 1 {
 			fmt.Fprintf(os.Stderr, "%s: latency: %d calls through nginx and straight to the node, taking turns\n", prog, calls)
-			latency, err = proxyLatency(ctx, "http://"+proxy+"/mcp", "http://"+nodes[0].addr+"/mcp", read, calls)
+			latency, err = proxyLatency(ctx, "http://"+proxy+"/mcp", nodes[0].URL(), read, calls)
 		}
 		stop()
 		if err != nil {
@@ -153,18 +144,9 @@ func run(ctx context.Context, workers int, duration time.Duration, calls int, ou
 	fmt.Fprintf(out, "%-24s %10s\n", "nginx adds", benchkit.FormatMs(latency[0].P50-latency[1].P50))
 
 	for _, nd := range nodes {
-		_ = nd.cmd.Process.Signal(syscall.SIGTERM)
-		_ = nd.cmd.Wait()
+		nd.Stop()
 	}
-	nodes = nil
-	left, err := benchkit.AwaitGone(ctx, fx.Dir, 5*time.Second, 50*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	if len(left) > 0 {
-		return fmt.Errorf("%d boris process(es) outlived the run: %v", len(left), left)
-	}
-	return nil
+	return benchkit.CheckNoneLeft(ctx, fx.Dir)
 }
 
 // findNginx returns nginx, installing Debian's package when it is missing
@@ -206,36 +188,14 @@ func findNginx(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("apt-get installed nginx but it is not on PATH or in /usr/sbin")
 }
 
-// startNode starts boris-gateway --node-id name on a loopback port.
-func startNode(ctx context.Context, gw, name, dir string) (*node, error) {
-	cmd := exec.CommandContext(ctx, gw, "--listen", "127.0.0.1:0", "--auth", "none", "--node-id", name,
-		"--max-sessions", "256", "--", "--workdir", dir, "--checkpoints", "off")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			return &node{cmd: cmd, addr: m[1]}, nil
-		}
-	}
-	_ = cmd.Wait()
-	return nil, fmt.Errorf("boris-gateway %s exited before listening", name)
-}
-
 // startNginx runs nginx with the shipped file for nodes: their addresses
 // in, the absent nodes' servers out, plain HTTP on a loopback port.
-func startNginx(ctx context.Context, nginx, dir, shipped string, nodes []*node) (addr string, stop func(), group int, err error) {
+func startNginx(ctx context.Context, nginx, dir, shipped string, nodes []*benchkit.Gateway) (addr string, stop func(), group int, err error) {
 	conf := shipped
 	for i := 1; i <= 3; i++ {
 		placeholder := fmt.Sprintf("10.0.0.1%d:8080", i)
 		if i <= len(nodes) {
-			conf = strings.ReplaceAll(conf, placeholder, nodes[i-1].addr)
+			conf = strings.ReplaceAll(conf, placeholder, nodes[i-1].Addr)
 		} else {
 			conf = regexp.MustCompile(`(?m)^.*`+regexp.QuoteMeta(placeholder)+`.*$`).ReplaceAllString(conf, "")
 		}

@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -25,8 +24,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,8 +44,6 @@ func main() {
 	}))
 }
 
-var listening = regexp.MustCompile(`msg="boris-gateway listening" url=(\S+)`)
-
 func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 	ws, err := benchkit.NewWorkspace(ctx, "boris-bench-stateless-", "boris stateless bench")
 	if err != nil {
@@ -63,22 +58,12 @@ func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 		return err
 	}
 	fx := ws.Fixture
-	cmd := exec.CommandContext(ctx, gw, "--listen", "127.0.0.1:0", "--auth", "none", "--", "--workdir", fx.Dir)
-	stderr, err := cmd.StderrPipe()
+	g, err := benchkit.StartGateway(ctx, gw, "--listen", "127.0.0.1:0", "--auth", "none", "--", "--workdir", fx.Dir)
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	}()
-	url, err := awaitURL(stderr)
-	if err != nil {
-		return err
-	}
+	defer g.Stop()
+	url := g.URL()
 	hc := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}}
 	connect := func(version string) (*mcp.ClientSession, error) {
 		t := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}
@@ -158,27 +143,6 @@ func run(ctx context.Context, calls, rounds, warmup int, out io.Writer) error {
 	fmt.Fprintf(out, "the gateway's stateless hop − its session hop, p50 (each: gateway − stdio at that revision): %s\n\n", benchkit.FormatMs(hop))
 	benchkit.WriteTargets(out, []benchkit.Target{{Name: "stateless path added p50", Value: benchkit.Ms(added), Limit: 0.2, Unit: "ms", Met: benchkit.Ms(added) <= 0.2}})
 
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
-	left, err := benchkit.AwaitGone(ctx, fx.Dir, 5*time.Second, 50*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	if len(left) > 0 {
-		return fmt.Errorf("%d boris process(es) outlived the run: %v", len(left), left)
-	}
-	return nil
-}
-
-// awaitURL reads the gateway's log until it says where it listens, then
-// drains the rest in the background.
-func awaitURL(r io.Reader) (string, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return m[1], nil
-		}
-	}
-	return "", fmt.Errorf("boris-gateway exited before listening")
+	g.Stop()
+	return benchkit.CheckNoneLeft(ctx, fx.Dir)
 }
