@@ -42,11 +42,14 @@ func (b *boris) readForEdit(abs string) ([]byte, error) {
 	case fi.Size() > int64(b.cfg.MaxFileSize):
 		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit", abs, fi.Size(), b.cfg.MaxFileSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(b.cfg.MaxFileSize)+1))
-	if err != nil {
+	// Sized from the stat, so the file is read into one buffer instead of
+	// one that doubles as it fills; the limit still holds if it grew since.
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, int64(b.cfg.MaxFileSize)+1)); err != nil {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // lineOf returns the 1-based line number of byte offset off in data.

@@ -1,12 +1,19 @@
 package core
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // benchFsBoris returns a boris with the filesystem toolset over a
@@ -61,5 +68,123 @@ func BenchmarkFsDirectoryTree(b *testing.B) {
 		if _, err := bo.fsDirectoryTree(context.Background(), nil, p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFsSession measures the filesystem tools through an in-memory
+// MCP session: the server-side cost behind test/bench/fstools's figures
+// (the client's decoding included, as the go-sdk client pays it).
+func BenchmarkFsSession(b *testing.B) {
+	bo, dir := benchFsBoris(b)
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := bo.newServer().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"read_text_file", map[string]any{"path": filepath.Join(dir, "small.txt")}},
+		{"edit_file", map[string]any{"path": filepath.Join(dir, "edit.go"), "dryRun": true,
+			"edits": []any{map[string]any{"oldText": "\tx1000 := compute(1000) // line 1000 of the file", "newText": "\tx1000 := compute(1001) // changed"}}}},
+		{"directory_tree", map[string]any{"path": filepath.Join(dir, "tree")}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			params := &mcp.CallToolParams{Name: c.name, Arguments: c.args}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %v", c.name, err, res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFsStdio measures the filesystem tools through Main over pipes,
+// as test/bench/fstools's raw client drives the binary: one request line
+// written, the response line read, nothing decoded.
+func BenchmarkFsStdio(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&sb, "\tx%d := compute(%d) // line %d of the file\n", i, i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "edit.go"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for p := range 10 {
+		for q := range 10 {
+			leaf := filepath.Join(dir, "tree", fmt.Sprintf("p%02d", p), fmt.Sprintf("q%d", q))
+			if err := os.MkdirAll(leaf, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for f := range 100 {
+				if err := os.WriteFile(filepath.Join(leaf, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Main(context.Background(), []string{"--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off", "--log-level", "error"},
+			os.Environ(), inR, outW, io.Discard)
+	}()
+	defer func() { inW.Close(); <-done; outR.Close() }()
+	rd := bufio.NewReaderSize(outR, 1<<20)
+	roundTrip := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			l, err := rd.ReadSlice('\n')
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = rd.ReadSlice('\n')
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !bytes.Contains(l[:min(len(l), 64)], []byte(`"method"`)) {
+				return
+			}
+			_ = l
+		}
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	call := func(tool string, args map[string]any) string {
+		a, _ := json.Marshal(args)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, a)
+	}
+	for _, c := range []struct{ name, line string }{
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{"read_text_file", call("read_text_file", map[string]any{"path": filepath.Join(dir, "small.txt")})},
+		{"edit_file", call("edit_file", map[string]any{"path": filepath.Join(dir, "edit.go"), "dryRun": true,
+			"edits": []any{map[string]any{"oldText": "\tx1000 := compute(1000) // line 1000 of the file", "newText": "\tx1000 := compute(1001) // changed"}}})},
+		{"directory_tree", call("directory_tree", map[string]any{"path": filepath.Join(dir, "tree")})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				roundTrip(c.line)
+			}
+		})
 	}
 }

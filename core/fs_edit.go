@@ -165,38 +165,100 @@ var diffRule = strings.Repeat("=", 67)
 // diffContext is the diff package's default context: 4 lines.
 const diffContext = 4
 
-// maxMyersInput bounds the files whose diff is computed with the classic
+// maxMyersInput bounds the texts whose diff is computed with the classic
 // Myers algorithm, which places ambiguous lines as the diff package does
 // (so hunks match server-filesystem's byte for byte) but whose cost grows
-// with the square of the differences; larger files use go-udiff's own
+// with the square of the differences; larger texts use go-udiff's own
 // algorithm, which may attribute an unchanged line such as a lone "}"
 // differently while describing the same change.
 const maxMyersInput = 256 << 10
 
-// lineEdits is the line diff of before and after.
+// lineEdits is the line diff of before and after. Myers' algorithm (and
+// the diff package's) follows the lines both texts start with before
+// anything else, so the diff of what follows them is the same diff, found
+// without splitting, hashing and comparing them; a common end has no such
+// property (an ambiguous line could be placed differently) and stays.
 func lineEdits(before, after string) []udiff.Edit {
-	if len(before)+len(after) <= maxMyersInput {
-		return myers.ComputeEdits(before, after)
+	p := commonLinesPrefix(before, after)
+	var edits []udiff.Edit
+	if len(before)+len(after)-2*p <= maxMyersInput {
+		edits = myers.ComputeEdits(before[p:], after[p:])
+	} else {
+		edits = udiff.Lines(before[p:], after[p:])
 	}
-	return udiff.Lines(before, after)
+	for i := range edits {
+		edits[i].Start += p
+		edits[i].End += p
+	}
+	return edits
+}
+
+// commonLinesPrefix is the length of the whole lines a and b start with.
+func commonLinesPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return strings.LastIndexByte(a[:i], '\n') + 1
 }
 
 // unifiedPatch is the git-style diff of before and after that
 // server-filesystem gives (the diff package's createTwoFilesPatch with
 // headers "original" and "modified"): the hunks come from go-udiff, laid
 // out as that package lays them out (counts always shown, the start of an
-// empty side one lower, "\ No newline at end of file").
+// empty side one lower, "\ No newline at end of file"). go-udiff splits
+// all the text it is given into lines, so it is given only the lines the
+// hunks can hold: from diffContext lines before the first change to
+// diffContext lines after the last.
 func unifiedPatch(name, before, after string) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Index: %s\n%s\n--- %s\toriginal\n+++ %s\tmodified\n", name, diffRule, name, name)
-	u, err := udiff.ToUnifiedDiff(name, name, before, lineEdits(before, after), diffContext)
+	edits := lineEdits(before, after)
+	if len(edits) == 0 {
+		return sb.String()
+	}
+	from, to := linesAround(before, edits[0].Start, edits[len(edits)-1].End, diffContext)
+	for i := range edits {
+		edits[i].Start -= from
+		edits[i].End -= from
+	}
+	u, err := udiff.ToUnifiedDiff(name, name, before[from:to], edits, diffContext)
 	if err != nil {
 		panic(fmt.Sprintf("diff of %s: %v", name, err)) // edits from udiff.Lines are consistent
 	}
+	skipped := strings.Count(before[:from], "\n") // the same lines in after: they precede every change
 	for _, h := range u.Hunks {
+		h.FromLine += skipped
+		h.ToLine += skipped
 		writeHunk(&sb, h)
 	}
 	return sb.String()
+}
+
+// linesAround returns the bounds of the lines of s from n lines before the
+// one holding byte start to n lines after the one holding byte end (or
+// starting there), whole lines, clamped to s.
+func linesAround(s string, start, end, n int) (from, to int) {
+	from = strings.LastIndexByte(s[:start], '\n') + 1
+	for range n {
+		if from == 0 {
+			break
+		}
+		from = strings.LastIndexByte(s[:from-1], '\n') + 1
+	}
+	to = end
+	if to > 0 && to < len(s) && s[to-1] != '\n' {
+		n++ // end is inside a line: finish it first
+	}
+	for range n {
+		i := strings.IndexByte(s[to:], '\n')
+		if i < 0 {
+			return from, len(s)
+		}
+		to += i + 1
+	}
+	return from, to
 }
 
 // writeHunk writes one hunk in the diff package's layout.

@@ -1,9 +1,7 @@
 package core
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/collate"
@@ -193,67 +192,131 @@ type fsTreeParams struct {
 	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"glob patterns of paths (relative to path) to leave out"`
 }
 
-// treeEntry is one node of directory_tree's JSON.
-type treeEntry struct {
-	Name     string       `json:"name"`
-	Type     string       `json:"type"`
-	Children *[]treeEntry `json:"children,omitempty"`
-}
-
-// fsDirectoryTree implements directory_tree: the tree under path as JSON
-// with 2-space indentation; directories always have children, files none;
-// symlinks are files and are not followed.
+// fsDirectoryTree implements directory_tree: the tree under path as
+// server-filesystem writes it, JSON.stringify(tree, null, 2) of
+// {name, type, children} nodes; directories always have children, files
+// none; symlinks are files and are not followed.
 func (b *boris) fsDirectoryTree(_ context.Context, _ *mcp.CallToolRequest, p fsTreeParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	var count int
-	tree, err := b.buildTree(abs, "", p.ExcludePatterns, &count)
-	if err != nil {
+	t := treeWriter{b: b, exclude: p.ExcludePatterns}
+	if err := t.list(abs, "", 0); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(tree); err != nil {
-		return nil, fmt.Errorf("encode tree of %s: %w", abs, err)
-	}
-	return fsResult(strings.TrimSuffix(buf.String(), "\n")), nil
+	return fsResult(string(t.out)), nil
 }
 
 // maxTreeEntries bounds directory_tree, whose JSON would otherwise grow
 // with the tree however large.
 const maxTreeEntries = 100_000
 
-// buildTree lists dir (rel below the tree's top) recursively.
-func (b *boris) buildTree(dir, rel string, exclude []string, count *int) ([]treeEntry, error) {
-	infos, err := b.fsReadDirEntries(dir)
+// treeWriter writes directory_tree's JSON as it walks the tree.
+type treeWriter struct {
+	b       *boris
+	exclude []string
+	count   int
+	out     []byte
+}
+
+// list writes the array of dir's entries (rel below the tree's top),
+// nested depth arrays deep, recursively.
+func (t *treeWriter) list(dir, rel string, depth int) error {
+	entries, err := t.b.fsReadDirEntries(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := []treeEntry{}
-	for _, fi := range infos {
-		relPath := joinRel(rel, fi.Name())
-		if excludedFromTree(relPath, exclude) {
+	t.out = append(t.out, '[')
+	empty := true
+	for _, e := range entries {
+		relPath := joinRel(rel, e.Name())
+		if excludedFromTree(relPath, t.exclude) {
 			continue
 		}
-		if *count++; *count > maxTreeEntries {
-			return nil, fail(InvalidInput, "the tree has more than %d entries: ask for a subdirectory, or add excludePatterns", maxTreeEntries)
+		if t.count++; t.count > maxTreeEntries {
+			return fail(InvalidInput, "the tree has more than %d entries: ask for a subdirectory, or add excludePatterns", maxTreeEntries)
 		}
-		e := treeEntry{Name: fi.Name(), Type: "file"}
-		if fi.IsDir() {
-			e.Type = "directory"
-			children, err := b.buildTree(filepath.Join(dir, fi.Name()), relPath, exclude, count)
-			if err != nil {
-				return nil, err
+		if !empty {
+			t.out = append(t.out, ',')
+		}
+		empty = false
+		t.newline(2*depth + 1)
+		t.out = append(t.out, '{')
+		t.newline(2*depth + 2)
+		t.out = append(t.out, `"name": `...)
+		t.out = appendJSString(t.out, e.Name())
+		t.out = append(t.out, ',')
+		t.newline(2*depth + 2)
+		if e.IsDir() {
+			t.out = append(t.out, `"type": "directory",`...)
+			t.newline(2*depth + 2)
+			t.out = append(t.out, `"children": `...)
+			if err := t.list(filepath.Join(dir, e.Name()), relPath, depth+1); err != nil {
+				return err
 			}
-			e.Children = &children
+		} else {
+			t.out = append(t.out, `"type": "file"`...)
 		}
-		out = append(out, e)
+		t.newline(2*depth + 1)
+		t.out = append(t.out, '}')
 	}
-	return out, nil
+	if !empty {
+		t.newline(2 * depth)
+	}
+	t.out = append(t.out, ']')
+	return nil
+}
+
+// newline starts a line indented by level steps of two spaces.
+func (t *treeWriter) newline(level int) {
+	t.out = append(t.out, '\n')
+	for range level {
+		t.out = append(t.out, ' ', ' ')
+	}
+}
+
+// appendJSString appends s as a JSON string the way JavaScript's
+// JSON.stringify writes it (and so server-filesystem): only '"', '\\' and
+// control characters escaped, the short escapes where JSON has them,
+// lowercase hex otherwise; bytes that are not UTF-8 become U+FFFD, as
+// Node's decoding of a file name makes them.
+func appendJSString(out []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, s[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\b':
+			out = append(out, '\\', 'b')
+		case c == '\f':
+			out = append(out, '\\', 'f')
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\r':
+			out = append(out, '\\', 'r')
+		case c == '\t':
+			out = append(out, '\\', 't')
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = append(out, c)
+		}
+		i++
+	}
+	return append(out, '"')
 }
 
 // joinRel joins a name to a slash-separated relative path.

@@ -95,7 +95,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	// get SIGTERM (and a chance to linger) first.
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
 	in := newScreenedReader(eof, out, cfg.maxLine())
-	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
+	t := &stdioTransport{in: in, out: out}
 	err = b.serve(ctx, t, eof.done)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		err = nil // a signal or a closed stdin is a normal end

@@ -144,6 +144,7 @@ func (b *boris) newServer() *mcp.Server {
 		b.cursors = newCursorSeal()
 	}
 	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors)
+	s.AddReceivingMiddleware(b.plainResults) // added last: the outermost
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)

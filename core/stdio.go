@@ -55,21 +55,33 @@ func newScreenedReader(r io.ReadCloser, out io.Writer, maxLine int) *screenedRea
 func (s *screenedReader) Close() error { return s.srcC.Close() }
 
 func (s *screenedReader) Read(p []byte) (int, error) {
-	for len(s.pending) == 0 {
-		line, tooLong, err := s.readLine()
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			s.screen(line, tooLong)
-		}
-		if err != nil && len(s.pending) == 0 {
+	if len(s.pending) == 0 {
+		msg, _, err := s.next()
+		if err != nil {
 			return 0, err
 		}
-		if err != nil {
-			break
-		}
+		s.pending = append(msg, '\n')
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
 	return n, nil
+}
+
+// next returns the next line that passed the screen, without its newline,
+// and whether it is a plain message (see plainMessage). Lines the screen
+// answered are skipped.
+func (s *screenedReader) next() (msg []byte, plain bool, err error) {
+	for {
+		line, tooLong, err := s.readLine()
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			if msg, plain := s.screen(line, tooLong); msg != nil {
+				return msg, plain, nil // an error comes again at the next read
+			}
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // readLine reads one line, keeping at most max bytes of it.
@@ -87,21 +99,21 @@ func (s *screenedReader) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// screen queues a decodable line for the SDK or answers it with an error.
-// A plain message (nearly every line) is recognised by plainMessage without
-// the cost of decoding it; only the others are decoded here to be sure.
-func (s *screenedReader) screen(line []byte, tooLong bool) {
+// screen returns a line the SDK can decode, trimmed, or answers it with
+// an error and returns nil. plain reports that the line is a plain message:
+// recognised by plainMessage without the cost of decoding it, as nearly
+// every line is; only the others are decoded here to be sure.
+func (s *screenedReader) screen(line []byte, tooLong bool) (msg []byte, plain bool) {
 	trimmed := bytes.TrimSpace(line)
 	if tooLong {
 		s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", s.max))
-		return
+		return nil, false
 	}
 	if method, ok := plainMessage(trimmed); ok {
 		if string(method) == "initialize" {
 			s.noteInitialize(trimmed)
 		}
-		s.pending = append(trimmed, '\n')
-		return
+		return trimmed, true
 	}
 	switch {
 	case !json.Valid(trimmed):
@@ -109,14 +121,17 @@ func (s *screenedReader) screen(line []byte, tooLong bool) {
 	case tooDeep(trimmed, sdkMaxDepth):
 		s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: nested more than %d deep", sdkMaxDepth))
 	case trimmed[0] == '[':
-		s.screenBatch(trimmed)
+		if s.screenBatch(trimmed) {
+			return trimmed, false
+		}
 	default:
 		if err := s.check(trimmed); err != nil {
 			s.reply(trimmed, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-			return
+			return nil, false
 		}
-		s.pending = append(trimmed, '\n')
+		return trimmed, false
 	}
+	return nil, false
 }
 
 // check decodes one message as the SDK will, noting an initialize request.
@@ -131,26 +146,26 @@ func (s *screenedReader) check(raw []byte) error {
 	return nil
 }
 
-// screenBatch passes a JSON-RPC batch (an array) on only if the SDK will
-// take it: a non-empty array of decodable messages, on a session whose
-// protocol still has batches. The SDK ends the session at anything else.
-func (s *screenedReader) screenBatch(raw []byte) {
+// screenBatch reports whether a JSON-RPC batch (an array) may pass: a
+// non-empty array of decodable messages, on a session whose protocol
+// still has batches; anything else is answered with an error.
+func (s *screenedReader) screenBatch(raw []byte) bool {
 	if s.noBatches {
 		s.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported from protocol version 2025-06-18 on")
-		return
+		return false
 	}
 	var msgs []json.RawMessage
 	if err := json.Unmarshal(raw, &msgs); err != nil || len(msgs) == 0 {
 		s.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")
-		return
+		return false
 	}
 	for i, m := range msgs {
 		if err := s.check(m); err != nil {
 			s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message %d of the batch: %v", i+1, err))
-			return
+			return false
 		}
 	}
-	s.pending = append(raw, '\n')
+	return true
 }
 
 // batchesEnd is the first protocol version without JSON-RPC batches.

@@ -13,6 +13,7 @@ import (
 
 	// The pure-Go SQLite driver (SQLite translated to Go, no cgo): static
 	// builds stay static. README "Dependencies" says why this one.
+	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver"
 )
 
@@ -74,11 +75,31 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// SQLite's lock against each other.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// migrateRetrying migrates, trying again for up to busyTimeout while
+// SQLite reports the database busy. Processes opening a new database at
+// once race to switch it to WAL, and SQLite answers that switch, and the
+// schema read beside it, with SQLITE_BUSY at once instead of waiting in
+// its busy handler; the loser only has to try again.
+func (s *Store) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.migrate(ctx)
+		if err == nil || !errors.Is(err, sqlite3.BUSY) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // dsn is the driver's URI for path: the busy timeout first (so that the

@@ -2,7 +2,6 @@ package scope
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,10 +16,12 @@ import (
 // described, not followed.
 func (p *Policy) ReadDirInfo(abs string) ([]fs.FileInfo, error) {
 	var infos []fs.FileInfo
-	err := p.listDir(abs, func(dir *os.Root, entries []fs.DirEntry) {
+	err := p.listDir(abs, true, func(entries []fs.DirEntry) {
 		infos = make([]fs.FileInfo, 0, len(entries))
 		for _, e := range entries {
-			if fi, err := dir.Lstat(e.Name()); err == nil { // else removed since it was listed
+			// Read through the os.Root, each entry was lstat'ed relative
+			// to the directory while it was listed; Info returns that.
+			if fi, err := e.Info(); err == nil { // else removed since it was listed
 				infos = append(infos, fi)
 			}
 		}
@@ -33,14 +34,16 @@ func (p *Policy) ReadDirInfo(abs string) ([]fs.FileInfo, error) {
 // followed), for listings that need no size or time.
 func (p *Policy) ReadDirEntries(abs string) ([]fs.DirEntry, error) {
 	var out []fs.DirEntry
-	err := p.listDir(abs, func(_ *os.Root, entries []fs.DirEntry) { out = entries })
+	err := p.listDir(abs, false, func(entries []fs.DirEntry) { out = entries })
 	return out, err
 }
 
-// listDir reads the directory abs through the policy and hands use the
-// directory (open while use runs) and its entries, sorted by name, the
-// ones the policy refuses left out.
-func (p *Policy) listDir(abs string, use func(dir *os.Root, entries []fs.DirEntry)) error {
+// listDir reads the directory abs through the policy and hands use its
+// entries, sorted by name, the ones the policy refuses left out. With
+// withInfo every entry's lstat information is read too (relative to the
+// directory); without, the entries carry only the types the directory
+// itself records.
+func (p *Policy) listDir(abs string, withInfo bool, use func(entries []fs.DirEntry)) error {
 	root, rootDir, rel, err := p.locate(abs)
 	if err != nil {
 		return err
@@ -55,7 +58,12 @@ func (p *Policy) listDir(abs string, use func(dir *os.Root, entries []fs.DirEntr
 	if err != nil {
 		return p.rootErr("open", abs, err)
 	}
-	entries, err := f.ReadDir(-1)
+	var entries []fs.DirEntry
+	if withInfo {
+		entries, err = f.ReadDir(-1)
+	} else {
+		entries, err = readDirTypes(f)
+	}
 	f.Close()
 	if err != nil {
 		return &fs.PathError{Op: "readdir", Path: abs, Err: unwrapPath(err)}
@@ -68,7 +76,7 @@ func (p *Policy) listDir(abs string, use func(dir *os.Root, entries []fs.DirEntr
 			return p.Check(filepath.Join(real, e.Name())) != nil || p.Check(filepath.Join(abs, e.Name())) != nil
 		})
 	}
-	use(dir, entries)
+	use(entries)
 	return nil
 }
 

@@ -43,6 +43,7 @@ type config struct {
 	node        string // node executable for the peer server
 	protocol    string // MCP protocol version the client asks for
 	checkpoints string // boris's --checkpoints
+	client      string // raw (benchkit.RawSession) or sdk (the go-sdk client)
 }
 
 // main parses flags, runs the benchmark and exits non-zero on failure.
@@ -71,9 +72,13 @@ func parseFlags(args []string) config {
 	fs.StringVar(&cfg.node, "node", "node", "node executable that runs the peer server")
 	fs.StringVar(&cfg.protocol, "protocol", "2025-11-25", "MCP protocol version the client requests of both servers")
 	fs.StringVar(&cfg.checkpoints, "checkpoints", "off", "boris's --checkpoints (on records the served tree in the background at every start)")
+	fs.StringVar(&cfg.client, "client", "raw", "client that times the calls: raw (a minimal JSON-RPC client; the times are the servers' and the pipes') or sdk (the go-sdk client; its decoding of each result is included)")
 	_ = fs.Parse(args) // ExitOnError: Parse exits on error
 	if cfg.spawns < 1 || cfg.reads < 1 || cfg.treeCalls < 1 || cfg.edits < 1 || cfg.warmup < 0 || cfg.treeWarmup < 0 {
 		benchkit.ExitUsage(prog, "-spawns, -reads, -tree-calls and -edits must be at least 1, -warmup and -tree-warmup at least 0")
+	}
+	if cfg.client != "raw" && cfg.client != "sdk" {
+		benchkit.ExitUsage(prog, "-client must be raw or sdk")
 	}
 	if cfg.files < 1 || cfg.editLines < 10 {
 		benchkit.ExitUsage(prog, "-files must be at least 1 and -edit-lines at least 10")

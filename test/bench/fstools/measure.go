@@ -127,15 +127,66 @@ func turns(n, i int) []int {
 	return order
 }
 
+// session is the connection to one server that calls are timed on.
+type session interface {
+	callTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, time.Duration, error)
+	toolNames(ctx context.Context) ([]string, error)
+	close() error
+}
+
+// sdkSession is a session of the go-sdk client (-client sdk): its times
+// include the client's decoding of every result.
+type sdkSession struct{ cs *mcp.ClientSession }
+
+func (s sdkSession) callTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, time.Duration, error) {
+	start := time.Now()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	return res, time.Since(start), err
+}
+
+func (s sdkSession) toolNames(ctx context.Context) ([]string, error) {
+	var names []string
+	for tool, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, tool.Name)
+	}
+	return names, nil
+}
+
+func (s sdkSession) close() error { return s.cs.Close() }
+
+// rawSession is benchkit's minimal JSON-RPC client (-client raw, the
+// default): its times end when the response's last byte is read, before
+// anything of the result is decoded.
+type rawSession struct{ rs *benchkit.RawSession }
+
+func (s rawSession) callTool(_ context.Context, name string, args map[string]any) (*mcp.CallToolResult, time.Duration, error) {
+	return s.rs.CallTool(name, args)
+}
+
+func (s rawSession) toolNames(context.Context) ([]string, error) { return s.rs.ToolNames() }
+
+func (s rawSession) close() error { return s.rs.Close() }
+
 // connect spawns s and completes the handshake (initialize, its response,
-// notifications/initialized), returning the session, the server's stderr
-// and the time from spawn to initialized. The client has no roots
-// capability, so neither server asks for roots/list and both see the same
-// client.
-func connect(ctx context.Context, cfg config, s *server) (*mcp.ClientSession, *bytes.Buffer, time.Duration, error) {
+// notifications/initialized) with the client cfg.client names, returning
+// the session, the server's stderr and the time from spawn to
+// initialized. Neither client has the roots capability, so neither server
+// asks for roots/list and both see the same client.
+func connect(ctx context.Context, cfg config, s *server) (session, *bytes.Buffer, time.Duration, error) {
 	cmd := s.command()
 	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
+	if cfg.client == "raw" {
+		rs, elapsed, err := benchkit.StartRaw(cmd, cfg.protocol)
+		if err != nil {
+			return nil, stderr, 0, fmt.Errorf("spawn %s: %w%s", s.name, err, stderrNote(stderr))
+		}
+		rs.Timeout = callTimeout
+		return rawSession{rs}, stderr, elapsed, nil
+	}
 	t := benchkit.CommandTransport(cmd)
 	client := benchkit.NewClient("boris-bench-fstools")
 	start := time.Now()
@@ -144,7 +195,7 @@ func connect(ctx context.Context, cfg config, s *server) (*mcp.ClientSession, *b
 	if err != nil {
 		return nil, stderr, 0, fmt.Errorf("spawn %s: %w%s", s.name, err, stderrNote(stderr))
 	}
-	return cs, stderr, elapsed, nil
+	return sdkSession{cs}, stderr, elapsed, nil
 }
 
 // spawnOnce starts s, completes the handshake, closes the session (which
@@ -156,7 +207,7 @@ func spawnOnce(ctx context.Context, cfg config, s *server) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	if err := cs.Close(); err != nil {
+	if err := cs.close(); err != nil {
 		return 0, fmt.Errorf("close %s: %w%s", s.name, err, stderrNote(stderr))
 	}
 	return d, nil
@@ -169,11 +220,12 @@ func open(ctx context.Context, cfg config, s *server) error {
 		return err
 	}
 	s.cs, s.stderr, s.tools = cs, stderr, map[string]bool{}
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("%s: tools/list: %w%s", s.name, err, stderrNote(stderr))
-		}
-		s.tools[tool.Name] = true
+	names, err := cs.toolNames(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: tools/list: %w%s", s.name, err, stderrNote(stderr))
+	}
+	for _, name := range names {
+		s.tools[name] = true
 	}
 	return nil
 }
@@ -185,7 +237,7 @@ func closeAll(servers []*server) error {
 		if s.cs == nil {
 			continue
 		}
-		if err := s.cs.Close(); err != nil && first == nil {
+		if err := s.cs.close(); err != nil && first == nil {
 			first = fmt.Errorf("close %s: %w%s", s.name, err, stderrNote(s.stderr))
 		}
 		s.cs = nil
@@ -246,10 +298,7 @@ func measureFigure(ctx context.Context, servers []*server, f figure) error {
 func callOnce(ctx context.Context, s *server, f figure) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: f.tool, Arguments: f.args(s.fx)}
-	start := time.Now()
-	res, err := s.cs.CallTool(ctx, params)
-	d := time.Since(start)
+	res, d, err := s.cs.callTool(ctx, f.tool, f.args(s.fx))
 	return d, f.check(s.fx, res, err)
 }
 

@@ -60,7 +60,7 @@ func targets(cfg config, boris, peer *server) []benchkit.Target {
 // writeTable prints the human-readable table and one verdict line per target.
 func writeTable(w io.Writer, cfg config, env environment, boris, peer *server, r results) {
 	st := boris.fx.Stats
-	fmt.Fprintf(w, "%s; server-filesystem %s; protocol %s\n", env.Environment, env.PeerVersion, cfg.protocol)
+	fmt.Fprintf(w, "%s; server-filesystem %s; protocol %s; client %s\n", env.Environment, env.PeerVersion, cfg.protocol, cfg.client)
 	fmt.Fprintf(w, "boris --toolset filesystem --allow-dir DIR --checkpoints %s vs node dist/index.js DIR, on twin fixtures, calls taking turns\n", cfg.checkpoints)
 	fmt.Fprintf(w, "%d spawns per server (after 1 warm-up); %d read_text_file of a %d-line file and %d edit_file dryRun of 1 line in %d (after %d warm-up);\n",
 		cfg.spawns, cfg.reads, benchkit.FixtureLines, cfg.edits, cfg.editLines, cfg.warmup)
@@ -96,6 +96,7 @@ type jsonServer struct {
 type jsonReport struct {
 	Environment   environment        `json:"environment"`
 	Protocol      string             `json:"protocol"`
+	Client        string             `json:"client"`
 	Checkpoints   string             `json:"boris_checkpoints"`
 	Spawns        int                `json:"spawns"`
 	Reads         int                `json:"reads"`
@@ -115,7 +116,7 @@ type jsonReport struct {
 // writeJSON prints the machine-readable result.
 func writeJSON(w io.Writer, cfg config, env environment, boris, peer *server, r results) error {
 	rep := jsonReport{
-		Environment: env, Protocol: cfg.protocol, Checkpoints: cfg.checkpoints,
+		Environment: env, Protocol: cfg.protocol, Client: cfg.client, Checkpoints: cfg.checkpoints,
 		Spawns: cfg.spawns, Reads: cfg.reads, Edits: cfg.edits, Warmup: cfg.warmup,
 		TreeCalls: cfg.treeCalls, TreeWarmup: cfg.treeWarmup, Tree: boris.fx.Stats,
 		SearchPattern: searchPattern, EditLines: cfg.editLines,

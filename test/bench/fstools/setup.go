@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // peerPackage is the npm package of the peer server, pinned in
@@ -24,7 +23,7 @@ type server struct {
 	command func() *exec.Cmd // starts the server on fx.Dir
 	fx      twin
 
-	cs     *mcp.ClientSession
+	cs     session
 	stderr *bytes.Buffer
 	tools  map[string]bool // what tools/list offered
 	stats  map[string]benchkit.Stats
