@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
+
+	"github.com/mjkoo/boris/core/scope"
 )
 
 // fsListDirectory implements list_directory: "[DIR] name" or "[FILE] name"
@@ -49,11 +51,22 @@ func (b *boris) fsReadDir(abs string) ([]fs.FileInfo, error) {
 // fsReadDirEntries is fsReadDir for listings that need only names and
 // types: no stat per entry.
 func (b *boris) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
-	entries, err := b.policy.ReadDirEntries(abs)
+	d, err := b.fsOpenDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Entries()
+}
+
+// fsOpenDir opens a directory to list through the policy; a file is
+// refused as server-filesystem's readdir refuses it.
+func (b *boris) fsOpenDir(abs string) (*scope.Dir, error) {
+	d, err := b.policy.OpenDir(abs)
 	if err != nil && strings.Contains(err.Error(), "not a directory") {
 		return nil, fail(InvalidInput, "%s is not a directory", abs)
 	}
-	return entries, err
+	return d, err
 }
 
 func entryTag(dir bool) string {
@@ -201,8 +214,13 @@ func (b *boris) fsDirectoryTree(_ context.Context, _ *mcp.CallToolRequest, p fsT
 	if err != nil {
 		return nil, err
 	}
-	t := treeWriter{b: b, exclude: p.ExcludePatterns}
-	if err := t.list(abs, "", 0); err != nil {
+	d, err := b.fsOpenDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	t := treeWriter{exclude: p.ExcludePatterns}
+	if err := t.list(d, "", 0); err != nil {
 		return nil, err
 	}
 	return fsResult(string(t.out)), nil
@@ -214,7 +232,6 @@ const maxTreeEntries = 100_000
 
 // treeWriter writes directory_tree's JSON as it walks the tree.
 type treeWriter struct {
-	b       *boris
 	exclude []string
 	count   int
 	out     []byte
@@ -222,8 +239,8 @@ type treeWriter struct {
 
 // list writes the array of dir's entries (rel below the tree's top),
 // nested depth arrays deep, recursively.
-func (t *treeWriter) list(dir, rel string, depth int) error {
-	entries, err := t.b.fsReadDirEntries(dir)
+func (t *treeWriter) list(dir *scope.Dir, rel string, depth int) error {
+	entries, err := dir.Entries()
 	if err != nil {
 		return err
 	}
@@ -252,7 +269,13 @@ func (t *treeWriter) list(dir, rel string, depth int) error {
 			t.out = append(t.out, `"type": "directory",`...)
 			t.newline(2*depth + 2)
 			t.out = append(t.out, `"children": `...)
-			if err := t.list(filepath.Join(dir, e.Name()), relPath, depth+1); err != nil {
+			sub, err := dir.Sub(e.Name())
+			if err != nil {
+				return err
+			}
+			err = t.list(sub, relPath, depth+1)
+			sub.Close()
+			if err != nil {
 				return err
 			}
 		} else {
