@@ -2,10 +2,14 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -79,7 +83,29 @@ func FuzzPlainMessage(f *testing.F) {
 				t.Fatalf("plainMessage(%q) found method %q in a response", line, method)
 			}
 		}
+		// The stdio transport decodes a plain message itself: to what the
+		// SDK decodes.
+		mine, err := decodePlain(line)
+		if err != nil {
+			t.Fatalf("decodePlain(%q): %v; DecodeMessage took it", line, err)
+		}
+		if !sameMessage(mine, msg) {
+			t.Fatalf("decodePlain(%q) = %#v, DecodeMessage %#v", line, mine, msg)
+		}
 	})
+}
+
+// sameMessage reports whether two decoded messages are the same message.
+func sameMessage(a, b jsonrpc.Message) bool {
+	switch a := a.(type) {
+	case *jsonrpc.Request:
+		b, ok := b.(*jsonrpc.Request)
+		return ok && a.ID == b.ID && a.Method == b.Method && bytes.Equal(a.Params, b.Params)
+	case *jsonrpc.Response:
+		b, ok := b.(*jsonrpc.Response)
+		return ok && a.ID == b.ID && bytes.Equal(a.Result, b.Result) && a.Error == nil && b.Error == nil
+	}
+	return false
 }
 
 // screenLines runs lines through a screenedReader and returns what reaches
@@ -147,4 +173,100 @@ func BenchmarkScreen(b *testing.B) {
 			_, _ = jsonrpc.DecodeMessage(line)
 		}
 	})
+}
+
+// TestStdioConnBatch: the requests of a batch are read one by one, and
+// their responses, written in any order, go out as one array in the
+// batch's order; a response to a request outside the batch goes at once.
+func TestStdioConnBatch(t *testing.T) {
+	in := strings.Join([]string{
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"tools/list"}]`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	tr := &stdioTransport{in: newScreenedReader(io.NopCloser(strings.NewReader(in)), &out, 1<<20), out: &out}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var ids []jsonrpc.ID
+	for range 4 {
+		msg, err := conn.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			ids = append(ids, req.ID)
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("read %d calls, want 3", len(ids))
+	}
+	respond := func(id jsonrpc.ID, result string) {
+		if err := conn.Write(context.Background(), &jsonrpc.Response{ID: id, Result: json.RawMessage(result)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	respond(ids[1], `{"tools":[]}`) // the batch's second request first
+	if got := out.String(); got != "" {
+		t.Fatalf("wrote %q before the batch was answered in full", got)
+	}
+	respond(ids[2], `{}`) // outside the batch
+	respond(ids[0], `{}`)
+	want := `{"jsonrpc":"2.0","id":7,"result":{}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{"tools":[]}}]` + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("wrote\n%s\nwant\n%s", got, want)
+	}
+	if _, err := conn.Read(context.Background()); !errors.Is(err, io.EOF) {
+		t.Errorf("read after the input: %v, want EOF", err)
+	}
+}
+
+// TestStdioConnCloseEndsRead: Close ends a Read waiting for input that
+// never comes, as the SDK requires of a connection.
+func TestStdioConnCloseEndsRead(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	var out lockedBuffer
+	tr := &stdioTransport{in: newScreenedReader(r, &out, 1<<20), out: &out}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(context.Background())
+		done <- err
+	}()
+	conn.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Read returned a message after Close")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read still waiting 10 s after Close")
+	}
+}
+
+// lockedBuffer is a WriteCloser collecting what is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Close() error { return nil }
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
