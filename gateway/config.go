@@ -25,6 +25,7 @@ type Config struct {
 	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
 	SessionMaxLifetime  time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
 	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
+	WarmCores           int           `flag:"warm-cores" env:"BORIS_GATEWAY_WARM_CORES" envDefault:"0" help:"cores kept started ahead of the sessions that will take them (a principal's next core starts as soon as one is taken), so a session create pays no core start-up; each holds a core's memory while it waits (stopped after 5m unused)"`
 	MaxSessionsPerSubj  int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
 	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
 	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" helpDefault:"the gateway's own cgroup" help:"cgroup v2 directory to create session cgroups in"`
@@ -87,6 +88,8 @@ func (c *Config) validate() error {
 	switch {
 	case c.MaxSessions < 1:
 		return usage("invalid value %d for --max-sessions: want 1 or more", c.MaxSessions)
+	case c.WarmCores < 0 || c.WarmCores > c.MaxSessions:
+		return usage("invalid value %d for --warm-cores: want 0 to --max-sessions (%d)", c.WarmCores, c.MaxSessions)
 	case c.MaxSessionsPerSubj < 0:
 		return usage("invalid value %d for --max-sessions-per-subject: want 1 or more, or 0 for a quarter of --max-sessions", c.MaxSessionsPerSubj)
 	case !slices.Contains([]string{"auto", "required", "off"}, c.Cgroups):

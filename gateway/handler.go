@@ -141,6 +141,10 @@ type Options struct {
 	// so a proxy routes a session's requests to its node by matching the
 	// id's prefix, and every response carries X-Boris-Node.
 	NodeID string
+	// WarmCores, if positive, keeps up to that many cores started ahead
+	// of the sessions that will take them: a principal's next core is
+	// started as soon as one is taken (see warmPool).
+	WarmCores int
 
 	Logger *slog.Logger // nil means no logs
 }
@@ -156,6 +160,7 @@ type Handler struct {
 	lim      limits
 	stopReap context.CancelFunc
 	draining chan struct{} // closed by Drain: GET streams end
+	warm     *warmPool     // cores started ahead; nil without WarmCores
 	obs      *observer     // what /dashboard and /metrics show
 	logins   *loginStore   // the dashboard's logins
 	// closing is set by StartDrain: no new session or principal core
@@ -173,6 +178,7 @@ func NewHandler(opts Options) *Handler {
 		maxInFlight: opts.MaxInFlight,
 	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
+	h.warm = newWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
 	h.obs = newObserver(h.table)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
@@ -233,10 +239,12 @@ func (h *Handler) Drain() {
 	}
 }
 
-// Close ends every session and its core, and stops the reaper.
+// Close ends every session and its core, and the cores waiting for one,
+// and stops the reaper.
 func (h *Handler) Close() {
 	h.Drain()
 	h.stopReap()
+	h.warm.close()
 	h.table.endAll("gateway shutting down")
 }
 
@@ -305,6 +313,9 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	}
 	principals := h.table.countPrincipals()
 	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
+	if h.warm != nil {
+		body["warm_cores"] = h.warm.count()
+	}
 	if h.opts.Isolation != nil {
 		body["isolation"] = h.opts.Isolation
 	}
@@ -351,6 +362,7 @@ func (h *Handler) newSessionID() string {
 func (h *Handler) StartDrain() {
 	h.closing.Store(true)
 	h.Drain()
+	h.warm.close()
 }
 
 // Busy reports whether any client request is in flight.

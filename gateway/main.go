@@ -92,7 +92,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 		TasksDB: shared, BoardsDir: boards, Dashboard: dash,
-		NodeID: cfg.NodeID,
+		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores,
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

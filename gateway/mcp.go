@@ -141,19 +141,14 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 	if err != nil {
 		return nil, err
 	}
-	id := h.newSessionID()
-	if h.opts.Cgroups != nil {
-		if l.group, err = h.opts.Cgroups.New(id); err != nil {
-			return nil, err
-		}
-	}
-	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
-	if err != nil {
-		if l.group != nil {
-			_ = l.group.Kill()
-		}
+	var id string
+	var core *coreProc
+	if w := h.warm.take(warmKey(l)); w != nil {
+		id, core = w.id, w.core
+	} else if id, core, err = h.spawnFor(l); err != nil {
 		return nil, err
 	}
+	h.warm.refill(l) // the principal's next core
 	s := newSession(id, p.Subject, core, h.lim, h.log)
 	if principal {
 		s.principal = &principalCore{internal: map[string]*call{}}
@@ -162,6 +157,36 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 	h.table.add(s)
 	go s.route(h.table.end)
 	return s, nil
+}
+
+// spawnFor starts a core of l for a session it names, in a cgroup of its
+// own when sessions have them.
+func (h *Handler) spawnFor(l launch) (string, *coreProc, error) {
+	id := h.newSessionID()
+	var err error
+	if h.opts.Cgroups != nil {
+		if l.group, err = h.opts.Cgroups.New(id); err != nil {
+			return "", nil, err
+		}
+	}
+	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
+	if err != nil {
+		if l.group != nil {
+			_ = l.group.Kill()
+		}
+		return "", nil, err
+	}
+	return id, core, nil
+}
+
+// startWarm starts a core of l for the warm pool.
+func (h *Handler) startWarm(l launch) (*warmCore, error) {
+	id, core, err := h.spawnFor(l)
+	if err != nil {
+		h.log.Warn("could not start a core ahead of its session", "err", err)
+		return nil, err
+	}
+	return &warmCore{key: warmKey(l), id: id, core: core}, nil
 }
 
 // call forwards a request and streams back what the core sends for it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,6 +26,7 @@ type gatewayResult struct {
 	create     benchkit.Stats // connect (initialize + initialized) on a new session
 	call       benchkit.Stats // one small view on a warm session
 	ping       benchkit.Stats // one ping on the same session: the transport floor
+	rawCall    benchkit.Stats // the small call by a minimal HTTP client (raw.go)
 	throughput float64        // checked calls per second from cfg.workers sessions
 	mem        memory         // process tree with cfg.open sessions open
 	clean      bool           // exited on SIGTERM without being killed
@@ -65,6 +67,10 @@ func runPhases(ctx context.Context, cfg config, g *gatewayProc, bins binaries, f
 	}
 	fmt.Fprintf(logw, "bench-gateway: %s: %d warm-up + %d timed view calls, then as many pings\n", g.name, cfg.warmup, cfg.calls)
 	if r.call, r.ping, err = measureSessionCalls(ctx, cfg, c, fx); err != nil {
+		return err
+	}
+	fmt.Fprintf(logw, "bench-gateway: %s: %d warm-up + %d timed view calls by a minimal HTTP client\n", g.name, cfg.warmup, cfg.calls)
+	if r.rawCall, err = measureRawHTTP(ctx, cfg, g.url, fx); err != nil {
 		return err
 	}
 	fmt.Fprintf(logw, "bench-gateway: %s: %d sessions calling for %v\n", g.name, cfg.workers, cfg.duration)
@@ -133,6 +139,26 @@ func measureCreate(ctx context.Context, cfg config, d *dialer) (benchkit.Stats, 
 		}
 	}
 	return benchkit.Summarize(ds), nil
+}
+
+// measureWarmCreate times session creates on a gateway started by spec,
+// which keeps a core started ahead (--warm-cores).
+func measureWarmCreate(ctx context.Context, cfg config, spec gatewaySpec, logw io.Writer) (benchkit.Stats, error) {
+	g, err := startGateway(ctx, spec)
+	if err != nil {
+		return benchkit.Stats{}, err
+	}
+	hc := newHTTPClient()
+	defer hc.CloseIdleConnections()
+	fmt.Fprintf(logw, "bench-gateway: %s: 1 warm-up + %d timed session creates\n", spec.name, cfg.sessions)
+	st, err := measureCreate(ctx, cfg, &dialer{url: g.url, hc: hc})
+	if clean := g.stop(); err == nil && !clean {
+		err = errors.New("did not exit on SIGTERM")
+	}
+	if err != nil {
+		return st, fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+	}
+	return st, nil
 }
 
 // measureSessionCalls opens one session and times small calls, then pings.

@@ -41,14 +41,16 @@ type gatewaySpec struct {
 // scoped to the fixture. Authentication is off (--auth none, loopback
 // only), as supergateway has none. The session limit leaves room for the
 // memory phase's open sessions.
-func borisGateway(bins binaries, fx benchkit.Fixture, cfg config) gatewaySpec {
+func borisGateway(bins binaries, fx benchkit.Fixture, cfg config, flags ...string) gatewaySpec {
 	maxSessions := max(64, cfg.open+cfg.workers+8)
+	name := strings.TrimSpace("boris-gateway " + strings.Join(flags, " "))
 	return gatewaySpec{
-		name: "boris-gateway",
+		name: name,
 		command: func() (*exec.Cmd, error) {
-			return exec.Command(bins.gateway, "--listen", "127.0.0.1:0", "--auth", "none",
-				"--max-sessions", strconv.Itoa(maxSessions),
-				"--core", bins.boris, "--", "--workdir", fx.Dir), nil
+			args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none",
+				"--max-sessions", strconv.Itoa(maxSessions)}, flags...)
+			args = append(args, "--core", bins.boris, "--", "--workdir", fx.Dir)
+			return exec.Command(bins.gateway, args...), nil
 		},
 		ready:    regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+)`),
 		endpoint: func(m []string) string { return m[1] },

@@ -13,16 +13,20 @@ const (
 	createP50Target  = 15 * time.Millisecond  // session create+initialize p50
 	callP50Target    = 1 * time.Millisecond   // small call p50 through the gateway
 	callOverTarget   = 300 * time.Microsecond // small call p50 minus direct stdio's
+	rawHopTarget     = 200 * time.Microsecond // the same, minimal clients on both sides
+	warmCreateTarget = 5 * time.Millisecond   // session create p50 with --warm-cores 1
 	perSessionTarget = 15.0                   // MB of tree RSS per open session
 	bytesPerMB       = 1e6                    // the issue's MB: decimal megabytes
 )
 
 // results is everything one run measured.
 type results struct {
-	env      environment
-	stdio    stdioResult
-	gateways []gatewayResult // boris-gateway, then supergateway
-	leftover []string        // processes naming the fixture after the run
+	env        environment
+	stdio      stdioResult
+	rawStdio   benchkit.Stats  // the small call to boris by a minimal client
+	warmCreate benchkit.Stats  // session create on boris-gateway --warm-cores 1
+	gateways   []gatewayResult // boris-gateway, then supergateway
+	leftover   []string        // processes naming the fixture after the run
 }
 
 // targets evaluates the issue's targets on boris-gateway's results.
@@ -30,10 +34,13 @@ func targets(r results) []benchkit.Target {
 	bg := r.gateways[0]
 	over := bg.call.P50 - r.stdio.call.P50
 	mb := bg.mem.perSession() / bytesPerMB
+	hop := bg.rawCall.P50 - r.rawStdio.P50
 	return []benchkit.Target{
 		{Name: "boris-gateway session create p50", Value: benchkit.Ms(bg.create.P50), Limit: benchkit.Ms(createP50Target), Unit: "ms", Met: bg.create.P50 <= createP50Target},
 		{Name: "boris-gateway small call p50", Value: benchkit.Ms(bg.call.P50), Limit: benchkit.Ms(callP50Target), Unit: "ms", Met: bg.call.P50 <= callP50Target},
 		{Name: "boris-gateway small call p50 - direct stdio p50", Value: benchkit.Ms(over), Limit: benchkit.Ms(callOverTarget), Unit: "ms", Met: over <= callOverTarget},
+		{Name: "boris-gateway small call p50 - direct stdio p50, minimal clients (the hop)", Value: benchkit.Ms(hop), Limit: benchkit.Ms(rawHopTarget), Unit: "ms", Met: hop <= rawHopTarget},
+		{Name: "boris-gateway --warm-cores 1 session create p50", Value: benchkit.Ms(r.warmCreate.P50), Limit: benchkit.Ms(warmCreateTarget), Unit: "ms", Met: r.warmCreate.P50 <= warmCreateTarget},
 		{Name: "boris-gateway RSS per open session", Value: mb, Limit: perSessionTarget, Unit: "MB", Met: mb <= perSessionTarget},
 	}
 }
@@ -65,12 +72,18 @@ func writeTable(w io.Writer, cfg config, r results) {
 	}
 	lat("session create p50", bg.create.P50, sg.create.P50, 0)
 	lat("session create p99", bg.create.P99, sg.create.P99, 0)
+	fmt.Fprintf(w, "%-28s %14s\n", "  with --warm-cores 1, p50", fmtMs(r.warmCreate.P50))
+	fmt.Fprintf(w, "%-28s %14s\n", "  with --warm-cores 1, p99", fmtMs(r.warmCreate.P99))
 	lat("small call p50", bg.call.P50, sg.call.P50, r.stdio.call.P50)
 	lat("small call p99", bg.call.P99, sg.call.P99, r.stdio.call.P99)
 	lat("small call mean", bg.call.Mean, sg.call.Mean, r.stdio.call.Mean)
 	lat("ping p50", bg.ping.P50, sg.ping.P50, r.stdio.ping.P50)
 	fmt.Fprintf(w, "%-28s %14s %14s\n", "small call p50 - stdio p50",
 		fmtDelta(bg.call.P50-r.stdio.call.P50), fmtDelta(sg.call.P50-r.stdio.call.P50))
+	lat("minimal clients: call p50", bg.rawCall.P50, sg.rawCall.P50, r.rawStdio.P50)
+	lat("minimal clients: call p99", bg.rawCall.P99, sg.rawCall.P99, r.rawStdio.P99)
+	fmt.Fprintf(w, "%-28s %14s %14s\n", "  the hop: p50 - stdio p50",
+		fmtDelta(bg.rawCall.P50-r.rawStdio.P50), fmtDelta(sg.rawCall.P50-r.rawStdio.P50))
 	num(fmt.Sprintf("throughput, %d sessions", cfg.workers), "%.0f /s", bg.throughput, sg.throughput)
 	num("RSS per open session", "%.2f MB", bg.mem.perSession()/bytesPerMB, sg.mem.perSession()/bytesPerMB)
 	num("PSS per open session", "%.2f MB", bg.mem.pssPerSession()/bytesPerMB, sg.mem.pssPerSession()/bytesPerMB)
@@ -114,6 +127,8 @@ type jsonGateway struct {
 	SmallCall         benchkit.JSONStats `json:"small_call"`
 	Ping              benchkit.JSONStats `json:"ping"`
 	CallOverStdioMs   float64            `json:"small_call_p50_minus_stdio_ms"`
+	SmallCallMinimal  benchkit.JSONStats `json:"small_call_minimal_client"`
+	HopMs             float64            `json:"hop_minimal_clients_ms"`
 	ThroughputPerSec  float64            `json:"throughput_calls_per_s"`
 	Memory            jsonMemory         `json:"memory"`
 	ExitedOnSIGTERM   bool               `json:"exited_on_sigterm"`
@@ -130,6 +145,7 @@ type jsonReport struct {
 	DurationSec  float64            `json:"duration_s"`
 	FixtureLines int                `json:"fixture_lines"`
 	Stdio        map[string]any     `json:"direct_stdio"`
+	WarmCreate   benchkit.JSONStats `json:"session_create_warm_cores_1"`
 	Gateways     []jsonGateway      `json:"gateways"`
 	Ratios       map[string]float64 `json:"ratios_boris_gateway_over_supergateway"`
 	Targets      []benchkit.Target  `json:"targets"`
@@ -143,7 +159,8 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 		Environment: r.env, Protocol: protocolVersion,
 		Sessions: cfg.sessions, Calls: cfg.calls, Warmup: cfg.warmup,
 		DurationSec: cfg.duration.Seconds(), FixtureLines: benchkit.FixtureLines,
-		Stdio: map[string]any{"small_call": r.stdio.call.JSON(), "ping": r.stdio.ping.JSON()},
+		Stdio:      map[string]any{"small_call": r.stdio.call.JSON(), "ping": r.stdio.ping.JSON(), "small_call_minimal_client": r.rawStdio.JSON()},
+		WarmCreate: r.warmCreate.JSON(),
 		Ratios: map[string]float64{
 			"session_create_p50": benchkit.Ratio(float64(bg.create.P50), float64(sg.create.P50)),
 			"small_call_p50":     benchkit.Ratio(float64(bg.call.P50), float64(sg.call.P50)),
@@ -161,6 +178,7 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 		out.Gateways = append(out.Gateways, jsonGateway{
 			Name: g.name, SessionCreate: g.create.JSON(), SmallCall: g.call.JSON(), Ping: g.ping.JSON(),
 			CallOverStdioMs:  benchkit.Ms(g.call.P50 - r.stdio.call.P50),
+			SmallCallMinimal: g.rawCall.JSON(), HopMs: benchkit.Ms(g.rawCall.P50 - r.rawStdio.P50),
 			ThroughputPerSec: g.throughput, ConcurrentClients: cfg.workers,
 			Memory: jsonMemory{
 				Sessions: g.mem.sessions, RSSPerSessionMB: g.mem.perSession() / bytesPerMB,

@@ -23,14 +23,18 @@ func sampleResults() (config, results) {
 			Environment: benchkit.Environment{GoVersion: "go1.26.0", OS: "linux", Arch: "amd64", CPUs: 2, Node: "v20.1.0"},
 			PeerVersion: "4.0.0",
 		},
-		stdio: stdioResult{call: lat(0.534, 1.635, 0.619), ping: lat(0.150, 0.5, 0.2)},
+		stdio:      stdioResult{call: lat(0.534, 1.635, 0.619), ping: lat(0.150, 0.5, 0.2)},
+		rawStdio:   lat(0.120, 0.4, 0.13),
+		warmCreate: lat(3.1, 4.2, 3.2),
 		gateways: []gatewayResult{{
 			name: "boris-gateway", create: lat(8.982, 9.062, 9), call: lat(0.906, 4.628, 1.105), ping: lat(0.295, 1, 0.3),
+			rawCall:    lat(0.290, 0.9, 0.3),
 			throughput: 1570.4, clean: true,
 			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 16.5e6, PSS: 10e6, GatewayRSS: 16.5e6},
 				open: treeUsage{Procs: 6, Cores: 5, RSS: 65.1e6, PSS: 35.5e6, GatewayRSS: 15.9e6}},
 		}, {
 			name: "supergateway", create: lat(15.686, 17.234, 16), call: lat(2.449, 10.266, 3.342), ping: lat(1.609, 3, 1.7),
+			rawCall:    lat(1.2, 4, 1.3),
 			throughput: 461.2, clean: false,
 			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 158e6, PSS: 150e6, GatewayRSS: 158e6},
 				open: treeUsage{Procs: 11, Cores: 5, RSS: 216.7e6, PSS: 176.75e6, GatewayRSS: 158.8e6}},
@@ -53,11 +57,16 @@ throughput: 8 sessions for 1s; memory: 5 open sessions (MB = 10^6 bytes)
                               boris-gateway   supergateway    ratio   direct stdio
 session create p50                 8.982 ms      15.686 ms    0.573              -
 session create p99                 9.062 ms      17.234 ms    0.526              -
+  with --warm-cores 1, p50         3.100 ms
+  with --warm-cores 1, p99         4.200 ms
 small call p50                     0.906 ms       2.449 ms    0.370       0.534 ms
 small call p99                     4.628 ms      10.266 ms    0.451       1.635 ms
 small call mean                    1.105 ms       3.342 ms    0.331       0.619 ms
 ping p50                           0.295 ms       1.609 ms    0.183       0.150 ms
 small call p50 - stdio p50        +0.372 ms      +1.915 ms
+minimal clients: call p50          0.290 ms       1.200 ms    0.242       0.120 ms
+minimal clients: call p99          0.900 ms       4.000 ms    0.225       0.400 ms
+  the hop: p50 - stdio p50        +0.170 ms      +1.080 ms
 throughput, 8 sessions              1570 /s         461 /s    3.405
 RSS per open session               13.02 MB       43.34 MB    0.300
 PSS per open session                7.10 MB       35.35 MB    0.201
@@ -70,6 +79,8 @@ exited on SIGTERM                       yes             no
 target boris-gateway session create p50 <= 15.000 ms: 8.982 ms  MET
 target boris-gateway small call p50 <= 1.000 ms: 0.906 ms  MET
 target boris-gateway small call p50 - direct stdio p50 <= 0.300 ms: 0.372 ms  NOT MET
+target boris-gateway small call p50 - direct stdio p50, minimal clients (the hop) <= 0.200 ms: 0.170 ms  MET
+target boris-gateway --warm-cores 1 session create p50 <= 5.000 ms: 3.100 ms  MET
 target boris-gateway RSS per open session <= 15.000 MB: 13.020 MB  MET
 leak check: 1 process(es) left  FAIL
    4242 /tmp/boris --workdir /tmp/files

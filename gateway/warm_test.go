@@ -1,0 +1,194 @@
+package gateway
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// warmPids returns the pids of the gateway's cores that no session has.
+func (g *testGateway) warmPids(sessions ...string) []string {
+	var taken []string
+	for _, sid := range sessions {
+		taken = append(taken, strconv.Itoa(g.coreOf(sid).cmd.Process.Pid))
+	}
+	var out []string
+	for _, pid := range g.cores() {
+		if !slices.Contains(taken, pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestWarmCoreTakenByNextSession: with WarmCores, a core is started as
+// soon as a session takes one; the next session gets that very process,
+// which serves it as a fresh core would, another is started behind it, and
+// none is left once the gateway closes.
+func TestWarmCoreTakenByNextSession(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) { o.WarmCores = 1 })
+	first := g.initialize()
+	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.warm.count() == 1 })
+	waiting := g.warmPids(first)[0]
+
+	second := g.initialize()
+	if got := strconv.Itoa(g.coreOf(second).cmd.Process.Pid); got != waiting {
+		t.Fatalf("second session's core is pid %s, want the waiting core %s", got, waiting)
+	}
+	resp, body := g.do(http.MethodPost, postHeader(second), callBody(2, "view", map[string]any{"path": g.dir}, ""))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"result"`) {
+		t.Fatalf("a call on the session of the waiting core: %d %s", resp.StatusCode, body)
+	}
+	waitFor(t, "another core waiting", func() bool {
+		w := g.warmPids(first, second)
+		return len(w) == 1 && w[0] != waiting
+	})
+
+	g.h.Close()
+	waitFor(t, "no core after Close", func() bool { return len(g.cores()) == 0 })
+}
+
+// TestWarmCoreStaysWithItsPrincipal: a core started ahead for one
+// principal (its own working directory) is never given to another; the
+// other's session starts a core of its own, and its waiting core takes the
+// only place in the pool, stopping the first principal's.
+func TestWarmCoreStaysWithItsPrincipal(t *testing.T) {
+	root := t.TempDir()
+	g := newTestGateway(t, func(o *Options) {
+		o.WarmCores = 1
+		o.Principal = func(r *http.Request) Principal {
+			who := r.Header.Get("X-Test-Who")
+			return Principal{Subject: who, Key: "test\x00" + who, SubjectKey: "test\x00" + who, Workdir: filepath.Join(root, who)}
+		}
+	})
+	open := func(who string) string {
+		t.Helper()
+		resp, body := g.do(http.MethodPost, postHeader("", "X-Test-Who", who), initializeBody(1))
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != http.StatusOK || sid == "" {
+			t.Fatalf("initialize as %s: %d %s", who, resp.StatusCode, body)
+		}
+		return sid
+	}
+	workdirOf := func(pid int) string {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		wd := ""
+		for i, a := range args[:len(args)-1] {
+			if a == "--workdir" {
+				wd = args[i+1] // the last one wins
+			}
+		}
+		return wd
+	}
+	coresOf := func(who string) []int {
+		var pids []int
+		for _, pid := range processesWith("--workdir " + filepath.Join(root, who)) {
+			if parentOf(pid) == os.Getpid() {
+				n, _ := strconv.Atoi(pid)
+				pids = append(pids, n)
+			}
+		}
+		return pids
+	}
+
+	alice := open("alice")
+	waitFor(t, "alice's next core waiting", func() bool { return len(coresOf("alice")) == 2 })
+	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.get(alice).core.cmd.Process.Pid })[0]
+
+	bob := open("bob")
+	bobCore := g.h.table.get(bob).core.cmd.Process.Pid
+	if bobCore == aliceWaiting {
+		t.Fatalf("bob's session got alice's waiting core %d", aliceWaiting)
+	}
+	if wd := workdirOf(bobCore); !strings.HasSuffix(wd, filepath.Join(root, "bob")) {
+		t.Fatalf("bob's core works in %s", wd)
+	}
+	waitFor(t, "bob's next core waiting and alice's stopped", func() bool {
+		return len(coresOf("bob")) == 2 && len(coresOf("alice")) == 1
+	})
+}
+
+// TestWarmPool: a core that waits too long is stopped, one that died
+// while waiting is not handed out, a launch already waiting is not started
+// twice, and close stops what waits.
+func TestWarmPool(t *testing.T) {
+	sp := newSpawner(nil)
+	log := slog.New(slog.DiscardHandler)
+	var started atomic.Int32
+	start := func(l launch) (*warmCore, error) {
+		n := started.Add(1)
+		core, err := spawnCore(sp, "/bin/sleep", launch{args: []string{"300"}}, log)
+		if err != nil {
+			return nil, err
+		}
+		return &warmCore{key: warmKey(l), id: "w" + strconv.Itoa(int(n)), core: core}, nil
+	}
+	a, b := launch{args: []string{"a"}}, launch{args: []string{"b"}}
+	oldest := func(w *warmPool) *coreProc {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.waiting[0].core
+	}
+
+	w := newWarmPool(2, time.Second, start)
+	w.refill(a)
+	waitFor(t, "a waiting", func() bool { return w.count() == 1 })
+	w.refill(a) // already waiting: nothing starts
+	w.refill(b)
+	waitFor(t, "b waiting", func() bool { return w.count() == 2 })
+	if n := started.Load(); n != 2 {
+		t.Errorf("started %d cores for two launches, want 2", n)
+	}
+	if c := w.take(warmKey(launch{args: []string{"c"}})); c != nil {
+		t.Fatalf("took a core for a launch never started: %s", c.id)
+	}
+	cb := w.take(warmKey(b))
+	if cb == nil {
+		t.Fatal("no core for b")
+	}
+	defer cb.core.stop(time.Second)
+
+	// Died while waiting: not handed out.
+	ca := oldest(w)
+	_ = ca.cmd.Process.Kill()
+	<-ca.exited
+	if c := w.take(warmKey(a)); c != nil {
+		t.Fatalf("took a dead core %s", c.id)
+	}
+
+	// Waited too long: stopped.
+	w2 := newWarmPool(1, time.Second, start)
+	w2.idle = 100 * time.Millisecond
+	w2.refill(a)
+	waitFor(t, "a waiting", func() bool { return w2.count() == 1 })
+	c := oldest(w2)
+	waitFor(t, "the idle core stopped", func() bool { return coreExited(c) && w2.count() == 0 })
+
+	// close stops what waits, and nothing starts after it.
+	w3 := newWarmPool(1, time.Second, start)
+	w3.refill(b)
+	waitFor(t, "b waiting", func() bool { return w3.count() == 1 })
+	c = oldest(w3)
+	w3.close()
+	if !coreExited(c) {
+		t.Error("a waiting core still running after close")
+	}
+	w3.refill(a)
+	w3.mu.Lock()
+	starting := len(w3.starting)
+	w3.mu.Unlock()
+	if w3.count() != 0 || starting != 0 {
+		t.Error("a core started after close")
+	}
+}

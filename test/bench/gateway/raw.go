@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The hop: the go-sdk client's Streamable HTTP transport costs a client
+// more per call than its stdio transport does (building the request,
+// parsing the response stream, goroutine hand-offs), and that difference
+// is in "small call p50 - stdio p50" though it is no gateway's. So the hop
+// is also measured with minimal clients on both sides: benchkit.RawSession
+// over stdio, and here one POST per call on a kept-alive connection, timed
+// from the request sent to the response's last byte read, decoded after.
+
+// rawHop is the small call timed by minimal clients.
+type rawHop struct {
+	stdio   benchkit.Stats // boris over stdio
+	gateway benchkit.Stats // the same through boris-gateway
+}
+
+// hop returns the gateway's p50 over stdio's.
+func (h rawHop) hop() time.Duration { return h.gateway.P50 - h.stdio.P50 }
+
+// measureRawStdio times cfg.calls small calls (after cfg.warmup) straight
+// to boris with benchkit.RawSession.
+func measureRawStdio(cfg config, boris string, fx benchkit.Fixture) (benchkit.Stats, error) {
+	rs, _, err := benchkit.StartRaw(exec.Command(boris, "--workdir", fx.Dir), protocolVersion)
+	if err != nil {
+		return benchkit.Stats{}, fmt.Errorf("raw stdio: %w", err)
+	}
+	defer rs.Close()
+	return timeRaw(cfg, fx, func() (*mcp.CallToolResult, time.Duration, error) {
+		return rs.CallTool("view", map[string]any{"path": fx.Path})
+	})
+}
+
+// measureRawHTTP times the same calls through the gateway at url.
+func measureRawHTTP(ctx context.Context, cfg config, url string, fx benchkit.Fixture) (benchkit.Stats, error) {
+	hc := newHTTPClient()
+	defer hc.CloseIdleConnections()
+	c := &rawHTTP{url: url, hc: hc}
+	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"boris-bench-raw","version":"1"}}}`, protocolVersion)
+	if _, _, err := c.post(ctx, init); err != nil {
+		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialize: %w", err)
+	}
+	if _, _, err := c.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialized: %w", err)
+	}
+	defer c.end()
+	args, _ := json.Marshal(map[string]any{"path": fx.Path})
+	id := 0
+	return timeRaw(cfg, fx, func() (*mcp.CallToolResult, time.Duration, error) {
+		id++
+		body, d, err := c.post(ctx, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"view","arguments":%s}}`, id, args))
+		if err != nil {
+			return nil, d, err
+		}
+		res, err := decodeCallResponse(body)
+		return res, d, err
+	})
+}
+
+// timeRaw makes warmup untimed then cfg.calls timed calls, checking each.
+func timeRaw(cfg config, fx benchkit.Fixture, call func() (*mcp.CallToolResult, time.Duration, error)) (benchkit.Stats, error) {
+	ds := make([]time.Duration, 0, cfg.calls)
+	for i := range cfg.warmup + cfg.calls {
+		res, d, err := call()
+		if err := benchkit.CheckResult(res, err, fx); err != nil {
+			return benchkit.Stats{}, fmt.Errorf("call %d: %w", i, err)
+		}
+		if i >= cfg.warmup {
+			ds = append(ds, d)
+		}
+	}
+	return benchkit.Summarize(ds), nil
+}
+
+// rawHTTP is one session of a minimal Streamable HTTP client.
+type rawHTTP struct {
+	url, session string
+	hc           *http.Client
+}
+
+// post sends one message and returns the response body, read whole, and
+// the time from sending to the body's last byte.
+func (c *rawHTTP) post(ctx context.Context, msg string) ([]byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(msg))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", protocolVersion)
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	start := time.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	d := time.Since(start)
+	resp.Body.Close()
+	if err != nil {
+		return nil, 0, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, benchkit.Clip(string(body)))
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		c.session = sid
+	}
+	return body, d, nil
+}
+
+// end closes the session (DELETE).
+func (c *rawHTTP) end() {
+	req, err := http.NewRequest(http.MethodDelete, c.url, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Mcp-Session-Id", c.session)
+	if resp, err := c.hc.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// decodeCallResponse decodes the tools/call result in a response body:
+// a JSON-RPC response, or an event stream whose data lines carry it.
+func decodeCallResponse(body []byte) (*mcp.CallToolResult, error) {
+	msg := body
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		msg = nil
+		for _, line := range bytes.Split(body, []byte("\n")) {
+			if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && bytes.Contains(data, []byte(`"result"`)) {
+				msg = data
+			}
+		}
+		if msg == nil {
+			return nil, fmt.Errorf("no result in the event stream: %s", benchkit.Clip(string(body)))
+		}
+	}
+	var resp struct {
+		Result *mcp.CallToolResult `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, errors.New(resp.Error.Message)
+	}
+	if resp.Result == nil {
+		return nil, fmt.Errorf("no result: %s", benchkit.Clip(string(msg)))
+	}
+	return resp.Result, nil
+}
