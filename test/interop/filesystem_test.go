@@ -80,6 +80,14 @@ func makeFsFixture(t *testing.T, p string) {
 		"ws/a/UPPER.MD":                 "upper\n",
 		"ws/a/b/c/ignored/keep.go":      "package x\n",
 		"ws/a/b/c/ignored/.dotfile.txt": "dot\n",
+		// Names JSON must escape, and ones JavaScript's JSON.stringify
+		// leaves alone where Go's encoder would not.
+		"ws/names/quote\"d.txt":        "q",
+		"ws/names/back\\slash.txt":     "b",
+		"ws/names/tab\tand\x01ctl.txt": "t",
+		"ws/names/sep\u2028\u2029.txt": "s",
+		"ws/names/<&>.txt":             "h",
+		"ws/names/snow ☃ 🙂.txt":        "u",
 	}
 	for rel, content := range files {
 		path := filepath.Join(p, rel)
@@ -237,6 +245,8 @@ var fsSequence = []fsCall{
 	{tool: "directory_tree", args: `{"path":"$P/ws/a"}`},
 	{tool: "directory_tree", args: `{"path":"$P/ws","excludePatterns":["node_modules","**/*.dat","ignored"]}`},
 	{tool: "directory_tree", args: `{"path":"$P/ws/empty"}`},
+	{tool: "directory_tree", args: `{"path":"$P/ws/names"}`},
+	{tool: "list_directory", args: `{"path":"$P/ws/names"}`},
 	{tool: "search_files", args: `{"path":"$P/ws","pattern":"**/*.txt","excludePatterns":["**/ignored/**"]}`},
 	{tool: "search_files", args: `{"path":"$P/ws","pattern":"*.txt"}`},
 	{tool: "search_files", args: `{"path":"$P/ws/a","pattern":"**/{*.md,*.MD}"}`},
