@@ -102,7 +102,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 		}
 		res.gateways = append(res.gateways, r)
 	}
-	if res.warmCreate, err = measureWarmCreate(ctx, cfg, borisGateway(bins, fx, cfg, "--warm-cores", "1"), logw); err != nil {
+	if res.warmCreate, res.warmIsolation, err = measureWarmCreate(ctx, cfg, borisGateway(bins, fx, cfg, "--warm-cores", "1"), logw); err != nil {
 		return err
 	}
 	res.leftover, err = benchkit.AwaitGone(ctx, fx.Dir, leakWait, pollEvery)

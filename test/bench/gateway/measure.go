@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
@@ -143,22 +145,53 @@ func measureCreate(ctx context.Context, cfg config, d *dialer) (benchkit.Stats, 
 
 // measureWarmCreate times session creates on a gateway started by spec,
 // which keeps a core started ahead (--warm-cores).
-func measureWarmCreate(ctx context.Context, cfg config, spec gatewaySpec, logw io.Writer) (benchkit.Stats, error) {
+// It also returns the isolation the gateway's /healthz reports.
+func measureWarmCreate(ctx context.Context, cfg config, spec gatewaySpec, logw io.Writer) (benchkit.Stats, string, error) {
 	g, err := startGateway(ctx, spec)
 	if err != nil {
-		return benchkit.Stats{}, err
+		return benchkit.Stats{}, "", err
 	}
 	hc := newHTTPClient()
 	defer hc.CloseIdleConnections()
-	fmt.Fprintf(logw, "bench-gateway: %s: 1 warm-up + %d timed session creates\n", spec.name, cfg.sessions)
-	st, err := measureCreate(ctx, cfg, &dialer{url: g.url, hc: hc})
-	if clean := g.stop(); err == nil && !clean {
-		err = errors.New("did not exit on SIGTERM")
+	iso, err := isolationOf(ctx, hc, g.url)
+	if err == nil {
+		fmt.Fprintf(logw, "bench-gateway: %s: 1 warm-up + %d timed session creates\n", spec.name, cfg.sessions)
+		var st benchkit.Stats
+		st, err = measureCreate(ctx, cfg, &dialer{url: g.url, hc: hc})
+		if clean := g.stop(); err == nil && !clean {
+			err = errors.New("did not exit on SIGTERM")
+		}
+		if err == nil {
+			return st, iso, nil
+		}
+	} else {
+		g.stop()
 	}
+	return benchkit.Stats{}, "", fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+}
+
+// isolationOf reads what the gateway at url (its MCP endpoint) says it
+// enforces, from /healthz: "sandbox=landlock cgroup=v2" and the like.
+func isolationOf(ctx context.Context, hc *http.Client, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/mcp")+"/healthz", nil)
 	if err != nil {
-		return st, fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+		return "", err
 	}
-	return st, nil
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("healthz: %w", err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Isolation struct {
+			Sandbox string `json:"sandbox"`
+			Cgroup  string `json:"cgroup"`
+		} `json:"isolation"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return "", fmt.Errorf("healthz: %w", err)
+	}
+	return fmt.Sprintf("sandbox=%s cgroup=%s", h.Isolation.Sandbox, h.Isolation.Cgroup), nil
 }
 
 // measureSessionCalls opens one session and times small calls, then pings.

@@ -23,10 +23,12 @@ const (
 type results struct {
 	env        environment
 	stdio      stdioResult
-	rawStdio   benchkit.Stats  // the small call to boris by a minimal client
-	warmCreate benchkit.Stats  // session create on boris-gateway --warm-cores 1
-	gateways   []gatewayResult // boris-gateway, then supergateway
-	leftover   []string        // processes naming the fixture after the run
+	rawStdio   benchkit.Stats // the small call to boris by a minimal client
+	warmCreate benchkit.Stats // session create on boris-gateway --warm-cores 1
+	// warmIsolation is what that gateway's /healthz says it enforces.
+	warmIsolation string
+	gateways      []gatewayResult // boris-gateway, then supergateway
+	leftover      []string        // processes naming the fixture after the run
 }
 
 // targets evaluates the issue's targets on boris-gateway's results.
@@ -73,7 +75,7 @@ func writeTable(w io.Writer, cfg config, r results) {
 	lat("session create p50", bg.create.P50, sg.create.P50, 0)
 	lat("session create p99", bg.create.P99, sg.create.P99, 0)
 	fmt.Fprintf(w, "%-28s %14s\n", "  with --warm-cores 1, p50", fmtMs(r.warmCreate.P50))
-	fmt.Fprintf(w, "%-28s %14s\n", "  with --warm-cores 1, p99", fmtMs(r.warmCreate.P99))
+	fmt.Fprintf(w, "%-28s %14s   (%s)\n", "  with --warm-cores 1, p99", fmtMs(r.warmCreate.P99), r.warmIsolation)
 	lat("small call p50", bg.call.P50, sg.call.P50, r.stdio.call.P50)
 	lat("small call p99", bg.call.P99, sg.call.P99, r.stdio.call.P99)
 	lat("small call mean", bg.call.Mean, sg.call.Mean, r.stdio.call.Mean)
@@ -137,19 +139,20 @@ type jsonGateway struct {
 
 // jsonReport is the whole -json output.
 type jsonReport struct {
-	Environment  environment        `json:"environment"`
-	Protocol     string             `json:"protocol"`
-	Sessions     int                `json:"sessions"`
-	Calls        int                `json:"calls"`
-	Warmup       int                `json:"warmup"`
-	DurationSec  float64            `json:"duration_s"`
-	FixtureLines int                `json:"fixture_lines"`
-	Stdio        map[string]any     `json:"direct_stdio"`
-	WarmCreate   benchkit.JSONStats `json:"session_create_warm_cores_1"`
-	Gateways     []jsonGateway      `json:"gateways"`
-	Ratios       map[string]float64 `json:"ratios_boris_gateway_over_supergateway"`
-	Targets      []benchkit.Target  `json:"targets"`
-	Leftover     []string           `json:"leftover_processes"`
+	Environment   environment        `json:"environment"`
+	Protocol      string             `json:"protocol"`
+	Sessions      int                `json:"sessions"`
+	Calls         int                `json:"calls"`
+	Warmup        int                `json:"warmup"`
+	DurationSec   float64            `json:"duration_s"`
+	FixtureLines  int                `json:"fixture_lines"`
+	Stdio         map[string]any     `json:"direct_stdio"`
+	WarmCreate    benchkit.JSONStats `json:"session_create_warm_cores_1"`
+	WarmIsolation string             `json:"warm_cores_gateway_isolation"`
+	Gateways      []jsonGateway      `json:"gateways"`
+	Ratios        map[string]float64 `json:"ratios_boris_gateway_over_supergateway"`
+	Targets       []benchkit.Target  `json:"targets"`
+	Leftover      []string           `json:"leftover_processes"`
 }
 
 // writeJSON prints the machine-readable result.
@@ -160,7 +163,7 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 		Sessions: cfg.sessions, Calls: cfg.calls, Warmup: cfg.warmup,
 		DurationSec: cfg.duration.Seconds(), FixtureLines: benchkit.FixtureLines,
 		Stdio:      map[string]any{"small_call": r.stdio.call.JSON(), "ping": r.stdio.ping.JSON(), "small_call_minimal_client": r.rawStdio.JSON()},
-		WarmCreate: r.warmCreate.JSON(),
+		WarmCreate: r.warmCreate.JSON(), WarmIsolation: r.warmIsolation,
 		Ratios: map[string]float64{
 			"session_create_p50": benchkit.Ratio(float64(bg.create.P50), float64(sg.create.P50)),
 			"small_call_p50":     benchkit.Ratio(float64(bg.call.P50), float64(sg.call.P50)),

@@ -25,7 +25,7 @@ func sampleResults() (config, results) {
 		},
 		stdio:      stdioResult{call: lat(0.534, 1.635, 0.619), ping: lat(0.150, 0.5, 0.2)},
 		rawStdio:   lat(0.120, 0.4, 0.13),
-		warmCreate: lat(3.1, 4.2, 3.2),
+		warmCreate: lat(3.1, 4.2, 3.2), warmIsolation: "sandbox=landlock cgroup=v2",
 		gateways: []gatewayResult{{
 			name: "boris-gateway", create: lat(8.982, 9.062, 9), call: lat(0.906, 4.628, 1.105), ping: lat(0.295, 1, 0.3),
 			rawCall:    lat(0.290, 0.9, 0.3),
@@ -58,7 +58,7 @@ throughput: 8 sessions for 1s; memory: 5 open sessions (MB = 10^6 bytes)
 session create p50                 8.982 ms      15.686 ms    0.573              -
 session create p99                 9.062 ms      17.234 ms    0.526              -
   with --warm-cores 1, p50         3.100 ms
-  with --warm-cores 1, p99         4.200 ms
+  with --warm-cores 1, p99         4.200 ms   (sandbox=landlock cgroup=v2)
 small call p50                     0.906 ms       2.449 ms    0.370       0.534 ms
 small call p99                     4.628 ms      10.266 ms    0.451       1.635 ms
 small call mean                    1.105 ms       3.342 ms    0.331       0.619 ms
