@@ -189,6 +189,10 @@ func (h *Handler) startWarm(l launch) (*warmCore, error) {
 	return &warmCore{key: warmKey(l), id: id, core: core}, nil
 }
 
+// coreGoneWait bounds how long a request that found its core gone waits
+// for the session to end with the core's reason.
+const coreGoneWait = 3 * time.Second
+
 // call forwards a request and streams back what the core sends for it.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *message, acc accepts) {
 	c, err := s.register(m)
@@ -219,6 +223,14 @@ func (h *Handler) admit(w http.ResponseWriter, m *message, err error) bool {
 func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *message, c *call, raw []byte, acc accepts) []byte {
 	start := time.Now()
 	if err := s.core.send(raw); err != nil {
+		// The core is gone. Its router sees that too and ends the session,
+		// logging why the core exited (a core that fails to start says so
+		// on stderr); the answer waits for that, or the session would end
+		// here first, unexplained.
+		select {
+		case <-s.done:
+		case <-time.After(coreGoneWait):
+		}
 		s.forget(c)
 		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
