@@ -1,15 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
@@ -21,8 +23,9 @@ import (
 // parsing the response stream, goroutine hand-offs), and that difference
 // is in "small call p50 - stdio p50" though it is no gateway's. So the hop
 // is also measured with minimal clients on both sides: benchkit.RawSession
-// over stdio, and here one POST per call on a kept-alive connection, timed
-// from the request sent to the response's last byte read, decoded after.
+// over stdio, and here one POST per call written by hand on a kept-alive
+// connection, timed from the request sent to the response's last byte
+// read, decoded after.
 
 // rawHop is the small call timed by minimal clients.
 type rawHop struct {
@@ -48,9 +51,7 @@ func measureRawStdio(cfg config, boris string, fx benchkit.Fixture) (benchkit.St
 
 // measureRawHTTP times the same calls through the gateway at url.
 func measureRawHTTP(ctx context.Context, cfg config, url string, fx benchkit.Fixture) (benchkit.Stats, error) {
-	hc := newHTTPClient()
-	defer hc.CloseIdleConnections()
-	c := &rawHTTP{url: url, hc: hc}
+	c := &rawHTTP{url: url}
 	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"boris-bench-raw","version":"1"}}}`, protocolVersion)
 	if _, _, err := c.post(ctx, init); err != nil {
 		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialize: %w", err)
@@ -58,7 +59,7 @@ func measureRawHTTP(ctx context.Context, cfg config, url string, fx benchkit.Fix
 	if _, _, err := c.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
 		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialized: %w", err)
 	}
-	defer c.end()
+	defer c.end(ctx)
 	args, _ := json.Marshal(map[string]any{"path": fx.Path})
 	id := 0
 	return timeRaw(cfg, fx, func() (*mcp.CallToolResult, time.Duration, error) {
@@ -87,27 +88,47 @@ func timeRaw(cfg config, fx benchkit.Fixture, call func() (*mcp.CallToolResult, 
 	return benchkit.Summarize(ds), nil
 }
 
-// rawHTTP is one session of a minimal Streamable HTTP client.
+// rawHTTP is one session of a minimal Streamable HTTP client: HTTP/1.1
+// written and read by hand on one kept-alive TCP connection, with no
+// goroutine of its own (net/http's client hands each request to two).
 type rawHTTP struct {
 	url, session string
-	hc           *http.Client
+	conn         net.Conn
+	r            *bufio.Reader
 }
 
 // post sends one message and returns the response body, read whole, and
 // the time from sending to the body's last byte.
 func (c *rawHTTP) post(ctx context.Context, msg string) ([]byte, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(msg))
+	return c.do(ctx, http.MethodPost, msg)
+}
+
+// do makes one request on the connection, dialing it first if need be.
+func (c *rawHTTP) do(ctx context.Context, method, msg string) ([]byte, time.Duration, error) {
+	u, err := neturl.Parse(c.url)
 	if err != nil {
 		return nil, 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", protocolVersion)
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
+	if c.conn == nil {
+		var d net.Dialer
+		if c.conn, err = d.DialContext(ctx, "tcp", u.Host); err != nil {
+			return nil, 0, err
+		}
+		c.r = bufio.NewReaderSize(c.conn, 64<<10)
 	}
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n", method, u.RequestURI(), u.Host)
+	fmt.Fprintf(&req, "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: %s\r\n", protocolVersion)
+	if c.session != "" {
+		fmt.Fprintf(&req, "Mcp-Session-Id: %s\r\n", c.session)
+	}
+	fmt.Fprintf(&req, "Content-Length: %d\r\n\r\n%s", len(msg), msg)
+	_ = c.conn.SetDeadline(time.Now().Add(connectTimeout))
 	start := time.Now()
-	resp, err := c.hc.Do(req)
+	if _, err := c.conn.Write(req.Bytes()); err != nil {
+		return nil, 0, err
+	}
+	resp, err := http.ReadResponse(c.r, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -116,6 +137,10 @@ func (c *rawHTTP) post(ctx context.Context, msg string) ([]byte, time.Duration, 
 	resp.Body.Close()
 	if err != nil {
 		return nil, 0, err
+	}
+	if resp.Close {
+		c.conn.Close()
+		c.conn = nil
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, benchkit.Clip(string(body)))
@@ -126,15 +151,11 @@ func (c *rawHTTP) post(ctx context.Context, msg string) ([]byte, time.Duration, 
 	return body, d, nil
 }
 
-// end closes the session (DELETE).
-func (c *rawHTTP) end() {
-	req, err := http.NewRequest(http.MethodDelete, c.url, nil)
-	if err != nil {
-		return
-	}
-	req.Header.Set("Mcp-Session-Id", c.session)
-	if resp, err := c.hc.Do(req); err == nil {
-		resp.Body.Close()
+// end closes the session (DELETE) and the connection.
+func (c *rawHTTP) end(ctx context.Context) {
+	_, _, _ = c.do(ctx, http.MethodDelete, "")
+	if c.conn != nil {
+		c.conn.Close()
 	}
 }
 
