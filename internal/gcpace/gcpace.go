@@ -1,0 +1,56 @@
+// Package gcpace paces the garbage collector of a process whose live heap
+// is usually small: Go's default (GOGC=100) collects each time the heap
+// doubles, which for a heap of a few MB means several collections during
+// one request that reads, diffs or encodes a few MB, each taking CPU from
+// it. Start lets the heap grow by at least Headroom between collections
+// while it is small (up to GOGC=MaxPercent), and paces it as the default
+// does once the live heap is Headroom or more, so a large heap never grows
+// further past its live size than the default would let it.
+package gcpace
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+const (
+	// Headroom is the growth allowed between collections of a small heap.
+	Headroom = 64 << 20
+	// MaxPercent bounds GOGC for a tiny heap.
+	MaxPercent = 800
+	// MinPercent is Go's default, kept for heaps of Headroom and more.
+	MinPercent = 100
+)
+
+// Percent is the GOGC for a live heap of live bytes.
+func Percent(live uint64) int {
+	if live == 0 {
+		return MaxPercent
+	}
+	return int(max(MinPercent, min(MaxPercent, Headroom*100/live)))
+}
+
+// Start sets GOGC from the live heap now and again after every collection.
+func Start() {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	pace := func() {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			debug.SetGCPercent(Percent(sample[0].Value.Uint64()))
+		}
+	}
+	pace()
+	// A finalizer runs once per collection that finds its object gone; the
+	// next sentinel is made for the next collection.
+	var arm func()
+	arm = func() {
+		// (Not a tiny object: those share blocks, and a finalizer on one
+		// may wait for its neighbours.)
+		runtime.SetFinalizer(new([64]byte), func(*[64]byte) {
+			pace()
+			arm()
+		})
+	}
+	arm()
+}
