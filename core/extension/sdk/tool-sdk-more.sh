@@ -831,3 +831,393 @@ mcp_result_with_ui() {
 	__mcp_sdk_once mcp_result_with_ui || return 0
 	printf '{"content":[{"type":"text","text":%s}]%s,"isError":false}\n' "${t}" "${sc}"
 }
+
+# ---------------------------------------------------------------- from tool-sdk.sh
+
+# __mcp_sdk_ctl: sets __mcp_sdk_ctl_chars to the control characters other
+# than \b \t \n \f \r and __mcp_sdk_ctl_escs to their JSON escapes, once.
+__mcp_sdk_ctl_chars=()
+__mcp_sdk_ctl_escs=()
+__mcp_sdk_ctl() {
+	local i=1 o c
+	[ "${#__mcp_sdk_ctl_chars[@]}" = 0 ] || return 0
+	while [ "${i}" -lt 32 ]; do
+		case "${i}" in
+		8 | 9 | 10 | 12 | 13) ;;
+		*)
+			printf -v o '\\%03o' "${i}"
+			printf -v c "${o}"
+			__mcp_sdk_ctl_chars[${#__mcp_sdk_ctl_chars[@]}]="${c}"
+			printf -v o '\\u%04x' "${i}"
+			__mcp_sdk_ctl_escs[${#__mcp_sdk_ctl_escs[@]}]="${o}"
+			;;
+		esac
+		i=$((i + 1))
+	done
+}
+
+# __mcp_sdk_is_json VALUE: 0 iff VALUE is exactly one JSON value.
+__mcp_sdk_is_json() {
+	local rc=0
+	if [ -n "${__mcp_sdk_jq}" ]; then
+		printf '%s' "${1-}" | "${__mcp_sdk_jq}" -e -s 'length == 1' >/dev/null 2>&1
+		return
+	fi
+	__mcp_sdk_scan "${1-}" || rc=$?
+	# Too large to check in bash: take it as the caller's JSON.
+	[ "${rc}" = 0 ] || [ "${rc}" = 2 ]
+}
+
+# __mcp_sdk_uint VALUE DEFAULT: prints VALUE if it is digits, else DEFAULT.
+__mcp_sdk_uint() {
+	case "${1-}" in
+	'' | *[!0-9]*) printf '%s' "$2" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
+# mcp_is_valid_json VALUE: 0 iff VALUE is exactly one JSON value.
+mcp_is_valid_json() {
+	__mcp_sdk_is_json "${1-}"
+}
+
+# mcp_byte_length VALUE: prints VALUE's length in bytes.
+mcp_byte_length() {
+	local LC_ALL=C
+	local v="${1-}"
+	printf '%s' "${#v}"
+}
+
+# mcp_args_raw: prints the arguments object.
+mcp_args_raw() {
+	__mcp_sdk_payload MCP_TOOL_ARGS_JSON MCP_TOOL_ARGS_FILE
+	printf '%s' "${__mcp_sdk_r}"
+}
+
+# mcp_meta_raw: prints the request's _meta object.
+mcp_meta_raw() {
+	__mcp_sdk_payload MCP_TOOL_META_JSON MCP_TOOL_META_FILE
+	printf '%s' "${__mcp_sdk_r}"
+}
+
+# mcp_meta_get FILTER: prints `jq -rc FILTER` of the request's _meta.
+mcp_meta_get() {
+	__mcp_sdk_payload MCP_TOOL_META_JSON MCP_TOOL_META_FILE
+	__mcp_sdk_query mcp_meta_get "${__mcp_sdk_r}" "${1:-.}"
+}
+
+# mcp_emit_text TEXT: prints TEXT (plain text content).
+mcp_emit_text() {
+	printf '%s' "${1-}"
+}
+
+# mcp_emit_json JSON: prints JSON, compacted when jq is present.
+mcp_emit_json() {
+	local out=""
+	if [ -n "${__mcp_sdk_jq}" ]; then
+		out="$(printf '%s' "${1-}" | "${__mcp_sdk_jq}" -c . 2>/dev/null)" || out=""
+	fi
+	printf '%s' "${out:-${1-}}"
+}
+
+# __mcp_sdk_error_obj ERROR: sets __mcp_sdk_err to ERROR as an error object
+# (with type and message) and __mcp_sdk_text to its text content. ERROR that
+# is not a JSON object becomes the message of an internal_error.
+__mcp_sdk_error_obj() {
+	local e="${1-}" out
+	[ -n "${e}" ] || e='{"type":"internal_error","message":"Unknown error"}'
+	if [ -n "${__mcp_sdk_jq}" ]; then
+		out="$(printf '%s' "${e}" | "${__mcp_sdk_jq}" -c -s '
+			if length == 1 and (.[0] | type) == "object" then .[0] else error("no") end
+			| {type: (.type // "internal_error"), message: (.message // "Unknown error")} + .
+			| ., ((.message | tostring) + (if (.hint | type) == "string" then "\nHint: " + .hint else "" end))' 2>/dev/null)" ||
+			out="$("${__mcp_sdk_jq}" -c -n --arg m "${e}" '{type: "internal_error", message: $m} | ., .message')"
+		__mcp_sdk_err="${out%%$'\n'*}"
+		__mcp_sdk_text="${out#*$'\n'}"
+		return 0
+	fi
+	__mcp_sdk_error_obj_min "${e}"
+}
+
+# mcp_result_error ERROR_JSON: prints a CallToolResult with isError true,
+# structuredContent {"success":false,"error":ERROR} and the error's message
+# (and hint) as text. It returns 0: the tool may go on to exit 0.
+mcp_result_error() {
+	__mcp_sdk_error_obj "${1-}"
+	__mcp_sdk_once mcp_result_error || return 0
+	printf '{"content":[{"type":"text","text":%s}],"structuredContent":{"success":false,"error":%s},"isError":true}\n' \
+		"${__mcp_sdk_text}" "${__mcp_sdk_err}"
+}
+
+# mcp_error TYPE MESSAGE [--hint HINT] [--data JSON]: mcp_result_error with
+# {"type":TYPE,"message":MESSAGE,"hint":HINT,"data":JSON}. Data that is not
+# JSON is kept as {"_invalid_json":"..."}.
+mcp_error() {
+	local type="${1:-internal_error}" message="${2:-Unknown error}" hint="" data="" obj
+	shift 2 || shift $#
+	while [ "$#" -gt 0 ]; do
+		case "$1" in
+		--hint) hint="${2-}" ;;
+		--data) data="${2-}" ;;
+		esac
+		shift 2 || shift $#
+	done
+	__mcp_sdk_esc "${type}"
+	obj="{\"type\":${__mcp_sdk_r}"
+	__mcp_sdk_esc "${message}"
+	obj="${obj},\"message\":${__mcp_sdk_r}"
+	if [ -n "${hint}" ]; then
+		__mcp_sdk_esc "${hint}"
+		obj="${obj},\"hint\":${__mcp_sdk_r}"
+	fi
+	if [ -n "${data}" ]; then
+		if __mcp_sdk_is_json "${data}"; then
+			__mcp_sdk_oneline "${data}"
+			obj="${obj},\"data\":${__mcp_sdk_r}"
+		else
+			__mcp_sdk_esc "${data}"
+			obj="${obj},\"data\":{\"_invalid_json\":${__mcp_sdk_r}}"
+		fi
+	fi
+	mcp_log_debug mcp_error "${type}: ${message}"
+	mcp_result_error "${obj}}"
+}
+
+# mcp_log LEVEL LOGGER MESSAGE_OR_JSON: sends a log message. The third
+# argument is sent as JSON when it is one JSON value, else as a string.
+# LEVEL is an RFC 5424 name (warn means warning); others become info.
+mcp_log() {
+	local level logger="${2:-${MCP_TOOL_NAME:-tool}}" data="${3-}" lj
+	level="$(printf '%s' "${1:-info}" | tr '[:upper:]' '[:lower:]')"
+	case "${level}" in
+	debug | info | notice | warning | error | critical | alert | emergency) ;;
+	warn) level=warning ;;
+	*)
+		__mcp_sdk_warn "mcp_log: unknown level '${1-}'; info used"
+		level=info
+		;;
+	esac
+	if [ -z "${MCP_LOG_STREAM:-}" ]; then
+		printf '[%s] %s: %s\n' "${level}" "${logger}" "${data}" >&2
+		return 0
+	fi
+	__mcp_sdk_esc "${logger}"
+	lj="${__mcp_sdk_r}"
+	if [ -n "${data}" ] && __mcp_sdk_is_json "${data}"; then
+		__mcp_sdk_oneline "${data}"
+	else
+		__mcp_sdk_esc "${data}"
+	fi
+	printf '{"level":"%s","logger":%s,"data":%s}\n' "${level}" "${lj}" "${__mcp_sdk_r}" \
+		>>"${MCP_LOG_STREAM}" 2>/dev/null || true
+}
+
+# __mcp_sdk_log_text LEVEL [LOGGER] MESSAGE: a log whose data is a string.
+__mcp_sdk_log_text() {
+	local level="$1" logger message
+	shift
+	if [ "$#" -ge 2 ]; then
+		logger="$1"
+		message="$2"
+	else
+		logger="${MCP_TOOL_NAME:-tool}"
+		message="${1-}"
+	fi
+	if [ -z "${MCP_LOG_STREAM:-}" ]; then
+		mcp_log "${level}" "${logger}" "${message}"
+		return 0
+	fi
+	local lj
+	__mcp_sdk_esc "${logger}"
+	lj="${__mcp_sdk_r}"
+	__mcp_sdk_esc "${message}"
+	printf '{"level":"%s","logger":%s,"data":%s}\n' "${level}" "${lj}" "${__mcp_sdk_r}" \
+		>>"${MCP_LOG_STREAM}" 2>/dev/null || true
+}
+
+# __mcp_sdk_esc_ctl VALUE: sets __mcp_sdk_r to VALUE with the control
+# characters other than \b \t \n \f \r replaced by their JSON escapes
+# (__mcp_sdk_esc's rare case).
+__mcp_sdk_esc_ctl() {
+	local v="${1-}" i=0
+	__mcp_sdk_ctl
+	while [ "${i}" -lt "${#__mcp_sdk_ctl_chars[@]}" ]; do
+		case "${v}" in
+		*"${__mcp_sdk_ctl_chars[${i}]}"*)
+			v="${v//"${__mcp_sdk_ctl_chars[${i}]}"/${__mcp_sdk_ctl_escs[${i}]}}"
+			;;
+		esac
+		i=$((i + 1))
+	done
+	__mcp_sdk_r="${v}"
+}
+
+# __mcp_sdk_success_jq DATA MAX: __mcp_sdk_success for large data, with jq.
+__mcp_sdk_success_jq() {
+	local data="$1" max="$2" out
+	out="$(printf '%s' "${data}" | "${__mcp_sdk_jq}" -c -s --argjson max "${max}" '
+		if length != 1 then error("not one value") else .[0] end
+		| {success: true, result: .} as $env
+		| ($env | tojson) as $text
+		| ($text | utf8bytelength) as $size
+		| $env,
+		  (if $size <= $max then $text
+		   else (if type == "array" then "Success: array of \(length) items"
+		         elif type == "object" then "Success: object with \(keys | length) keys"
+		         else "Success: \(tostring | .[0:100])" end)
+		        + "; the full result (\($size) bytes) is in structuredContent"
+		   end)' 2>/dev/null)" || return 1
+	__mcp_sdk_sc="${out%%$'\n'*}"
+	__mcp_sdk_text="${out#*$'\n'}"
+}
+
+# mcp_json_arr VALUE...: prints an array of strings.
+mcp_json_arr() {
+	local out="[" sep=""
+	while [ "$#" -gt 0 ]; do
+		__mcp_sdk_esc "$1"
+		out="${out}${sep}${__mcp_sdk_r}"
+		sep=","
+		shift
+	done
+	printf '%s]' "${out}"
+}
+
+# mcp_args_bool FILTER [--default true|false]: prints true (for true or 1) or
+# false; a missing value takes the default, or fails with -32602.
+mcp_args_bool() {
+	local filter="$1" def="" v
+	shift
+	while [ "$#" -gt 0 ]; do
+		case "$1" in
+		--default)
+			def="${2-}"
+			[ -n "${def}" ] || def=false
+			shift 2 || shift $#
+			;;
+		*)
+			__mcp_sdk_warn "mcp_args_bool: unknown option $1"
+			shift
+			;;
+		esac
+	done
+	v="$(mcp_args_get "${filter}")" || exit 1
+	if [ -z "${v}" ] || [ "${v}" = null ]; then
+		[ -n "${def}" ] || mcp_fail_invalid_args "${filter} is required"
+		v="${def}"
+	fi
+	case "${v}" in
+	true | 1) printf 'true' ;;
+	*) printf 'false' ;;
+	esac
+}
+
+# mcp_args_int FILTER [--default N] [--min N] [--max N]: prints the integer;
+# a missing value takes the default, or fails with -32602, as does a value
+# that is not an integer or is out of range.
+mcp_args_int() {
+	local filter="$1" def="" min="" max="" v
+	shift
+	while [ "$#" -gt 0 ]; do
+		case "$1" in
+		--default) def="${2-}" ;;
+		--min) min="${2-}" ;;
+		--max) max="${2-}" ;;
+		*) __mcp_sdk_warn "mcp_args_int: unknown option $1" ;;
+		esac
+		shift 2 || shift $#
+	done
+	if [ -n "${min}" ] && [ -n "${max}" ] && ! [ "${min}" -le "${max}" ] 2>/dev/null; then
+		mcp_fail -32603 "mcp_args_int: --min ${min} exceeds --max ${max}"
+	fi
+	v="$(mcp_args_get "${filter}")" || exit 1
+	if [ -z "${v}" ] || [ "${v}" = null ]; then
+		[ -n "${def}" ] || mcp_fail_invalid_args "${filter} is required"
+		v="${def}"
+	fi
+	if ! [[ ${v} =~ ^-?[0-9]{1,18}$ ]]; then
+		mcp_fail_invalid_args "${filter} must be an integer"
+	fi
+	v=$((10#${v#-} * ${v%%[0-9]*}1))
+	if [ -n "${min}" ] && [ "${v}" -lt "${min}" ]; then
+		mcp_fail_invalid_args "${filter} must be >= ${min}"
+	fi
+	if [ -n "${max}" ] && [ "${v}" -gt "${max}" ]; then
+		mcp_fail_invalid_args "${filter} must be <= ${max}"
+	fi
+	printf '%s' "${v}"
+}
+
+# mcp_fail CODE MESSAGE [DATA_JSON]: ends the tool with a JSON-RPC error.
+# It writes {"code":CODE,"message":MESSAGE,"data":DATA} to
+# MCP_TOOL_ERROR_FILE (or stdout when run by hand), MESSAGE to stderr, and
+# exits 1. The host turns -32602 into an invalid-params error and other
+# codes into an isError result.
+mcp_fail() {
+	local code="${1-}" message="${2:-Tool failed}" data="${3-}" line
+	[[ ${code} =~ ^-?[0-9]+$ ]] || code=-32603
+	__mcp_sdk_esc "${message}"
+	line="{\"code\":${code},\"message\":${__mcp_sdk_r}"
+	if [ -n "${data}" ]; then
+		if __mcp_sdk_is_json "${data}"; then
+			__mcp_sdk_oneline "${data}"
+		else
+			__mcp_sdk_esc "${data}"
+		fi
+		line="${line},\"data\":${__mcp_sdk_r}"
+	fi
+	line="${line}}"
+	if [ -n "${MCP_TOOL_ERROR_FILE:-}" ]; then
+		printf '%s\n' "${line}" >"${MCP_TOOL_ERROR_FILE}" 2>/dev/null || printf '%s\n' "${line}"
+	else
+		printf '%s\n' "${line}"
+	fi
+	printf '%s\n' "${message}" >&2
+	exit 1
+}
+
+# mcp_fail_invalid_args MESSAGE [DATA_JSON]: mcp_fail -32602.
+mcp_fail_invalid_args() {
+	mcp_fail -32602 "${1:-Invalid params}" "${2-}"
+}
+
+# mcp_progress N [MESSAGE] [TOTAL]: reports progress N (a percentage, or out
+# of TOTAL when given; decimals are cut, and N is clamped to 0..100 or
+# 0..TOTAL). Nothing is sent unless the client asked for progress.
+mcp_progress() {
+	local n="${1-}" message="${2-}" total="${3-}" line
+	[ -n "${MCP_PROGRESS_TOKEN:-}" ] && [ -n "${MCP_PROGRESS_STREAM:-}" ] || return 0
+	n="${n%%.*}"
+	case "${n}" in
+	'' | *[!0-9]*) n=0 ;;
+	esac
+	n=$((10#${n}))
+	case "${total%%.*}" in
+	'' | *[!0-9]*) total="" ;;
+	*) total=$((10#${total%%.*})) ;;
+	esac
+	if [ -n "${total}" ] && [ "${total}" -gt 0 ]; then
+		[ "${n}" -le "${total}" ] || n="${total}"
+		line="{\"progress\":${n},\"total\":${total}"
+	else
+		[ "${n}" -le 100 ] || n=100
+		line="{\"progress\":${n}"
+	fi
+	if [ -n "${message}" ]; then
+		__mcp_sdk_esc "${message}"
+		line="${line},\"message\":${__mcp_sdk_r}"
+	fi
+	printf '%s}\n' "${line}" >>"${MCP_PROGRESS_STREAM}" 2>/dev/null || true
+}
+
+__mcp_sdk_no_elicit() {
+	__mcp_sdk_warn "$1: elicitation is not available to Boris extension tools (no channel to the client); treated as declined"
+	printf '{"action":"decline","content":null}'
+	return 1
+}
+
+# mcp_ui_form, mcp_ui_table, mcp_tool_meta_with_ui: return 1 with a message.
+__mcp_sdk_no_ui() {
+	__mcp_sdk_warn "$1: MCP Apps UI is not supported by Boris"
+	return 1
+}

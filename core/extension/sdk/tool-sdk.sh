@@ -24,12 +24,15 @@
 # handles arguments read with simple filters (".a.b // default"); helpers
 # that need a real jq filter fail with a message saying so.
 #
-# Every call pays for parsing this file, so it holds only what most tools
-# use: arguments, JSON building, results, errors, progress, cancellation and
-# logging. The rest (roots and paths, embedded resources, truncation,
-# retries, configuration, mcp_run_with_progress, and the JSON parser in bash
-# that minimal mode and unusual results need) is in tool-sdk-more.sh beside
-# it, which the first call of any of it loads (see __mcp_sdk_more).
+# Every call pays for parsing this file, about 60 ns a byte of code on a
+# 2-core VM, so it holds only the common path of a tool that reads its
+# arguments and prints a result: reading arguments, building JSON objects,
+# mcp_result_success and mcp_is_cancelled. Every other helper (errors and
+# mcp_fail, progress, logging, roots and paths, embedded resources,
+# truncation, retries, configuration, mcp_run_with_progress, and the JSON
+# parser in bash that minimal mode and unusual results need) is a one-line
+# stub here, and its first call loads tool-sdk-more.sh beside this file
+# (see __mcp_sdk_more).
 
 if [ -n "${__MCP_SDK_LOADED:-}" ]; then
 	return 0
@@ -107,7 +110,28 @@ __mcp_sdk_more_loaded=""
 # this file call.
 __mcp_sdk_scan() { __mcp_sdk_more __mcp_sdk_scan "$@"; }
 __mcp_sdk_query_min() { __mcp_sdk_more __mcp_sdk_query_min "$@"; }
-__mcp_sdk_error_obj_min() { __mcp_sdk_more __mcp_sdk_error_obj_min "$@"; }
+__mcp_sdk_esc_ctl() { __mcp_sdk_more __mcp_sdk_esc_ctl "$@"; }
+__mcp_sdk_is_json() { __mcp_sdk_more __mcp_sdk_is_json "$@"; }
+__mcp_sdk_success_jq() { __mcp_sdk_more __mcp_sdk_success_jq "$@"; }
+__mcp_sdk_log_text() { __mcp_sdk_more __mcp_sdk_log_text "$@"; }
+mcp_is_valid_json() { __mcp_sdk_more mcp_is_valid_json "$@"; }
+mcp_byte_length() { __mcp_sdk_more mcp_byte_length "$@"; }
+mcp_args_raw() { __mcp_sdk_more mcp_args_raw "$@"; }
+mcp_meta_raw() { __mcp_sdk_more mcp_meta_raw "$@"; }
+mcp_meta_get() { __mcp_sdk_more mcp_meta_get "$@"; }
+mcp_emit_text() { __mcp_sdk_more mcp_emit_text "$@"; }
+mcp_emit_json() { __mcp_sdk_more mcp_emit_json "$@"; }
+mcp_result_error() { __mcp_sdk_more mcp_result_error "$@"; }
+mcp_error() { __mcp_sdk_more mcp_error "$@"; }
+mcp_log() { __mcp_sdk_more mcp_log "$@"; }
+mcp_json_arr() { __mcp_sdk_more mcp_json_arr "$@"; }
+mcp_args_bool() { __mcp_sdk_more mcp_args_bool "$@"; }
+mcp_args_int() { __mcp_sdk_more mcp_args_int "$@"; }
+mcp_fail() { __mcp_sdk_more mcp_fail "$@"; }
+mcp_fail_invalid_args() { __mcp_sdk_more mcp_fail_invalid_args "$@"; }
+mcp_progress() { __mcp_sdk_more mcp_progress "$@"; }
+__mcp_sdk_no_elicit() { __mcp_sdk_more __mcp_sdk_no_elicit "$@"; }
+__mcp_sdk_no_ui() { __mcp_sdk_more __mcp_sdk_no_ui "$@"; }
 mcp_path_normalize() { __mcp_sdk_more mcp_path_normalize "$@"; }
 mcp_roots_list() { __mcp_sdk_more mcp_roots_list "$@"; }
 mcp_roots_count() { __mcp_sdk_more mcp_roots_count "$@"; }
@@ -125,29 +149,6 @@ mcp_download_safe() { __mcp_sdk_more mcp_download_safe "$@"; }
 mcp_download_safe_or_fail() { __mcp_sdk_more mcp_download_safe_or_fail "$@"; }
 mcp_result_with_ui() { __mcp_sdk_more mcp_result_with_ui "$@"; }
 
-# __mcp_sdk_ctl: sets __mcp_sdk_ctl_chars to the control characters other
-# than \b \t \n \f \r and __mcp_sdk_ctl_escs to their JSON escapes, once:
-# only strings holding one need them.
-__mcp_sdk_ctl_chars=()
-__mcp_sdk_ctl_escs=()
-__mcp_sdk_ctl() {
-	local i=1 o c
-	[ "${#__mcp_sdk_ctl_chars[@]}" = 0 ] || return 0
-	while [ "${i}" -lt 32 ]; do
-		case "${i}" in
-		8 | 9 | 10 | 12 | 13) ;;
-		*)
-			printf -v o '\\%03o' "${i}"
-			printf -v c "${o}"
-			__mcp_sdk_ctl_chars[${#__mcp_sdk_ctl_chars[@]}]="${c}"
-			printf -v o '\\u%04x' "${i}"
-			__mcp_sdk_ctl_escs[${#__mcp_sdk_ctl_escs[@]}]="${o}"
-			;;
-		esac
-		i=$((i + 1))
-	done
-}
-
 __mcp_sdk_warn() {
 	printf '%s\n' "$*" >&2
 }
@@ -161,7 +162,7 @@ __mcp_sdk_esc() {
 		return 0
 		;;
 	esac
-	local v="${1-}" i
+	local v="${1-}"
 	v="${v//\\/\\\\}"
 	v="${v//\"/\\\"}"
 	case "${v}" in
@@ -171,16 +172,12 @@ __mcp_sdk_esc() {
 		v="${v//$'\t'/\\t}"
 		v="${v//$'\b'/\\b}"
 		v="${v//$'\f'/\\f}"
-		__mcp_sdk_ctl
-		i=0
-		while [ "${i}" -lt "${#__mcp_sdk_ctl_chars[@]}" ]; do
-			case "${v}" in
-			*"${__mcp_sdk_ctl_chars[${i}]}"*)
-				v="${v//"${__mcp_sdk_ctl_chars[${i}]}"/${__mcp_sdk_ctl_escs[${i}]}}"
-				;;
-			esac
-			i=$((i + 1))
-		done
+		case "${v}" in
+		*[[:cntrl:]]*)
+			__mcp_sdk_esc_ctl "${v}" # the rare others
+			v="${__mcp_sdk_r}"
+			;;
+		esac
 		;;
 	esac
 	__mcp_sdk_r="\"${v}\""
@@ -262,18 +259,6 @@ __mcp_sdk_oneline() {
 	__mcp_sdk_r="${v//$'\r'/ }"
 }
 
-# __mcp_sdk_is_json VALUE: 0 iff VALUE is exactly one JSON value.
-__mcp_sdk_is_json() {
-	local rc=0
-	if [ -n "${__mcp_sdk_jq}" ]; then
-		printf '%s' "${1-}" | "${__mcp_sdk_jq}" -e -s 'length == 1' >/dev/null 2>&1
-		return
-	fi
-	__mcp_sdk_scan "${1-}" || rc=$?
-	# Too large to check in bash: take it as the caller's JSON.
-	[ "${rc}" = 0 ] || [ "${rc}" = 2 ]
-}
-
 # __mcp_sdk_payload VAR FILEVAR: sets __mcp_sdk_r to the JSON held in the file
 # FILEVAR names, else in VAR, else {}. xtrace is paused: payloads may hold
 # secrets.
@@ -316,14 +301,6 @@ __mcp_sdk_query() {
 	printf '%s' "${out}"
 }
 
-# __mcp_sdk_uint VALUE DEFAULT: prints VALUE if it is digits, else DEFAULT.
-__mcp_sdk_uint() {
-	case "${1-}" in
-	'' | *[!0-9]*) printf '%s' "$2" ;;
-	*) printf '%s' "$1" ;;
-	esac
-}
-
 # ---------------------------------------------------------------- JSON
 
 # mcp_json_escape VALUE: prints VALUE as a JSON string literal (with quotes).
@@ -350,24 +327,6 @@ mcp_json_obj() {
 	printf '%s}' "${out}"
 }
 
-# mcp_json_arr VALUE...: prints an array of strings.
-mcp_json_arr() {
-	local out="[" sep=""
-	while [ "$#" -gt 0 ]; do
-		__mcp_sdk_esc "$1"
-		out="${out}${sep}${__mcp_sdk_r}"
-		sep=","
-		shift
-	done
-	printf '%s]' "${out}"
-}
-
-# mcp_is_valid_json VALUE: 0 iff VALUE is exactly one JSON value.
-mcp_is_valid_json() {
-	__mcp_sdk_is_json "${1-}"
-}
-
-# mcp_byte_length VALUE: prints VALUE's length in bytes.
 # __mcp_sdk_bytes S: sets __mcp_sdk_r to the length of S in bytes, without
 # a subshell.
 __mcp_sdk_bytes() {
@@ -375,36 +334,12 @@ __mcp_sdk_bytes() {
 	__mcp_sdk_r="${#1}"
 }
 
-mcp_byte_length() {
-	local LC_ALL=C
-	local v="${1-}"
-	printf '%s' "${#v}"
-}
-
 # ---------------------------------------------------------------- arguments
-
-# mcp_args_raw: prints the arguments object.
-mcp_args_raw() {
-	__mcp_sdk_payload MCP_TOOL_ARGS_JSON MCP_TOOL_ARGS_FILE
-	printf '%s' "${__mcp_sdk_r}"
-}
 
 # mcp_args_get FILTER: prints `jq -rc FILTER` of the arguments.
 mcp_args_get() {
 	__mcp_sdk_payload MCP_TOOL_ARGS_JSON MCP_TOOL_ARGS_FILE
 	__mcp_sdk_query mcp_args_get "${__mcp_sdk_r}" "${1:-.}"
-}
-
-# mcp_meta_raw: prints the request's _meta object.
-mcp_meta_raw() {
-	__mcp_sdk_payload MCP_TOOL_META_JSON MCP_TOOL_META_FILE
-	printf '%s' "${__mcp_sdk_r}"
-}
-
-# mcp_meta_get FILTER: prints `jq -rc FILTER` of the request's _meta.
-mcp_meta_get() {
-	__mcp_sdk_payload MCP_TOOL_META_JSON MCP_TOOL_META_FILE
-	__mcp_sdk_query mcp_meta_get "${__mcp_sdk_r}" "${1:-.}"
 }
 
 # mcp_args_require FILTER [MESSAGE]: prints the value, or fails with -32602
@@ -418,121 +353,32 @@ mcp_args_require() {
 	printf '%s' "${v}"
 }
 
-# mcp_args_bool FILTER [--default true|false]: prints true (for true or 1) or
-# false; a missing value takes the default, or fails with -32602.
-mcp_args_bool() {
-	local filter="$1" def="" v
-	shift
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--default)
-			def="${2-}"
-			[ -n "${def}" ] || def=false
-			shift 2 || shift $#
-			;;
-		*)
-			__mcp_sdk_warn "mcp_args_bool: unknown option $1"
-			shift
-			;;
-		esac
-	done
-	v="$(mcp_args_get "${filter}")" || exit 1
-	if [ -z "${v}" ] || [ "${v}" = null ]; then
-		[ -n "${def}" ] || mcp_fail_invalid_args "${filter} is required"
-		v="${def}"
-	fi
-	case "${v}" in
-	true | 1) printf 'true' ;;
-	*) printf 'false' ;;
-	esac
-}
-
-# mcp_args_int FILTER [--default N] [--min N] [--max N]: prints the integer;
-# a missing value takes the default, or fails with -32602, as does a value
-# that is not an integer or is out of range.
-mcp_args_int() {
-	local filter="$1" def="" min="" max="" v
-	shift
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--default) def="${2-}" ;;
-		--min) min="${2-}" ;;
-		--max) max="${2-}" ;;
-		*) __mcp_sdk_warn "mcp_args_int: unknown option $1" ;;
-		esac
-		shift 2 || shift $#
-	done
-	if [ -n "${min}" ] && [ -n "${max}" ] && ! [ "${min}" -le "${max}" ] 2>/dev/null; then
-		mcp_fail -32603 "mcp_args_int: --min ${min} exceeds --max ${max}"
-	fi
-	v="$(mcp_args_get "${filter}")" || exit 1
-	if [ -z "${v}" ] || [ "${v}" = null ]; then
-		[ -n "${def}" ] || mcp_fail_invalid_args "${filter} is required"
-		v="${def}"
-	fi
-	if ! [[ ${v} =~ ^-?[0-9]{1,18}$ ]]; then
-		mcp_fail_invalid_args "${filter} must be an integer"
-	fi
-	v=$((10#${v#-} * ${v%%[0-9]*}1))
-	if [ -n "${min}" ] && [ "${v}" -lt "${min}" ]; then
-		mcp_fail_invalid_args "${filter} must be >= ${min}"
-	fi
-	if [ -n "${max}" ] && [ "${v}" -gt "${max}" ]; then
-		mcp_fail_invalid_args "${filter} must be <= ${max}"
-	fi
-	printf '%s' "${v}"
-}
-
 # ---------------------------------------------------------------- results
-
-# mcp_emit_text TEXT: prints TEXT (plain text content).
-mcp_emit_text() {
-	printf '%s' "${1-}"
-}
-
-# mcp_emit_json JSON: prints JSON, compacted when jq is present.
-mcp_emit_json() {
-	local out=""
-	if [ -n "${__mcp_sdk_jq}" ]; then
-		out="$(printf '%s' "${1-}" | "${__mcp_sdk_jq}" -c . 2>/dev/null)" || out=""
-	fi
-	printf '%s' "${out:-${1-}}"
-}
 
 # __mcp_sdk_success DATA MAX: sets __mcp_sdk_sc to {"success":true,
 # "result":DATA} and __mcp_sdk_text to the text content for it (a JSON
 # string literal): the envelope itself, or a summary when it is longer than
 # MAX bytes. Returns 1 if DATA is not one JSON value.
 __mcp_sdk_success() {
-	local data="$1" max="$2" out size
+	local data="$1" max="$2" size
 	# jq for large data only: starting it costs more than checking and
 	# wrapping a few kilobytes in bash. Data that surely fits under max
 	# (4 bytes a character at most, plus the envelope) takes the bash way,
 	# whose text is then the same as jq's.
 	if [ -n "${__mcp_sdk_jq}" ] && { [ "${#data}" -gt 4096 ] || [ $((${#data} * 4 + 32)) -gt "${max}" ]; }; then
-		out="$(printf '%s' "${data}" | "${__mcp_sdk_jq}" -c -s --argjson max "${max}" '
-			if length != 1 then error("not one value") else .[0] end
-			| {success: true, result: .} as $env
-			| ($env | tojson) as $text
-			| ($text | utf8bytelength) as $size
-			| $env,
-			  (if $size <= $max then $text
-			   else (if type == "array" then "Success: array of \(length) items"
-			         elif type == "object" then "Success: object with \(keys | length) keys"
-			         else "Success: \(tostring | .[0:100])" end)
-			        + "; the full result (\($size) bytes) is in structuredContent"
-			   end)' 2>/dev/null)" || return 1
-		__mcp_sdk_sc="${out%%$'\n'*}"
-		__mcp_sdk_text="${out#*$'\n'}"
-		return 0
+		__mcp_sdk_success_jq "${data}" "${max}"
+		return
 	fi
 	local rc=0
 	__mcp_sdk_flat "${data}" || __mcp_sdk_scan "${data}" || rc=$?
 	[ "${rc}" = 0 ] || [ "${rc}" = 2 ] || return 1
 	__mcp_sdk_oneline "${data}"
 	__mcp_sdk_sc="{\"success\":true,\"result\":${__mcp_sdk_r}}"
-	__mcp_sdk_bytes "${__mcp_sdk_sc}"
-	size="${__mcp_sdk_r}"
+	size=0 # with jq, the test above made sure it fits
+	if [ -z "${__mcp_sdk_jq}" ]; then
+		__mcp_sdk_bytes "${__mcp_sdk_sc}"
+		size="${__mcp_sdk_r}"
+	fi
 	if [ "${size}" -le "${max}" ]; then
 		__mcp_sdk_esc "${__mcp_sdk_sc}"
 	else
@@ -574,193 +420,14 @@ mcp_result_success() {
 		"${__mcp_sdk_text}" "${__mcp_sdk_sc}"
 }
 
-# __mcp_sdk_error_obj ERROR: sets __mcp_sdk_err to ERROR as an error object
-# (with type and message) and __mcp_sdk_text to its text content. ERROR that
-# is not a JSON object becomes the message of an internal_error.
-__mcp_sdk_error_obj() {
-	local e="${1-}" out
-	[ -n "${e}" ] || e='{"type":"internal_error","message":"Unknown error"}'
-	if [ -n "${__mcp_sdk_jq}" ]; then
-		out="$(printf '%s' "${e}" | "${__mcp_sdk_jq}" -c -s '
-			if length == 1 and (.[0] | type) == "object" then .[0] else error("no") end
-			| {type: (.type // "internal_error"), message: (.message // "Unknown error")} + .
-			| ., ((.message | tostring) + (if (.hint | type) == "string" then "\nHint: " + .hint else "" end))' 2>/dev/null)" ||
-			out="$("${__mcp_sdk_jq}" -c -n --arg m "${e}" '{type: "internal_error", message: $m} | ., .message')"
-		__mcp_sdk_err="${out%%$'\n'*}"
-		__mcp_sdk_text="${out#*$'\n'}"
-		return 0
-	fi
-	__mcp_sdk_error_obj_min "${e}"
-}
-
-# mcp_result_error ERROR_JSON: prints a CallToolResult with isError true,
-# structuredContent {"success":false,"error":ERROR} and the error's message
-# (and hint) as text. It returns 0: the tool may go on to exit 0.
-mcp_result_error() {
-	__mcp_sdk_error_obj "${1-}"
-	__mcp_sdk_once mcp_result_error || return 0
-	printf '{"content":[{"type":"text","text":%s}],"structuredContent":{"success":false,"error":%s},"isError":true}\n' \
-		"${__mcp_sdk_text}" "${__mcp_sdk_err}"
-}
-
-# mcp_error TYPE MESSAGE [--hint HINT] [--data JSON]: mcp_result_error with
-# {"type":TYPE,"message":MESSAGE,"hint":HINT,"data":JSON}. Data that is not
-# JSON is kept as {"_invalid_json":"..."}.
-mcp_error() {
-	local type="${1:-internal_error}" message="${2:-Unknown error}" hint="" data="" obj
-	shift 2 || shift $#
-	while [ "$#" -gt 0 ]; do
-		case "$1" in
-		--hint) hint="${2-}" ;;
-		--data) data="${2-}" ;;
-		esac
-		shift 2 || shift $#
-	done
-	__mcp_sdk_esc "${type}"
-	obj="{\"type\":${__mcp_sdk_r}"
-	__mcp_sdk_esc "${message}"
-	obj="${obj},\"message\":${__mcp_sdk_r}"
-	if [ -n "${hint}" ]; then
-		__mcp_sdk_esc "${hint}"
-		obj="${obj},\"hint\":${__mcp_sdk_r}"
-	fi
-	if [ -n "${data}" ]; then
-		if __mcp_sdk_is_json "${data}"; then
-			__mcp_sdk_oneline "${data}"
-			obj="${obj},\"data\":${__mcp_sdk_r}"
-		else
-			__mcp_sdk_esc "${data}"
-			obj="${obj},\"data\":{\"_invalid_json\":${__mcp_sdk_r}}"
-		fi
-	fi
-	mcp_log_debug mcp_error "${type}: ${message}"
-	mcp_result_error "${obj}}"
-}
-
-# ---------------------------------------------------------------- failure
-
-# mcp_fail CODE MESSAGE [DATA_JSON]: ends the tool with a JSON-RPC error.
-# It writes {"code":CODE,"message":MESSAGE,"data":DATA} to
-# MCP_TOOL_ERROR_FILE (or stdout when run by hand), MESSAGE to stderr, and
-# exits 1. The host turns -32602 into an invalid-params error and other
-# codes into an isError result.
-mcp_fail() {
-	local code="${1-}" message="${2:-Tool failed}" data="${3-}" line
-	[[ ${code} =~ ^-?[0-9]+$ ]] || code=-32603
-	__mcp_sdk_esc "${message}"
-	line="{\"code\":${code},\"message\":${__mcp_sdk_r}"
-	if [ -n "${data}" ]; then
-		if __mcp_sdk_is_json "${data}"; then
-			__mcp_sdk_oneline "${data}"
-		else
-			__mcp_sdk_esc "${data}"
-		fi
-		line="${line},\"data\":${__mcp_sdk_r}"
-	fi
-	line="${line}}"
-	if [ -n "${MCP_TOOL_ERROR_FILE:-}" ]; then
-		printf '%s\n' "${line}" >"${MCP_TOOL_ERROR_FILE}" 2>/dev/null || printf '%s\n' "${line}"
-	else
-		printf '%s\n' "${line}"
-	fi
-	printf '%s\n' "${message}" >&2
-	exit 1
-}
-
-# mcp_fail_invalid_args MESSAGE [DATA_JSON]: mcp_fail -32602.
-mcp_fail_invalid_args() {
-	mcp_fail -32602 "${1:-Invalid params}" "${2-}"
-}
-
-# ---------------------------------------------------------------- progress
+# ---------------------------------------------------------------- cancellation
 
 # mcp_is_cancelled: 0 iff the call was cancelled or timed out.
 mcp_is_cancelled() {
 	[ -n "${MCP_TOOL_CANCELLATION_FILE}" ] && [ -e "${MCP_TOOL_CANCELLATION_FILE}" ]
 }
 
-# mcp_progress N [MESSAGE] [TOTAL]: reports progress N (a percentage, or out
-# of TOTAL when given; decimals are cut, and N is clamped to 0..100 or
-# 0..TOTAL). Nothing is sent unless the client asked for progress.
-mcp_progress() {
-	local n="${1-}" message="${2-}" total="${3-}" line
-	[ -n "${MCP_PROGRESS_TOKEN:-}" ] && [ -n "${MCP_PROGRESS_STREAM:-}" ] || return 0
-	n="${n%%.*}"
-	case "${n}" in
-	'' | *[!0-9]*) n=0 ;;
-	esac
-	n=$((10#${n}))
-	case "${total%%.*}" in
-	'' | *[!0-9]*) total="" ;;
-	*) total=$((10#${total%%.*})) ;;
-	esac
-	if [ -n "${total}" ] && [ "${total}" -gt 0 ]; then
-		[ "${n}" -le "${total}" ] || n="${total}"
-		line="{\"progress\":${n},\"total\":${total}"
-	else
-		[ "${n}" -le 100 ] || n=100
-		line="{\"progress\":${n}"
-	fi
-	if [ -n "${message}" ]; then
-		__mcp_sdk_esc "${message}"
-		line="${line},\"message\":${__mcp_sdk_r}"
-	fi
-	printf '%s}\n' "${line}" >>"${MCP_PROGRESS_STREAM}" 2>/dev/null || true
-}
-
 # ---------------------------------------------------------------- logging
-
-# mcp_log LEVEL LOGGER MESSAGE_OR_JSON: sends a log message. The third
-# argument is sent as JSON when it is one JSON value, else as a string.
-# LEVEL is an RFC 5424 name (warn means warning); others become info.
-mcp_log() {
-	local level logger="${2:-${MCP_TOOL_NAME:-tool}}" data="${3-}" lj
-	level="$(printf '%s' "${1:-info}" | tr '[:upper:]' '[:lower:]')"
-	case "${level}" in
-	debug | info | notice | warning | error | critical | alert | emergency) ;;
-	warn) level=warning ;;
-	*)
-		__mcp_sdk_warn "mcp_log: unknown level '${1-}'; info used"
-		level=info
-		;;
-	esac
-	if [ -z "${MCP_LOG_STREAM:-}" ]; then
-		printf '[%s] %s: %s\n' "${level}" "${logger}" "${data}" >&2
-		return 0
-	fi
-	__mcp_sdk_esc "${logger}"
-	lj="${__mcp_sdk_r}"
-	if [ -n "${data}" ] && __mcp_sdk_is_json "${data}"; then
-		__mcp_sdk_oneline "${data}"
-	else
-		__mcp_sdk_esc "${data}"
-	fi
-	printf '{"level":"%s","logger":%s,"data":%s}\n' "${level}" "${lj}" "${__mcp_sdk_r}" \
-		>>"${MCP_LOG_STREAM}" 2>/dev/null || true
-}
-
-# __mcp_sdk_log_text LEVEL [LOGGER] MESSAGE: a log whose data is a string.
-__mcp_sdk_log_text() {
-	local level="$1" logger message
-	shift
-	if [ "$#" -ge 2 ]; then
-		logger="$1"
-		message="$2"
-	else
-		logger="${MCP_TOOL_NAME:-tool}"
-		message="${1-}"
-	fi
-	if [ -z "${MCP_LOG_STREAM:-}" ]; then
-		mcp_log "${level}" "${logger}" "${message}"
-		return 0
-	fi
-	local lj
-	__mcp_sdk_esc "${logger}"
-	lj="${__mcp_sdk_r}"
-	__mcp_sdk_esc "${message}"
-	printf '{"level":"%s","logger":%s,"data":%s}\n' "${level}" "${lj}" "${__mcp_sdk_r}" \
-		>>"${MCP_LOG_STREAM}" 2>/dev/null || true
-}
 
 # mcp_log_debug|info|warn|error LOGGER MESSAGE: a log whose data is MESSAGE.
 mcp_log_debug() { __mcp_sdk_log_text debug "$@"; }
@@ -773,12 +440,6 @@ mcp_log_error() { __mcp_sdk_log_text error "$@"; }
 # Boris runs extension tools without a channel back to the client, so the
 # framework's elicitation, download and UI helpers cannot do their work.
 # They exist so that a project calling them gets a clear answer.
-
-__mcp_sdk_no_elicit() {
-	__mcp_sdk_warn "$1: elicitation is not available to Boris extension tools (no channel to the client); treated as declined"
-	printf '{"action":"decline","content":null}'
-	return 1
-}
 
 # mcp_elicit and friends: print {"action":"decline","content":null} and
 # return 1.
@@ -799,10 +460,6 @@ mcp_client_supports_extension() { return 1; }
 mcp_result_with_ui_data() { mcp_result_with_ui "$@"; }
 
 # mcp_ui_form, mcp_ui_table, mcp_tool_meta_with_ui: return 1 with a message.
-__mcp_sdk_no_ui() {
-	__mcp_sdk_warn "$1: MCP Apps UI is not supported by Boris"
-	return 1
-}
 mcp_ui_form() { __mcp_sdk_no_ui mcp_ui_form; }
 mcp_ui_table() { __mcp_sdk_no_ui mcp_ui_table; }
 mcp_tool_meta_with_ui() { __mcp_sdk_no_ui mcp_tool_meta_with_ui; }
