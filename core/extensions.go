@@ -215,6 +215,7 @@ func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[str
 		"MCP_TOOL_ERROR_FILE="+c.errFile)
 	if len(argsJSON) <= extArgsInline {
 		env = append(env, "MCP_TOOL_ARGS_JSON="+string(argsJSON))
+		env = append(env, extArgVars(args, argsJSON)...)
 	} else {
 		f := filepath.Join(c.dir, "args.json")
 		if err := os.WriteFile(f, argsJSON, 0o600); err != nil {

@@ -336,8 +336,65 @@ __mcp_sdk_bytes() {
 
 # ---------------------------------------------------------------- arguments
 
+# __mcp_sdk_arg FILTER: prints what `jq -rc FILTER` prints for the
+# arguments and returns 0 when FILTER is a top-level key (".name"), maybe
+# with "// ALTERNATIVE" (empty, true, false, null, an integer or a string
+# without escapes), and the host passed that argument in a variable of its
+# own (MCP_SDK_ARG_name: "s" and a string, "j" and JSON, "x" for "ask jq";
+# see core/ext_args.go); else returns 1 and jq answers. It saves starting
+# jq, which costs more than the rest of a small tool.
+__mcp_sdk_arg() {
+	[ -n "${MCP_SDK_ARGS:-}" ] && [ -z "${MCP_TOOL_ARGS_FILE:-}" ] || return 1
+	local LC_ALL=C
+	local f="$1" alt="" has_alt="" v="${MCP_TOOL_ARGS_JSON-}"
+	[ "${MCP_SDK_ARGS}" = "${#v}" ] || return 1 # set by hand since
+	case "${f}" in
+	*//*)
+		has_alt=1
+		alt="${f#*//}"
+		alt="${alt#"${alt%%[! ]*}"}"
+		alt="${alt%"${alt##*[! ]}"}"
+		f="${f%%//*}"
+		;;
+	esac
+	f="${f#"${f%%[! ]*}"}"
+	f="${f%"${f##*[! ]}"}"
+	case "${f}" in
+	.[A-Za-z_]*) f="${f#.}" ;;
+	*) return 1 ;;
+	esac
+	case "${f}" in
+	*[!A-Za-z0-9_]* | and | or | not | if | then | elif | else | end | as | def | reduce | foreach | try | catch | label | import | include | __loc__) return 1 ;;
+	esac
+	[ "${#f}" -le 64 ] || return 1
+	v="MCP_SDK_ARG_${f}"
+	v="${!v-jnull}" # no variable: no such argument
+	case "${v}" in
+	s* | j*) ;;
+	*) return 1 ;;
+	esac
+	if [ -n "${has_alt}" ] && { [ "${v}" = jnull ] || [ "${v}" = jfalse ]; }; then
+		case "${alt}" in
+		empty) return 0 ;;
+		true | false | null | 0) v="j${alt}" ;;
+		\"*\")
+			v="${alt:1:${#alt}-2}"
+			case "${v}" in *[\"\\[:cntrl:]]*) return 1 ;; esac
+			v="s${v}"
+			;;
+		*)
+			case "${alt#-}" in '' | 0* | *[!0-9]*) return 1 ;; esac
+			[ "${#alt}" -le 15 ] || return 1
+			v="j${alt}"
+			;;
+		esac
+	fi
+	printf '%s' "${v:1}"
+}
+
 # mcp_args_get FILTER: prints `jq -rc FILTER` of the arguments.
 mcp_args_get() {
+	__mcp_sdk_arg "${1:-.}" && return 0
 	__mcp_sdk_payload MCP_TOOL_ARGS_JSON MCP_TOOL_ARGS_FILE
 	__mcp_sdk_query mcp_args_get "${__mcp_sdk_r}" "${1:-.}"
 }
