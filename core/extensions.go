@@ -160,18 +160,13 @@ type extCall struct {
 
 // runExtension runs t with args and turns what it did into a result.
 func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *extension.Tool, args map[string]any) (*mcp.CallToolResult, error) {
-	dir, err := os.MkdirTemp(b.extBase, "call-")
+	dir, err := b.extDirs.get(b.extBase)
 	if err != nil {
 		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
 	}
-	defer os.RemoveAll(dir)
-	c := &extCall{dir: dir, progress: filepath.Join(dir, "progress"), logs: filepath.Join(dir, "log"),
+	defer b.extDirs.put(dir)
+	c := &extCall{dir: dir, progress: filepath.Join(dir, extCallFiles[0]), logs: filepath.Join(dir, extCallFiles[1]),
 		cancel: filepath.Join(dir, "cancelled"), errFile: filepath.Join(dir, "error")}
-	for _, f := range []string{c.progress, c.logs} {
-		if err := os.WriteFile(f, nil, 0o600); err != nil {
-			return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
-		}
-	}
 	env, err := b.extEnv(req, t, args, c)
 	if err != nil {
 		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil

@@ -47,6 +47,7 @@ type boris struct {
 	extTools     []*extension.Tool  // --extensions tools
 	extSDK       string             // the directory MCP_SDK names
 	extBase      string             // where calls get their files
+	extDirs      extCallDirs        // call directories kept for reuse
 	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
 	extEnviron   []string           // the environment extension tools' variables come from
 	extContent   *extContent        // --extensions resources, prompts and completions; nil without --extensions
