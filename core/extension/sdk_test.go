@@ -397,6 +397,8 @@ func TestSDKResults(t *testing.T) {
 			want: `{"result":null,"truncated":false,"error":{"type":"invalid_path_syntax","message":"Invalid path syntax: .a[0] (use .key or .key.nested)"}}`},
 		{name: "valid json", script: `for v in '{"a":[1,{"b":null}]}' false '"s"' '{"a":1,}' '1 2' '' '[1,'; do mcp_is_valid_json "$v" && printf 1 || printf 0; done`,
 			want: "1110000"},
+		{name: "valid json, cheap answers", script: `for v in 'plain text' '  ' '{"a":"b"}' ' [1, 2] ' 12 nul - tru '{"a":"b"' '[1,"x",null]'; do mcp_is_valid_json "$v" && printf 1 || printf 0; done`,
+			want: "0011100001"},
 		{name: "byte length", script: `mcp_byte_length 'héllo ✓'`, want: "10"},
 	}
 	sdkModes(t, func(t *testing.T, h *sdkHost) {
@@ -493,6 +495,11 @@ func TestSDKLoadsTheRest(t *testing.T) {
 			{"subshell first", `n="$(mcp_roots_count)"; printf '%s ' "$n"; mcp_roots_count`, "1 1"},
 			{"retry", `mcp_with_retry 2 0 true && printf ok`, "ok"},
 			{"minimal reader", `mcp_args_get '.a.b // "d"'`, "d"},
+			// Stubs since tool-sdk.sh keeps only the common path.
+			{"int", `mcp_args_int .n --default 7`, "7"},
+			{"fail in a subshell", `v="$(mcp_args_require .missing)" || printf 'failed %s ' "$?"; mcp_args_int .n --default 3`, "failed 1 3"},
+			{"rare control character", `mcp_json_obj k "$(printf 'a\001b')"`, `{"k":"a\u0001b"}`},
+			{"error result", `mcp_error not_found "no such thing"`, `{"content":[{"type":"text","text":"no such thing"}],"structuredContent":{"success":false,"error":{"type":"not_found","message":"no such thing"}},"isError":true}` + "\n"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := h.script(t, tc.script, "MCP_ROOTS_PATHS="+h.dir)
@@ -502,6 +509,29 @@ func TestSDKLoadsTheRest(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestSDKCheapWithoutJQ checks the helpers that answer common inputs
+// without starting jq (~18 ms each): the host's jq here is /bin/false, so
+// an answer that needed it would be wrong.
+func TestSDKCheapWithoutJQ(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found on PATH: the SDK tests run tool scripts under bash")
+	}
+	h := newSDKHost(t, "/bin/false")
+	for _, tc := range []struct{ name, script, want string }{
+		{"plain text is not JSON", `mcp_is_valid_json 'plain text' && printf 1 || printf 0`, "0"},
+		{"an object is", `mcp_is_valid_json '{"a":"b","n":1}' && printf 1 || printf 0`, "1"},
+		{"small result", `mcp_result_success "$(mcp_json_obj message hi)"`, `{"content":[{"type":"text","text":"{\"success\":true,\"result\":{\"message\":\"hi\"}}"}],"structuredContent":{"success":true,"result":{"message":"hi"}},"isError":false}` + "\n"},
+		{"log", `mcp_log INFO demo 'plain text' && cat "$MCP_LOG_STREAM"`, `{"level":"info","logger":"demo","data":"plain text"}` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.script(t, tc.script)
+			if r.code != 0 || r.stdout != tc.want {
+				t.Errorf("got %q (status %d, stderr %q), want %q", r.stdout, r.code, r.stderr, tc.want)
+			}
+		})
+	}
 }
 
 func TestSDKResultWithResource(t *testing.T) {

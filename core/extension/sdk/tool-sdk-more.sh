@@ -858,7 +858,15 @@ __mcp_sdk_ctl() {
 
 # __mcp_sdk_is_json VALUE: 0 iff VALUE is exactly one JSON value.
 __mcp_sdk_is_json() {
-	local rc=0
+	local rc=0 v="${1-}"
+	# Cheap answers first: jq costs ~18 ms to start, and log messages and
+	# error data are mostly plain text or what mcp_json_obj printed.
+	v="${v#"${v%%[![:space:]]*}"}"
+	case "${v}" in
+	\{* | \[* | \"* | [0-9-]* | t* | f* | n*) ;;
+	*) return 1 ;; # no JSON value starts so (or it is blank)
+	esac
+	! __mcp_sdk_flat "${1-}" || return 0
 	if [ -n "${__mcp_sdk_jq}" ]; then
 		printf '%s' "${1-}" | "${__mcp_sdk_jq}" -e -s 'length == 1' >/dev/null 2>&1
 		return
@@ -988,7 +996,11 @@ mcp_error() {
 # LEVEL is an RFC 5424 name (warn means warning); others become info.
 mcp_log() {
 	local level logger="${2:-${MCP_TOOL_NAME:-tool}}" data="${3-}" lj
-	level="$(printf '%s' "${1:-info}" | tr '[:upper:]' '[:lower:]')"
+	level="${1:-info}"
+	case "${level}" in
+	debug | info | notice | warning | warn | error | critical | alert | emergency) ;;
+	*) level="$(printf '%s' "${level}" | tr '[:upper:]' '[:lower:]')" ;;
+	esac
 	case "${level}" in
 	debug | info | notice | warning | error | critical | alert | emergency) ;;
 	warn) level=warning ;;
