@@ -395,7 +395,12 @@ func readNewLines(path string, off *int64) [][]byte {
 		return nil
 	}
 	defer f.Close()
-	buf := make([]byte, 256<<10)
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= *off {
+		return nil // nothing new: most calls, most polls
+	}
+	const most = 256 << 10
+	buf := make([]byte, min(fi.Size()-*off, most))
 	n, err := f.ReadAt(buf, *off)
 	if n == 0 && err != nil {
 		return nil
@@ -403,7 +408,7 @@ func readNewLines(path string, off *int64) [][]byte {
 	data := buf[:n]
 	end := bytes.LastIndexByte(data, '\n')
 	if end < 0 {
-		if n == len(buf) {
+		if n == most {
 			*off += int64(n) // one enormous line: skip it
 		}
 		return nil
