@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 )
 
-// sdkFiles is Boris's shell SDK for extension tools: sdk/tool-sdk.sh, the
-// helper functions mcp-bash-framework documents for tools (arguments,
-// results, errors, progress, cancellation, logging) written for Boris's
-// host contract, and sdk/tool-sdk-more.sh, the rarely used ones, which
-// tool-sdk.sh loads from beside itself the first time a tool calls one (so
-// that a call pays for parsing only the common ones).
+// sdkFiles is Boris's shell SDK for extension tools, the helper functions
+// mcp-bash-framework documents for tools written for Boris's host
+// contract: sdk/tool-sdk.sh, the common path (arguments, JSON objects,
+// mcp_result_success, cancellation) and a stub for every other helper, and
+// sdk/tool-sdk-more.sh, the rest, which tool-sdk.sh loads from beside
+// itself the first time a tool calls one (so that a call pays for parsing
+// only the common path).
 //
 //go:embed sdk/*.sh
 var sdkFiles embed.FS

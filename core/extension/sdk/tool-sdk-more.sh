@@ -1,8 +1,10 @@
 # shellcheck shell=bash
-# tool-sdk-more.sh: the rarely used helpers of Boris's shell SDK for
-# extension tools. tool-sdk.sh loads this file the first time a tool calls
-# one of them (a tool need not source it); it relies on tool-sdk.sh's
-# internals and variables.
+# tool-sdk-more.sh: the helpers of Boris's shell SDK for extension tools
+# that are off the common path (errors, mcp_fail, progress, logging, roots,
+# resources, truncation, retries, configuration, the JSON parser in bash).
+# tool-sdk.sh loads this file the first time a tool calls one of them (a
+# tool need not source it); it relies on tool-sdk.sh's internals and
+# variables.
 
 # ---------------------------------------------------------------- JSON in bash
 
@@ -832,7 +834,9 @@ mcp_result_with_ui() {
 	printf '{"content":[{"type":"text","text":%s}]%s,"isError":false}\n' "${t}" "${sc}"
 }
 
-# ---------------------------------------------------------------- from tool-sdk.sh
+# ---------------------------------------------------------------- off the common path
+#
+# Errors, mcp_fail, progress, logging, and the helpers fewer tools call.
 
 # __mcp_sdk_ctl: sets __mcp_sdk_ctl_chars to the control characters other
 # than \b \t \n \f \r and __mcp_sdk_ctl_escs to their JSON escapes, once.
