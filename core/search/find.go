@@ -2,6 +2,8 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 )
 
@@ -20,32 +22,50 @@ func rarity(c byte) int {
 }
 
 // needle is one literal to search for.
+//
+// A search starts by scanning for the literal's rarest byte with
+// bytes.IndexByte (vectorized, the fastest scan there is while the byte is
+// rare). When that byte turns out common in the text, stopping at each of
+// its occurrences costs more than it saves, and the search switches to
+// pairScan: a scan, eight positions at a time, for the places where the
+// literal's two rarest bytes both sit at their offsets, which few places
+// do.
 type needle struct {
 	s    []byte // lower case when fold
 	fold bool   // ASCII letters match either case
 	k    int    // index in s of the byte the scan looks for
 	c, C byte   // that byte, in both cases (equal when it is not a letter)
+	pair pairScan
 }
 
 // newNeedle prepares a literal for searching.
 func newNeedle(s string, fold bool) needle {
 	n := needle{s: []byte(s), fold: fold}
-	best := -1
-	for i := range len(s) {
-		r := rarity(s[i])
-		if fold {
-			r = min(r, rarity(upper(s[i])))
-		}
-		if r > best {
-			best, n.k = r, i
-		}
-	}
+	n.k = rarest(s, fold, -1)
 	n.c = s[n.k]
 	n.C = n.c
 	if fold {
 		n.C = upper(n.c)
 	}
+	if len(s) > 1 {
+		n.pair = newPairScan(s, fold, n.k, rarest(s, fold, n.k))
+	}
 	return n
+}
+
+// rarest returns the index of the rarest byte of s, other than at skip.
+func rarest(s string, fold bool, skip int) int {
+	best, k := -1, 0
+	for i := range len(s) {
+		r := rarity(s[i])
+		if fold {
+			r = min(r, rarity(upper(s[i])))
+		}
+		if r > best && i != skip {
+			best, k = r, i
+		}
+	}
+	return k
 }
 
 // index returns the position of the first occurrence of n in h, or -1.
@@ -55,6 +75,11 @@ func (n *needle) index(h []byte) int {
 	}
 	return n.indexFold(h)
 }
+
+// tooManyFails reports whether a byte scan that stopped fails times in
+// its first i bytes should hand over to the pair scan: break-even is
+// about one false stop in 64 bytes.
+func tooManyFails(fails, i int) bool { return fails > 16 && fails > i>>6 }
 
 // indexExact finds the literal exactly: scan for its rarest byte, then
 // compare the whole literal around it.
@@ -72,13 +97,8 @@ func (n *needle) indexExact(h []byte) int {
 			return p
 		}
 		i += j + 1
-		// Like bytes.Index: when the anchor byte is common, stopping at
-		// every candidate costs more than a plain substring search.
-		if fails++; fails > 16 && fails > i>>4 {
-			if r := bytes.Index(h[p+1:], n.s); r >= 0 {
-				return p + 1 + r
-			}
-			return -1
+		if fails++; m > 1 && tooManyFails(fails, i) {
+			return n.pairFrom(h, p+1)
 		}
 	}
 	return -1
@@ -93,6 +113,7 @@ func (n *needle) indexFold(h []byte) int {
 	if n.C != n.c {
 		up = -1
 	}
+	fails := 0
 	for i := n.k; i < lim; {
 		if lo < i {
 			lo = nextByte(h[:lim], n.c, i)
@@ -108,6 +129,95 @@ func (n *needle) indexFold(h []byte) int {
 			return start
 		}
 		i = p + 1
+		if fails++; m > 1 && tooManyFails(fails, i) {
+			return n.pairFrom(h, p-n.k+1)
+		}
+	}
+	return -1
+}
+
+// pairFrom finds the literal at or after position from with the pair
+// scan.
+func (n *needle) pairFrom(h []byte, from int) int {
+	for p := from; ; p++ {
+		q := n.pair.next(h, p)
+		if q < 0 {
+			return -1
+		}
+		p = q
+		if n.fold && equalFold(h[p:p+len(n.s)], n.s) || !n.fold && bytes.Equal(h[p:p+len(n.s)], n.s) {
+			return p
+		}
+	}
+}
+
+// SWAR constants: every byte 0x01, 0x7f, 0x80.
+const (
+	ones  = 0x0101010101010101
+	low7  = 0x7f7f7f7f7f7f7f7f
+	highs = 0x8080808080808080
+)
+
+// pairScan finds the positions p where two bytes of a literal, at offsets
+// a and b, are both in place: (h[p+a] | ma) == va and the same for b. The
+// OR mask is 0x20 for a letter under case folding (it maps an ASCII
+// upper-case letter to its lower case, and only it), else 0.
+type pairScan struct {
+	a, b   int
+	ma, mb uint64 // masks, repeated in every byte
+	va, vb uint64 // wanted bytes, repeated in every byte
+	n      int    // the literal's length
+}
+
+// newPairScan prepares a pair scan for s at offsets a and b.
+func newPairScan(s string, fold bool, a, b int) pairScan {
+	mask := func(c byte) uint64 {
+		if fold && 'a' <= c && c <= 'z' {
+			return 0x20 * ones
+		}
+		return 0
+	}
+	return pairScan{a: a, b: b, ma: mask(s[a]), mb: mask(s[b]), va: uint64(s[a]) * ones, vb: uint64(s[b]) * ones, n: len(s)}
+}
+
+// next returns the first candidate position at or after from, or -1.
+// Eight positions are tested per step: the words loaded at from+a and
+// from+b hold the a-th and b-th bytes of the eight literals that would
+// start there; a byte of x is zero where it is in place, and z gets the
+// high bit of every byte where both are.
+func (ps *pairScan) next(h []byte, from int) int {
+	last := len(h) - ps.n // the last possible start
+	if from > last {
+		return -1
+	}
+	ha, hb := h[ps.a:last+ps.a+1], h[ps.b:last+ps.b+1] // start p's bytes at ha[p], hb[p] (bounded by 8 more, see below)
+	i, k := ps.pairVector(ha, hb, from)
+	if i >= 0 {
+		return i
+	}
+	ma, va, mb, vb := ps.ma, ps.va, ps.mb, ps.vb
+	i = k
+	for ; i+16 <= len(ha) && i+16 <= len(hb); i += 16 {
+		wa, wb := ha[i:i+16:i+16], hb[i:i+16:i+16]
+		x0 := (binary.LittleEndian.Uint64(wa[:8]) | ma) ^ va
+		y0 := (binary.LittleEndian.Uint64(wb[:8]) | mb) ^ vb
+		x1 := (binary.LittleEndian.Uint64(wa[8:]) | ma) ^ va
+		y1 := (binary.LittleEndian.Uint64(wb[8:]) | mb) ^ vb
+		// A byte of t has its high bit clear exactly when that byte of
+		// x (or of y) is zero.
+		z0 := ^(((x0 & low7) + low7) | x0 | ((y0 & low7) + low7) | y0) & highs
+		z1 := ^(((x1 & low7) + low7) | x1 | ((y1 & low7) + low7) | y1) & highs
+		if z0|z1 != 0 {
+			if z0 != 0 {
+				return i + bits.TrailingZeros64(z0)/8
+			}
+			return i + 8 + bits.TrailingZeros64(z1)/8
+		}
+	}
+	for ; i <= last; i++ {
+		if ha[i]|byte(ma) == byte(va) && hb[i]|byte(mb) == byte(vb) {
+			return i
+		}
 	}
 	return -1
 }

@@ -32,7 +32,7 @@ func TestNeedleMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("aAbB_x\n\r\x00é")
 	for iter := range 3000 {
-		h := make([]byte, rng.IntN(600))
+		h := make([]byte, rng.IntN(600)+iter%3*1000)
 		for i := range h {
 			h[i] = alphabet[rng.IntN(len(alphabet))]
 		}
@@ -48,6 +48,37 @@ func TestNeedleMatchesNaive(t *testing.T) {
 		n := newNeedle(s, fold)
 		if got, want := n.index(h), naiveIndex(h, s, fold); got != want {
 			t.Fatalf("index(%q in %q, fold %v) = %d, want %d", s, h, fold, got, want)
+		}
+	}
+}
+
+// TestPairScanMatchesNaive checks the pair scan (vector and scalar parts)
+// on its own, from every kind of start position, against the reference.
+func TestPairScanMatchesNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("aAbB_x\n\r\x00é")
+	for iter := range 2000 {
+		h := make([]byte, rng.IntN(300))
+		for i := range h {
+			h[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		lit := make([]byte, 2+rng.IntN(5))
+		for i := range lit {
+			lit[i] = alphabet[rng.IntN(6)]
+		}
+		fold := iter%2 == 0
+		s := string(lit)
+		if fold {
+			s = lowerASCII(s)
+		}
+		n := newNeedle(s, fold)
+		from := rng.IntN(len(h) + 1)
+		want := naiveIndex(h[from:], s, fold)
+		if want >= 0 {
+			want += from
+		}
+		if got := n.pairFrom(h, from); got != want {
+			t.Fatalf("pairFrom(%q in %q from %d, fold %v) = %d, want %d", s, h, from, fold, got, want)
 		}
 	}
 }
