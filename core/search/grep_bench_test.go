@@ -1,0 +1,67 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/mjkoo/boris/core/scope"
+)
+
+// BenchmarkGrepTree runs the cases of test/bench/grep in process over a
+// real tree ($BORIS_BENCH_ROOT, default $(go env GOROOT)/src), search and
+// rendering included, for profiling:
+//
+//	go test ./core/search -run '^$' -bench GrepTree -cpuprofile cpu.out
+//	go tool pprof -top search.test cpu.out
+func BenchmarkGrepTree(b *testing.B) {
+	root := os.Getenv("BORIS_BENCH_ROOT")
+	if root == "" {
+		root = filepath.Join(runtime.GOROOT(), "src")
+	}
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		b.Skipf("no tree to search: %v", err)
+	}
+	policy, err := scope.New(root, []string{root}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer policy.Close()
+	for _, bc := range []struct {
+		name, pattern string
+		fold          bool
+	}{
+		{"literal", "ErrUnexpectedEOF", false},
+		{"fold-word", `\bdeadline\b`, true},
+		{"alternation", "Marshal(Indent|JSON)|Unmarshal", false},
+	} {
+		for _, mode := range []Mode{FilesWithMatches, Content} {
+			name := bc.name + "/files"
+			if mode == Content {
+				name = bc.name + "/content"
+			}
+			b.Run(name, func(b *testing.B) {
+				m, err := NewMatcher(bc.pattern, bc.fold, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					res, err := Grep(context.Background(), GrepOptions{
+						Options: Options{Policy: policy, Root: root}, Matcher: m, Mode: mode, MaxFileSize: 10 << 20,
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if mode == Content {
+						res.RenderContent(ContentOptions{LineNumbers: true}, Page{MaxBytes: 1 << 20})
+					} else {
+						res.RenderFiles(Page{MaxBytes: 1 << 20})
+					}
+				}
+			})
+		}
+	}
+}
