@@ -69,6 +69,8 @@ func (b *boris) runGrep(ctx context.Context, p grepParams) (*mcp.CallToolResult,
 		Matcher:     q.matcher,
 		Mode:        q.mode,
 		MaxFileSize: int64(b.cfg.MaxFileSize),
+		Before:      q.content.Before,
+		After:       q.content.After,
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mjkoo/boris/core/scope"
@@ -43,7 +44,16 @@ type GrepOptions struct {
 	// MaxFileSize skips larger files (counted as TooLarge). Zero means no
 	// limit.
 	MaxFileSize int64
+	// Before and After are the lines of context RenderContent will be asked
+	// for (Content mode). The lines to show are kept as the files are
+	// searched, up to keepBudget bytes in all, so rendering with the same
+	// context need not read the files again.
+	Before, After int
 }
+
+// keepBudget bounds the text Content mode keeps for rendering; files past
+// it are read again when rendered.
+const keepBudget = 32 << 20
 
 // FileMatch is a file with at least one matching line.
 type FileMatch struct {
@@ -53,6 +63,7 @@ type FileMatch struct {
 	Lines   []int     // Content mode: the matching lines' numbers, 1-based, ascending
 	Total   int       // Content mode: the number of lines in the file
 	src     string    // the path to read it again by: a symlink's resolved target
+	kept    []byte    // Content mode: the lines to show, each followed by "\n"; nil: read the file again
 }
 
 // GrepResult is what Grep found.
@@ -61,6 +72,7 @@ type GrepResult struct {
 	Skipped Skipped
 	policy  *scope.Policy
 	maxSize int64
+	context [2]int // the Before and After the kept lines were chosen for
 }
 
 // Grep searches the files under o.Root in parallel. Binary files, files
@@ -74,7 +86,7 @@ func Grep(ctx context.Context, o GrepOptions) (*GrepResult, error) {
 		return nil, err
 	}
 	sortFiles(g.files)
-	return &GrepResult{Files: g.files, Skipped: skipped, policy: o.Policy, maxSize: o.MaxFileSize}, nil
+	return &GrepResult{Files: g.files, Skipped: skipped, policy: o.Policy, maxSize: o.MaxFileSize, context: [2]int{o.Before, o.After}}, nil
 }
 
 // sortFiles orders matches newest first, then by path.
@@ -92,6 +104,7 @@ type grepper struct {
 	o     GrepOptions
 	mu    sync.Mutex
 	files []FileMatch
+	kept  atomic.Int64 // bytes kept for rendering
 }
 
 // bufPool holds read buffers, so a search allocates little per file.
@@ -215,7 +228,27 @@ func (g *grepper) match(buf []byte, fm *FileMatch) {
 	}
 	if g.o.Mode != Content {
 		fm.Lines = nil
+	} else if fm.Lines != nil {
+		fm.kept = g.keep(buf, fm)
 	}
+}
+
+// keep copies the lines RenderContent will show of a matching file, or
+// returns nil once keepBudget is spent.
+func (g *grepper) keep(buf []byte, fm *FileMatch) []byte {
+	ss := spans(fm.Lines, fm.Total, g.o.Before, g.o.After)
+	cur := lineCursor{buf: buf, line: 1}
+	var kept []byte
+	for _, s := range ss {
+		for l := s.lo; l <= s.hi; l++ {
+			kept = append(kept, cur.get(l)...)
+			kept = append(kept, '\n')
+		}
+	}
+	if g.kept.Add(int64(len(kept))) > keepBudget {
+		return nil
+	}
+	return kept
 }
 
 // matchLines counts matching lines of buf (whole lines) into fm, or notes

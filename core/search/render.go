@@ -142,12 +142,17 @@ type contentWriter struct {
 // file writes the lines of f's spans whose index among the file's shown
 // lines is in [lo, hi).
 func (w *contentWriter) file(r *GrepResult, f FileMatch, ss []span, lo, hi int) {
-	data, err := r.reread(f.src)
-	if err != nil {
-		fmt.Fprintf(&w.sb, "%s: [could not read the file again: %v]\n", f.Path, err)
-		return
+	var cur lineSource
+	if f.kept != nil && len(ss) > 0 && r.context == [2]int{w.o.Before, w.o.After} {
+		cur = &keptCursor{buf: f.kept, ss: ss, line: ss[0].lo}
+	} else {
+		data, err := r.reread(f.src)
+		if err != nil {
+			fmt.Fprintf(&w.sb, "%s: [could not read the file again: %v]\n", f.Path, err)
+			return
+		}
+		cur = &lineCursor{buf: data, line: 1}
 	}
-	cur := lineCursor{buf: data, line: 1}
 	idx, mi := 0, 0
 	for _, s := range ss {
 		first := true
@@ -225,6 +230,34 @@ func (r *GrepResult) reread(path string) ([]byte, error) {
 		rd = io.LimitReader(f, r.maxSize)
 	}
 	return io.ReadAll(rd)
+}
+
+// lineSource fetches lines of a file by increasing line number.
+type lineSource interface {
+	get(l int) []byte
+}
+
+// keptCursor fetches the lines a search kept: the lines of spans ss, in
+// order, each followed by "\n".
+type keptCursor struct {
+	buf  []byte
+	ss   []span
+	si   int // the span of line
+	pos  int // start of line in buf
+	line int
+}
+
+// get returns line l, which must be in the spans and not decrease.
+func (c *keptCursor) get(l int) []byte {
+	for c.line < l {
+		c.pos += bytes.IndexByte(c.buf[c.pos:], '\n') + 1
+		if c.line++; c.line > c.ss[c.si].hi {
+			c.si++
+			c.line = c.ss[c.si].lo
+		}
+	}
+	end := c.pos + bytes.IndexByte(c.buf[c.pos:], '\n')
+	return c.buf[c.pos:end]
 }
 
 // lineCursor fetches lines of a buffer by increasing line number.
