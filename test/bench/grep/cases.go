@@ -38,19 +38,39 @@ type result struct {
 	matches   int           // files or lines found, equal for both
 }
 
-// cases lists the measured searches: three patterns in two grep modes,
-// then a glob. Every grep asks for all results (head_limit 0), so boris
-// produces as much output as rg.
-func cases() []benchCase {
-	patterns := []struct {
-		label, pattern string
-		fold           bool
-		rg             []string
-	}{
+// pattern is one grep pattern of a corpus's cases.
+type pattern struct {
+	label, pattern string
+	fold           bool
+	rg             []string
+}
+
+// goCases lists the searches measured on the Go tree: three patterns in
+// two grep modes, then a glob.
+func goCases() []benchCase {
+	return grepCases([]pattern{
 		{"literal", "ErrUnexpectedEOF", false, []string{"-e", "ErrUnexpectedEOF"}},
 		{"case-insensitive word", `\bdeadline\b`, true, []string{"-i", "-w", "-e", "deadline"}},
 		{"alternation", "Marshal(Indent|JSON)|Unmarshal", false, []string{"-e", "Marshal(Indent|JSON)|Unmarshal"}},
-	}
+	}, "**/*.go", "*.go")
+}
+
+// linuxCases lists the searches measured on the kernel tree: the same
+// kinds as goCases, with patterns that occur there (and whose content
+// results fit in one boris result of 1 MB), then a glob of the C files.
+func linuxCases() []benchCase {
+	return grepCases([]pattern{
+		{"literal", "EXPORT_SYMBOL_NS_GPL", false, []string{"-e", "EXPORT_SYMBOL_NS_GPL"}},
+		{"case-insensitive word", `\bdeadline\b`, true, []string{"-i", "-w", "-e", "deadline"}},
+		{"alternation", "spin_(lock|unlock)_irqsave_nested|raw_spin_trylock", false,
+			[]string{"-e", "spin_(lock|unlock)_irqsave_nested|raw_spin_trylock"}},
+	}, "**/*.c", "*.c")
+}
+
+// grepCases makes the cases of a corpus: each pattern in two grep modes,
+// then a glob. Every grep asks for all results (head_limit 0), so boris
+// produces as much output as rg.
+func grepCases(patterns []pattern, glob, rgGlob string) []benchCase {
 	var out []benchCase
 	for _, mode := range []string{"files_with_matches", "content"} {
 		for _, p := range patterns {
@@ -67,9 +87,9 @@ func cases() []benchCase {
 		}
 	}
 	return append(out, benchCase{
-		name: "glob **/*.go", tool: "glob", unit: "files", count: countGlob,
-		args: map[string]any{"pattern": "**/*.go"},
-		rg:   append(slices.Clone(rgSameRules), "--files", "-g", "*.go"),
+		name: "glob " + glob, tool: "glob", unit: "files", count: countGlob,
+		args: map[string]any{"pattern": glob},
+		rg:   append(slices.Clone(rgSameRules), "--files", "-g", rgGlob),
 	})
 }
 
@@ -98,9 +118,10 @@ func countGlob(text string) (int, error) {
 }
 
 // measure runs a case once untimed on each tool (warming caches, checking
-// both find the same number of matches), then cfg.runs timed runs of each,
-// alternating.
-func measure(ctx context.Context, cfg config, b *borisSession, c benchCase) (result, error) {
+// both find the same number of matches), then runs timed runs of each,
+// alternating. With cold, the page cache is dropped before every timed run
+// of either tool.
+func measure(ctx context.Context, cfg config, b *borisSession, root string, c benchCase, runs int, cold bool) (result, error) {
 	r := result{c: c}
 	text, err := b.call(ctx, c.tool, c.args)
 	if err != nil {
@@ -109,7 +130,7 @@ func measure(ctx context.Context, cfg config, b *borisSession, c benchCase) (res
 	if r.matches, err = c.count(text); err != nil {
 		return r, err
 	}
-	out, err := runRg(ctx, cfg, c)
+	out, err := runRg(ctx, cfg, root, c)
 	if err != nil {
 		return r, err
 	}
@@ -117,14 +138,26 @@ func measure(ctx context.Context, cfg config, b *borisSession, c benchCase) (res
 		return r, fmt.Errorf("boris found %d %s, rg %d: the rules differ", r.matches, c.unit, n)
 	}
 	var bt, rt []time.Duration
-	for range cfg.runs {
+	prepare := func() error {
+		if cold {
+			return dropCaches()
+		}
+		return nil
+	}
+	for range runs {
+		if err := prepare(); err != nil {
+			return r, err
+		}
 		start := time.Now()
 		if _, err := b.call(ctx, c.tool, c.args); err != nil {
 			return r, err
 		}
 		bt = append(bt, time.Since(start))
+		if err := prepare(); err != nil {
+			return r, err
+		}
 		start = time.Now()
-		if _, err := runRg(ctx, cfg, c); err != nil {
+		if _, err := runRg(ctx, cfg, root, c); err != nil {
 			return r, err
 		}
 		rt = append(rt, time.Since(start))
@@ -135,8 +168,8 @@ func measure(ctx context.Context, cfg config, b *borisSession, c benchCase) (res
 
 // runRg runs ripgrep on the tree and returns its output. Exit status 1
 // means no match, which is not a failure.
-func runRg(ctx context.Context, cfg config, c benchCase) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, cfg.rg, append(slices.Clone(c.rg), cfg.root)...)
+func runRg(ctx context.Context, cfg config, root string, c benchCase) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, cfg.rg, append(slices.Clone(c.rg), root)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

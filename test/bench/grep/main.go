@@ -1,18 +1,23 @@
 // Command grep measures boris's grep and glob tools against ripgrep in one
-// run on this machine, over a large real tree (by default the Go
-// toolchain's own source, $(go env GOROOT)/src).
+// run on this machine, over large real trees: the Go toolchain's own
+// source ($(go env GOROOT)/src, -corpus go, the default) and the Linux
+// kernel sources of Debian's linux-source package (-corpus linux, about
+// 78,000 files, installed and extracted into a cache directory by the
+// first run).
 //
 // boris is driven through a real MCP client (go-sdk, CommandTransport, one
 // session); each case's time is the wall time of the tools/call round
 // trip. rg runs as a process with flags that make its ignore rules and
 // limits equal to boris's; its time is the process's wall time. Runs
 // alternate between the two, after one untimed warm-up each, and the
-// median of -runs is reported.
+// median is reported, with a warm page cache and, for the kernel tree
+// (or with -cold), a cold-ish one: the page cache dropped before every
+// timed run of either tool.
 //
 // Run it from the module root with `go run ./test/bench/grep`. It prints a
-// table and one verdict line per target (within 2x of ripgrep), and never
-// fails on speed; it exits non-zero when the two disagree on how many
-// files (or lines) match, or a call fails.
+// table per corpus and cache state and one verdict line per case (at or
+// below ripgrep's time), and never fails on speed; it exits non-zero when
+// the two disagree on how many files (or lines) match, or a call fails.
 package main
 
 import (
@@ -28,10 +33,14 @@ import (
 
 // config holds the command-line settings.
 type config struct {
-	runs  int    // timed runs per case and tool
-	root  string // tree to search
-	boris string // prebuilt boris; empty builds ./cmd/boris
-	rg    string // ripgrep executable
+	runs     int    // timed runs per case and tool, warm page cache
+	coldRuns int    // timed runs per case and tool, cold-ish page cache
+	corpus   string // go, linux or all
+	root     string // the go corpus's tree
+	cache    string // where the Linux sources are extracted
+	cold     bool   // also measure the go corpus with a cold-ish cache
+	boris    string // prebuilt boris; empty builds ./cmd/boris
+	rg       string // ripgrep executable
 }
 
 // main parses flags, runs the benchmark and exits non-zero on failure.
@@ -45,13 +54,24 @@ func main() {
 // parseFlags reads the command line, exiting on bad usage.
 func parseFlags() config {
 	var cfg config
-	flag.IntVar(&cfg.runs, "runs", 5, "timed runs per case and tool; the median is reported")
-	flag.StringVar(&cfg.root, "root", filepath.Join(runtime.GOROOT(), "src"), "directory tree to search")
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		cacheDir = os.TempDir()
+	}
+	flag.IntVar(&cfg.runs, "runs", 5, "timed runs per case and tool with a warm page cache; the median is reported")
+	flag.IntVar(&cfg.coldRuns, "cold-runs", 3, "timed runs per case and tool with a cold-ish page cache")
+	flag.StringVar(&cfg.corpus, "corpus", "go", "trees to search: go (the Go sources), linux (the kernel sources of Debian's linux-source) or all")
+	flag.StringVar(&cfg.root, "root", filepath.Join(runtime.GOROOT(), "src"), "the go corpus's tree (any directory)")
+	flag.StringVar(&cfg.cache, "cache", filepath.Join(cacheDir, "boris-bench"), "where the kernel sources are extracted and kept between runs")
+	flag.BoolVar(&cfg.cold, "cold", false, "also measure the go corpus with a cold-ish page cache (the linux corpus always is)")
 	flag.StringVar(&cfg.boris, "boris", "", "use this boris binary instead of building ./cmd/boris")
 	flag.StringVar(&cfg.rg, "rg", "rg", "ripgrep executable (installed with apt-get when missing)")
 	flag.Parse()
-	if cfg.runs < 1 {
-		benchkit.ExitUsage("bench/grep", "-runs must be at least 1")
+	switch {
+	case cfg.runs < 1 || cfg.coldRuns < 1:
+		benchkit.ExitUsage("bench/grep", "-runs and -cold-runs must be at least 1")
+	case cfg.corpus != "go" && cfg.corpus != "linux" && cfg.corpus != "all":
+		benchkit.ExitUsage("bench/grep", "-corpus must be go, linux or all, got "+cfg.corpus)
 	}
 	return cfg
 }
@@ -75,19 +95,51 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	b, err := startBoris(ctx, cfg.boris, cfg.root)
+	trees, err := corpora(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	for _, t := range trees {
+		if err := runCorpus(ctx, cfg, env, t); err != nil {
+			return fmt.Errorf("%s corpus: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// runCorpus measures one tree's cases with a warm page cache, then (when
+// asked) with a cold-ish one, and prints a table for each.
+func runCorpus(ctx context.Context, cfg config, env environment, t corpus) error {
+	files, err := countFiles(t.root)
+	if err != nil {
+		return err
+	}
+	b, err := startBoris(ctx, cfg.boris, t.root)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	var results []result
-	for _, c := range cases() {
-		r, err := measure(ctx, cfg, b, c)
-		if err != nil {
-			return fmt.Errorf("%s: %w", c.name, err)
+	for _, cold := range []bool{false, true} {
+		if cold && !t.cold {
+			break
 		}
-		results = append(results, r)
+		tb := table{env: env, root: t.root, files: files, runs: cfg.runs}
+		if cold {
+			tb.runs, tb.cold = cfg.coldRuns, true
+			if err := dropCaches(); err != nil {
+				fmt.Fprintf(os.Stdout, "Cold-ish page cache on %s: skipped, the page cache cannot be dropped here (%v); run as root with a writable /proc/sys/vm/drop_caches.\n\n", t.name, err)
+				break
+			}
+		}
+		fmt.Fprintf(os.Stderr, "bench/grep: %s corpus, %s page cache\n", t.name, tb.cache())
+		for _, c := range t.cases {
+			r, err := measure(ctx, cfg, b, t.root, c, tb.runs, cold)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			tb.results = append(tb.results, r)
+		}
+		tb.report(os.Stdout)
 	}
-	report(os.Stdout, cfg, env, results)
 	return nil
 }

@@ -19,7 +19,6 @@ type environment struct {
 	goVersion string
 	cpus      int
 	rg        string
-	files     int
 }
 
 // buildBoris builds ./cmd/boris (from the module root) into dir.
@@ -53,14 +52,19 @@ func describe(ctx context.Context, cfg config) (environment, error) {
 	if err != nil {
 		return environment{}, fmt.Errorf("%s --version: %w", cfg.rg, err)
 	}
-	env := environment{goVersion: runtime.Version(), cpus: runtime.NumCPU(), rg: firstLine(out)}
-	err = filepath.WalkDir(cfg.root, func(_ string, d os.DirEntry, err error) error {
+	return environment{goVersion: runtime.Version(), cpus: runtime.NumCPU(), rg: firstLine(out)}, nil
+}
+
+// countFiles counts the regular files under root.
+func countFiles(root string) (int, error) {
+	files := 0
+	err := filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			env.files++
+			files++
 		}
 		return nil
 	})
-	return env, err
+	return files, err
 }
 
 // firstLine returns the first line of b.
