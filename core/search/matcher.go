@@ -90,8 +90,8 @@ func (m *Matcher) eachLine(buf []byte, fn func(start, end int) bool) {
 	f.reset()
 	for s := 0; s < len(buf); {
 		p := m.candidate(&f, buf, s)
-		if p < 0 {
-			return
+		if p < 0 || p == len(buf) && buf[p-1] == '\n' {
+			return // (an empty match after the final newline is in no line)
 		}
 		start := s + bytes.LastIndexByte(buf[s:p], '\n') + 1
 		next := len(buf)
