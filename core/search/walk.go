@@ -26,7 +26,7 @@ type Options struct {
 	// visited as it is, without .gitignore rules.
 	Root string
 	// Workers is how many goroutines read directories and files at once.
-	// Zero means runtime.GOMAXPROCS(0).
+	// Zero means defaultWorkers.
 	Workers int
 	// KeepFile, if set, selects files by their slash-separated path relative
 	// to Root and their base name. Files it rejects are left out silently:
@@ -133,12 +133,20 @@ func walk(ctx context.Context, o Options, visit func(*entry) Reason) (Skipped, e
 	return total, ctx.Err()
 }
 
+// defaultWorkers is the least number of workers of a walk. More
+// goroutines than threads pay off when the tree is not in the page cache:
+// a read then waits for the disk, and with many reads in flight the disk
+// serves them together (on the Linux sources with a cold cache, 16 workers
+// on 2 cores walk about a third faster than 2). With a warm cache the
+// extra goroutines only take turns on the GOMAXPROCS threads.
+const defaultWorkers = 16
+
 // workers returns the number of workers to use.
 func workers(n int) int {
 	if n > 0 {
 		return n
 	}
-	return runtime.GOMAXPROCS(0)
+	return max(defaultWorkers, 2*runtime.GOMAXPROCS(0))
 }
 
 // walkFile visits a single file given as the root.
