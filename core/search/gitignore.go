@@ -31,6 +31,64 @@ type ignoreRule struct {
 	literal  string         // the whole pattern, when it has no wildcards
 	suffix   string         // "*" + suffix, when it has no other wildcards and is not anchored
 	re       *regexp.Regexp // every other pattern
+	need     literalParts   // with re: text every match has, checked first
+}
+
+// literalParts is the literal text every match of a glob starts with,
+// ends with and contains ("" when the glob fixes none), which rules out
+// most names without running the glob's regexp.
+type literalParts struct{ prefix, suffix, inner string }
+
+// admits reports whether s has the parts.
+func (l *literalParts) admits(s string) bool {
+	return strings.HasPrefix(s, l.prefix) && strings.HasSuffix(s, l.suffix) && strings.Contains(s, l.inner)
+}
+
+// globLiterals finds the literal parts of a glob: its runs of characters
+// between wildcards ("**/" counts as one wildcard, slash included, since
+// it may match nothing). Scanning stops at a class; a glob with a
+// backslash escape gives none.
+func globLiterals(pat string) literalParts {
+	var l literalParts
+	if strings.Contains(pat, `\`) {
+		return l
+	}
+	start, i := 0, 0
+	run := func(end int) {
+		r := pat[start:end]
+		if start == 0 && end < len(pat) {
+			l.prefix = r
+		}
+		if len(r) > len(l.inner) {
+			l.inner = r
+		}
+	}
+	for i < len(pat) {
+		switch pat[i] {
+		case '*', '?':
+			run(i)
+			j := i + 1
+			for j < len(pat) && pat[j] == '*' {
+				j++
+			}
+			if j-i >= 2 && j < len(pat) && pat[j] == '/' {
+				j++
+			}
+			start, i = j, j
+		case '[':
+			run(i)
+			return l
+		default:
+			i++
+		}
+	}
+	if start > 0 {
+		l.suffix = pat[start:]
+		if len(l.suffix) > len(l.inner) {
+			l.inner = l.suffix
+		}
+	}
+	return l
 }
 
 // matches reports whether the rule matches an entry, given by its path
@@ -45,7 +103,7 @@ func (r *ignoreRule) matches(rel, name string, isDir bool) bool {
 	}
 	switch {
 	case r.re != nil:
-		return r.re.MatchString(s)
+		return r.need.admits(s) && r.re.MatchString(s)
 	case r.suffix != "":
 		return strings.HasSuffix(s, r.suffix)
 	}
@@ -109,7 +167,7 @@ func (r *ignoreRule) compile(pat string) bool {
 	if err != nil {
 		return false
 	}
-	r.re = re
+	r.re, r.need = re, globLiterals(pat)
 	return true
 }
 

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"math/rand/v2"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -114,5 +116,34 @@ func TestGlobRegexp(t *testing.T) {
 	}
 	if strings.Contains(globRegexp("?"), "/") == false {
 		t.Errorf("? must exclude /: got %q", globRegexp("?"))
+	}
+}
+
+// TestGlobLiteralsNeverRuleOut checks the literal pre-check of ignore
+// rules against their regexps: whatever a rule's regexp matches, the
+// pre-check must admit.
+func TestGlobLiteralsNeverRuleOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "b", ".", "/", "*", "**", "**/", "/**", "?", "[ab]", "[!a]", "c"}
+	names := []string{"a", "b", "c", "."}
+	for range 20000 {
+		var pat, name strings.Builder
+		for range 1 + rng.IntN(5) {
+			pat.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		for range rng.IntN(7) {
+			if rng.IntN(4) == 0 {
+				name.WriteByte('/')
+			}
+			name.WriteString(names[rng.IntN(len(names))])
+		}
+		re, err := regexp.Compile("^" + globRegexp(pat.String()) + "$")
+		if err != nil {
+			continue
+		}
+		need := globLiterals(pat.String())
+		if re.MatchString(name.String()) && !need.admits(name.String()) {
+			t.Fatalf("glob %q matches %q, but its literal parts %+v rule it out", pat.String(), name.String(), need)
+		}
 	}
 }
