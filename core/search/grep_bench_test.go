@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/mjkoo/boris/core/scope"
@@ -50,7 +51,7 @@ func BenchmarkGrepTree(b *testing.B) {
 				}
 				for b.Loop() {
 					res, err := Grep(context.Background(), GrepOptions{
-						Options: Options{Policy: policy, Root: root}, Matcher: m, Mode: mode, MaxFileSize: 10 << 20,
+						Options: Options{Policy: policy, Root: root, Workers: benchWorkers()}, Matcher: m, Mode: mode, MaxFileSize: 10 << 20,
 					})
 					if err != nil {
 						b.Fatal(err)
@@ -62,6 +63,34 @@ func BenchmarkGrepTree(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// benchWorkers is $BORIS_BENCH_WORKERS, or 0 (the default).
+func benchWorkers() int {
+	n, _ := strconv.Atoi(os.Getenv("BORIS_BENCH_WORKERS"))
+	return n
+}
+
+// BenchmarkGlobTree runs bench/grep's glob case in process.
+func BenchmarkGlobTree(b *testing.B) {
+	root := os.Getenv("BORIS_BENCH_ROOT")
+	if root == "" {
+		root = filepath.Join(runtime.GOROOT(), "src")
+	}
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		b.Skipf("no tree to search: %v", err)
+	}
+	policy, err := scope.New(root, []string{root}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer policy.Close()
+	for b.Loop() {
+		if _, err := Glob(context.Background(), Options{Policy: policy, Root: root, Workers: benchWorkers()}, "**/*.c"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
