@@ -46,7 +46,7 @@ func extract(re *syntax.Regexp) *literals {
 		l.set = lowerSet(set)
 	}
 	if len(l.set) > 1 {
-		if c := commonSubstring(l.set); len(c) >= 3 {
+		if c := commonSubstring(l.set); useCommon(c, l.set) {
 			l.set, l.pure = []string{c}, false
 		}
 	}
@@ -258,6 +258,17 @@ func lowerASCII(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// useCommon reports whether to search for c, a substring of every member
+// of set, instead of the set: one scan instead of one per member, but
+// every line holding c must then be checked by the regexp. The set is
+// kept when c is much shorter than its members (as "spin_" is in
+// spin_(lock|unlock)_irqsave_nested|raw_spin_trylock), so common in text
+// that most lines it finds would not match.
+func useCommon(c string, set []string) bool {
+	shortest := len(slices.MinFunc(set, func(a, b string) int { return len(a) - len(b) }))
+	return len(c) >= 3 && (len(set) > 4 || 2*len(c) >= shortest)
 }
 
 // commonSubstring returns the longest string contained in every member of

@@ -18,6 +18,8 @@ func TestExtractLiterals(t *testing.T) {
 		{"(?i)FoO", []string{"foo"}, true, false},
 		{"foo|bar", []string{"foo", "bar"}, false, true},
 		{"Marshal(Indent|JSON)|Unmarshal", []string{"arshal"}, false, false},
+		{"spin_(lock|unlock)_irqsave_nested|raw_spin_trylock",
+			[]string{"spin_lock_irqsave_nested", "spin_unlock_irqsave_nested", "raw_spin_trylock"}, false, true},
 		{`\bdeadline\b`, []string{"deadline"}, false, false},
 		{`(?i)\bdeadline\b`, []string{"deadline"}, true, false},
 		{"^foo$", []string{"foo"}, false, false},
