@@ -110,6 +110,15 @@ type grepper struct {
 // bufPool holds read buffers, so a search allocates little per file.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
+// putBuf returns a buffer to bufPool unless a big file grew it past
+// streamAbove: with many workers, pooled buffers the size of the biggest
+// files would hold that much memory each.
+func putBuf(bp *[]byte) {
+	if cap(*bp) <= streamAbove {
+		bufPool.Put(bp)
+	}
+}
+
 // visit searches one file and reports whether it was searched.
 func (g *grepper) visit(e *entry) Reason {
 	f, err := e.open(g.o.Policy)
@@ -147,7 +156,7 @@ func (g *grepper) visit(e *entry) Reason {
 // searchWhole reads the file into memory and searches it.
 func (g *grepper) searchWhole(f io.Reader, size int64, fm *FileMatch) Reason {
 	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	defer putBuf(bp)
 	if int64(cap(*bp)) < size {
 		*bp = make([]byte, 0, size)
 	}
