@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -83,10 +84,16 @@ func (d *dirHandle) lstat(name string) (fileInfo, error) {
 	}
 }
 
+// direntBufs holds getdents buffers: a walk lists thousands of
+// directories, and a fresh buffer each time costs its zeroing.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // readDir lists d's entries (without "." and "..") with their types as the
 // file system reports them; kindUnknown when it does not.
 func (d *dirHandle) readDir() ([]dirent, error) {
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var out []dirent
 	for {
 		n, err := unix.Getdents(d.fd, buf)
