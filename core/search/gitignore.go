@@ -115,6 +115,72 @@ func (r *ignoreRule) matches(rel, name string, isDir bool) bool {
 type ignoreFile struct {
 	base  string // absolute directory
 	rules []ignoreRule
+	// index finds the last matching rule without trying each: kernel
+	// .gitignore files have a hundred rules, nearly all a plain name or
+	// "*.ext", and every file of the tree is checked against them.
+	index ruleIndex
+}
+
+// ruleIndex maps the plain rules of a file to their last index: names
+// holds unanchored literal rules by name, exts unanchored "*.ext" rules
+// (ext without a dot) by extension, [0] for rules that apply to every
+// entry and [1] for directory-only ones; rest lists every other rule's
+// index, ascending.
+type ruleIndex struct {
+	names, exts [2]map[string]int
+	rest        []int
+}
+
+// build indexes rules.
+func (x *ruleIndex) build(rules []ignoreRule) {
+	for i := range x.names {
+		x.names[i], x.exts[i] = map[string]int{}, map[string]int{}
+	}
+	for i, r := range rules {
+		d := 0
+		if r.dirOnly {
+			d = 1
+		}
+		switch {
+		case r.anchored || r.re != nil:
+			x.rest = append(x.rest, i)
+		case r.suffix != "":
+			if len(r.suffix) > 1 && r.suffix[0] == '.' && !strings.ContainsRune(r.suffix[1:], '.') {
+				x.exts[d][r.suffix] = i
+			} else {
+				x.rest = append(x.rest, i)
+			}
+		default:
+			x.names[d][r.literal] = i
+		}
+	}
+}
+
+// match returns the index of the last rule of rules that matches the
+// entry, or -1.
+func (x *ruleIndex) match(rules []ignoreRule, rel, name string, isDir bool) int {
+	best := -1
+	var ext string
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+		ext = name[dot:]
+	}
+	for d := range 2 {
+		if d == 1 && !isDir {
+			break
+		}
+		if i, ok := x.names[d][name]; ok && i > best {
+			best = i
+		}
+		if i, ok := x.exts[d][ext]; ok && ext != "" && i > best {
+			best = i
+		}
+	}
+	for j := len(x.rest) - 1; j >= 0 && x.rest[j] > best; j-- {
+		if rules[x.rest[j]].matches(rel, name, isDir) {
+			return x.rest[j]
+		}
+	}
+	return best
 }
 
 // parseIgnore parses the contents of an ignore file whose rules apply to
@@ -127,6 +193,7 @@ func parseIgnore(base string, data []byte) *ignoreFile {
 			f.rules = append(f.rules, r)
 		}
 	}
+	f.index.build(f.rules)
 	return f
 }
 
@@ -301,10 +368,8 @@ func (c *ignoreChain) push(f *ignoreFile) *ignoreChain {
 func (c *ignoreChain) ignored(abs, name string, isDir bool) bool {
 	for n := c; n != nil; n = n.next {
 		rel := relPath(n.file.base, abs)
-		for i := len(n.file.rules) - 1; i >= 0; i-- {
-			if r := &n.file.rules[i]; r.matches(rel, name, isDir) {
-				return !r.negate
-			}
+		if i := n.file.index.match(n.file.rules, rel, name, isDir); i >= 0 {
+			return !n.file.rules[i].negate
 		}
 	}
 	return false

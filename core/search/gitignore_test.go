@@ -147,3 +147,34 @@ func TestGlobLiteralsNeverRuleOut(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleIndexMatchesLinearScan checks the rule index against trying
+// every rule from the last, on random rule files and entries.
+func TestRuleIndexMatchesLinearScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pats := []string{"a", "b.o", "*.o", "*.c", "*o", "!*.o", "!a", "a/", "*.o/", "/a", "x/a", "a*", "!b.o", "*.b.o", "[ab]", "\\a"}
+	names := []string{"a", "b.o", "c.o", ".o", "o", "x.c", "a.b.o", "b", "ab"}
+	for range 3000 {
+		var lines []string
+		for range 1 + rng.IntN(6) {
+			lines = append(lines, pats[rng.IntN(len(pats))])
+		}
+		f := parseIgnore("/base", []byte(strings.Join(lines, "\n")))
+		name := names[rng.IntN(len(names))]
+		rel := name
+		if rng.IntN(2) == 0 {
+			rel = "x/" + name
+		}
+		isDir := rng.IntN(2) == 0
+		want := -1
+		for i := len(f.rules) - 1; i >= 0; i-- {
+			if f.rules[i].matches(rel, name, isDir) {
+				want = i
+				break
+			}
+		}
+		if got := f.index.match(f.rules, rel, name, isDir); got != want {
+			t.Fatalf("rules %q, entry %q (dir %v): index finds rule %d, want %d", lines, rel, isDir, got, want)
+		}
+	}
+}
