@@ -32,7 +32,7 @@ func Glob(ctx context.Context, o Options, pattern string) (*GlobResult, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("%q: %w", pattern, doublestar.ErrBadPattern)
 	}
-	o.KeepFile = globKeep(pattern)
+	o.KeepName, o.KeepFile = globKeep(pattern)
 	o.KeepDir = dirPruner(pattern)
 	var mu sync.Mutex
 	var files []GlobFile
@@ -58,20 +58,20 @@ func Glob(ctx context.Context, o Options, pattern string) (*GlobResult, error) {
 	return &GlobResult{Files: files, Skipped: skipped}, nil
 }
 
-// globKeep returns the KeepFile function of a glob. "**/" followed by a
-// pattern without a slash matches a path exactly when that pattern
-// matches its base name, which is shorter to test; "**/*.ext" is then a
-// suffix test.
-func globKeep(pattern string) func(rel, name string) bool {
+// globKeep returns the KeepName and KeepFile functions of a glob (one of
+// them nil). "**/" followed by a pattern without a slash matches a path
+// exactly when that pattern matches its base name, which is shorter to
+// test and needs no path; "**/*.ext" is then a suffix test.
+func globKeep(pattern string) (func(name string) bool, func(rel, name string) bool) {
 	base, ok := strings.CutPrefix(pattern, "**/")
 	switch {
 	case !ok || strings.Contains(base, "/") || strings.Contains(base, "**"):
-		return func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
-	case len(base) > 1 && base[0] == '*' && !strings.ContainsAny(base[1:], `*?[]{}\`):
+		return nil, func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
+	case len(base) > 1 && base[0] == '*' && !strings.ContainsAny(base[1:], `*?[]{}\\`):
 		suffix := base[1:]
-		return func(_, name string) bool { return strings.HasSuffix(name, suffix) }
+		return func(name string) bool { return strings.HasSuffix(name, suffix) }, nil
 	}
-	return func(_, name string) bool { return doublestar.MatchUnvalidated(base, name) }
+	return func(name string) bool { return doublestar.MatchUnvalidated(base, name) }, nil
 }
 
 // dirPruner returns a KeepDir function that skips directories no path

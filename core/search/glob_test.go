@@ -15,9 +15,15 @@ func TestGlobKeepMatchesDoublestar(t *testing.T) {
 	paths := []string{"main.go", "a.go", "b.go", "ab.go", "x/main.go", "x/y/z.c", ".hidden", "x/.go", "go",
 		"src/a.go", "src/x/y.go", "y.h", "x/a1.go", "t.go.bak", "x.gox"}
 	for _, p := range patterns {
-		keep := globKeep(p)
+		keepName, keepFile := globKeep(p)
+		keep := func(rel string) bool {
+			if keepName != nil {
+				return keepName(path.Base(rel))
+			}
+			return keepFile(rel, path.Base(rel))
+		}
 		for _, rel := range paths {
-			if got, want := keep(rel, path.Base(rel)), doublestar.MatchUnvalidated(p, rel); got != want {
+			if got, want := keep(rel), doublestar.MatchUnvalidated(p, rel); got != want {
 				t.Errorf("globKeep(%q)(%q) = %v, want %v", p, rel, got, want)
 			}
 		}

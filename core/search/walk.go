@@ -32,6 +32,10 @@ type Options struct {
 	// to Root and their base name. Files it rejects are left out silently:
 	// they are not what was asked for, so they are not counted as skipped.
 	KeepFile func(rel, name string) bool
+	// KeepName, if set, selects files by their base name alone, before
+	// KeepFile and before their paths are built; files it rejects are left
+	// out silently, as with KeepFile.
+	KeepName func(name string) bool
 	// KeepDir, if set, prunes directories (by slash-separated path relative
 	// to Root) that cannot hold a wanted file, silently.
 	KeepDir func(rel string) bool
@@ -40,7 +44,6 @@ type Options struct {
 // entry is a file a walk offers to its visitor.
 type entry struct {
 	Path string // absolute path where it was found (a symlink's own path)
-	Rel  string // slash-separated path relative to the walk's root
 
 	name   string
 	dir    *dirNode  // the directory holding it; nil for a symlink or a single-file root
@@ -158,7 +161,7 @@ func walkFile(o Options, fi os.FileInfo, visit func(*entry) Reason) Skipped {
 		return sk
 	}
 	name := filepath.Base(o.Root)
-	sk.add(visit(&entry{Path: o.Root, Rel: name, name: name, target: o.Root, info: &info}))
+	sk.add(visit(&entry{Path: o.Root, name: name, target: o.Root, info: &info}))
 	return sk
 }
 
@@ -228,6 +231,9 @@ func (w *walker) readDir(n *dirNode, sk *Skipped) {
 // sortEntry applies the skip rules to one entry of n. It queues
 // directories and returns the files to visit.
 func (w *walker) sortEntry(n *dirNode, e dirent, sk *Skipped) (dirent, bool) {
+	if e.kind != kindDir && e.kind != kindUnknown && w.o.KeepName != nil && !w.o.KeepName(e.name) {
+		return e, false
+	}
 	abs, rel := joinPath(n.abs, e.name), joinRel(n.rel, e.name)
 	if e.kind == kindUnknown {
 		fi, err := n.h.lstat(e.name)
@@ -242,6 +248,7 @@ func (w *walker) sortEntry(n *dirNode, e dirent, sk *Skipped) (dirent, bool) {
 		return e, false
 	}
 	switch {
+	case w.o.KeepName != nil && !w.o.KeepName(e.name):
 	case w.o.KeepFile != nil && !w.o.KeepFile(rel, e.name):
 	case n.ign.ignored(abs, e.name, false):
 		sk.add(Ignored)
@@ -278,7 +285,7 @@ func (w *walker) visitFiles(j job, sk *Skipped) {
 		if w.ctx.Err() != nil {
 			return
 		}
-		e := entry{Path: joinPath(j.dir.abs, d.name), Rel: joinRel(j.dir.rel, d.name), name: d.name, dir: j.dir}
+		e := entry{Path: joinPath(j.dir.abs, d.name), name: d.name, dir: j.dir}
 		if d.kind == kindLink {
 			if r := w.resolveLink(&e); r != Searched {
 				sk.add(r)
