@@ -110,6 +110,10 @@ type grepper struct {
 // bufPool holds read buffers, so a search allocates little per file.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
+// chunkPool holds searchStream's chunk buffers. A copy grown for a long
+// line is dropped; the chunk it started from goes back.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, streamChunk); return &b }}
+
 // putBuf returns a buffer to bufPool unless a big file grew it past
 // streamAbove: with many workers, pooled buffers the size of the biggest
 // files would hold that much memory each.
@@ -177,7 +181,9 @@ func (g *grepper) searchWhole(f io.Reader, size int64, fm *FileMatch) Reason {
 // a chunk's end over to the next: memory stays at the chunk size (or the
 // longest line).
 func (g *grepper) searchStream(f io.Reader, fm *FileMatch) Reason {
-	buf := make([]byte, streamChunk)
+	bp := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(bp)
+	buf := *bp
 	carry := 0
 	for first := true; ; first = false {
 		n, err := io.ReadFull(f, buf[carry:])
