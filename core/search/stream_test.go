@@ -26,10 +26,10 @@ func TestGrepStreamsBigFiles(t *testing.T) {
 			b.WriteString(strings.Repeat("x", streamChunk+10) + "needle\n") // longer than a chunk
 			want++
 		case i%7 == 0:
-			b.WriteString("a line with the needle in it\n")
-			want++
+			b.WriteString("a line without it\n")
 		default:
-			b.WriteString("a line without it, padded to vary the cut points: " + strings.Repeat("y", i%13) + "\n")
+			b.WriteString("a needle, padded to vary the cut points: " + strings.Repeat("y", i%13) + "\n")
+			want++
 		}
 	}
 	data := b.String() + "last needle without newline"
