@@ -30,6 +30,10 @@ type literals struct {
 	set  []string // a match contains at least one of these
 	fold bool     // compare ASCII letters case-insensitively; set is lower case
 	pure bool     // finding one of set in a line means the line matches
+	// exact, when set was narrowed to a common substring of a pure set of
+	// literals, is that set: a line found matches exactly when it contains
+	// one of them, which is cheaper to test than the regexp.
+	exact []string
 }
 
 // extract returns the prefilter for a parsed pattern, or nil when no useful
@@ -47,12 +51,15 @@ func extract(re *syntax.Regexp) *literals {
 	}
 	if len(l.set) > 1 {
 		if c := commonSubstring(l.set); useCommon(c, l.set) {
+			if l.pure {
+				l.exact = l.set
+			}
 			l.set, l.pure = []string{c}, false
 		}
 	}
-	for _, s := range l.set {
+	for _, s := range append(l.set, l.exact...) {
 		if strings.ContainsAny(s, "\r\n") {
-			l.pure = false
+			l.pure, l.exact = false, nil
 		}
 	}
 	return l

@@ -65,3 +65,27 @@ func TestExtractLiterals(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractExact checks when a narrowed set of literals still decides
+// a line without the regexp: only a pure set (no anchors, no folding).
+func TestExtractExact(t *testing.T) {
+	tests := []struct {
+		pattern string
+		exact   []string
+	}{
+		{"Marshal(Indent|JSON)|Unmarshal", []string{"MarshalIndent", "MarshalJSON", "Unmarshal"}},
+		{"(?i)Marshal(Indent|JSON)|Unmarshal", nil},
+		{`\b(foobar|foobaz)`, nil},
+		{"foobar|foobaz", []string{"foobar", "foobaz"}},
+		{"foo|bar", nil}, // not narrowed: the set itself is pure
+	}
+	for _, tt := range tests {
+		re, err := syntax.Parse("(?m)"+tt.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := extract(re); !slices.Equal(l.exact, tt.exact) {
+			t.Errorf("extract(%q).exact = %q, want %q", tt.pattern, l.exact, tt.exact)
+		}
+	}
+}

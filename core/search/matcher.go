@@ -21,6 +21,7 @@ type Matcher struct {
 	cand      *regexp.Regexp // finds candidate lines when there is no literal
 	lits      *literals
 	needles   []needle
+	exact     [][]byte // lits.exact
 	multiline bool
 }
 
@@ -50,6 +51,9 @@ func NewMatcher(pattern string, caseInsensitive, multiline bool) (*Matcher, erro
 	if m.lits != nil {
 		for _, s := range m.lits.set {
 			m.needles = append(m.needles, newNeedle(s, m.lits.fold))
+		}
+		for _, s := range m.lits.exact {
+			m.exact = append(m.exact, []byte(s))
 		}
 	} else if !multiline {
 		if m.cand, err = regexp.Compile(lineCandidates(tree).String()); err != nil {
@@ -102,13 +106,32 @@ func (m *Matcher) eachLine(buf []byte, fn func(start, end int) bool) {
 		if end > start && buf[end-1] == '\r' {
 			end--
 		}
-		if (m.lits != nil && m.lits.pure) || m.re.Match(buf[start:end]) {
+		if m.lineMatches(buf[start:end]) {
 			if !fn(start, end) {
 				return
 			}
 		}
 		s = next + 1
 	}
+}
+
+// lineMatches reports whether a candidate line matches: without the
+// regexp when the literals decide it.
+func (m *Matcher) lineMatches(line []byte) bool {
+	switch {
+	case m.lits == nil:
+		return m.re.Match(line)
+	case m.lits.pure:
+		return true
+	case m.exact != nil:
+		for _, s := range m.exact {
+			if bytes.Contains(line, s) {
+				return true
+			}
+		}
+		return false
+	}
+	return m.re.Match(line)
 }
 
 // candidate returns the position, at or after s, of the next place a
