@@ -40,9 +40,11 @@ test:
 bench:
 	$(GO) run ./test/bench
 
-## bench-grep: grep and glob against ripgrep over the Go source tree
+## bench-grep: grep and glob against ripgrep over the Go source tree;
+## BENCH_GREP_FLAGS='-corpus all' adds the Linux sources (warm and cold-ish page cache)
+BENCH_GREP_FLAGS ?=
 bench-grep:
-	$(GO) run ./test/bench/grep
+	$(GO) run ./test/bench/grep $(BENCH_GREP_FLAGS)
 
 ## bench-gateway: boris-gateway against supergateway (npm), and direct stdio
 bench-gateway:
