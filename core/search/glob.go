@@ -27,7 +27,7 @@ type GlobResult struct {
 // Glob lists the files under o.Root whose slash-separated path relative to
 // it matches pattern (doublestar syntax: ** for any number of directories,
 // braces, classes), with the same skip rules as Grep. Directories are not
-// listed. o.KeepFile and o.KeepDir are replaced.
+// listed. o.KeepName, o.KeepFile and o.KeepDir are replaced.
 func Glob(ctx context.Context, o Options, pattern string) (*GlobResult, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("%q: %w", pattern, doublestar.ErrBadPattern)
