@@ -104,8 +104,9 @@ func spanLines(ss []span) int {
 // "path:12:text" for a matching line, "path-13-text" for a context line
 // ("path:text" and "path-text" without line numbers), and "--" between
 // runs that are not adjacent when context is shown. Entries are lines
-// (match or context; "--" does not count). Only the files on the page
-// are read again, to fetch their lines.
+// (match or context; "--" does not count). The lines come from what Grep
+// kept (for the same context); otherwise only the files on the page are
+// read again, to fetch them.
 func (r *GrepResult) RenderContent(o ContentOptions, p Page) Rendered {
 	plans := make([][]span, len(r.Files))
 	total := 0
