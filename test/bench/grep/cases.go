@@ -123,7 +123,7 @@ func countGlob(text string) (int, error) {
 // of either tool.
 func measure(ctx context.Context, cfg config, b *borisSession, root string, c benchCase, runs int, cold bool) (result, error) {
 	r := result{c: c}
-	text, err := b.call(ctx, c.tool, c.args)
+	text, _, err := b.call(ctx, c.tool, c.args)
 	if err != nil {
 		return r, err
 	}
@@ -148,15 +148,15 @@ func measure(ctx context.Context, cfg config, b *borisSession, root string, c be
 		if err := prepare(); err != nil {
 			return r, err
 		}
-		start := time.Now()
-		if _, err := b.call(ctx, c.tool, c.args); err != nil {
+		_, d, err := b.call(ctx, c.tool, c.args)
+		if err != nil {
 			return r, err
 		}
-		bt = append(bt, time.Since(start))
+		bt = append(bt, d)
 		if err := prepare(); err != nil {
 			return r, err
 		}
-		start = time.Now()
+		start := time.Now()
 		if _, err := runRg(ctx, cfg, root, c); err != nil {
 			return r, err
 		}

@@ -5,9 +5,9 @@
 // 78,000 files, installed and extracted into a cache directory by the
 // first run).
 //
-// boris is driven through a real MCP client (go-sdk, CommandTransport, one
-// session); each case's time is the wall time of the tools/call round
-// trip. rg runs as a process with flags that make its ignore rules and
+// boris is driven by benchkit's minimal JSON-RPC client over its pipes
+// (one session); each case's time runs from the tools/call request written
+// to the response's last byte read, the result decoded after. rg runs as a process with flags that make its ignore rules and
 // limits equal to boris's; its time is the process's wall time. Runs
 // alternate between the two, after one untimed warm-up each, and the
 // median is reported, with a warm page cache and, for the kernel tree

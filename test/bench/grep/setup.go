@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // environment describes the machine and versions for the report.
@@ -73,37 +72,36 @@ func firstLine(b []byte) string {
 	return string(line)
 }
 
-// borisSession is a running boris with one client session.
+// borisSession is a running boris with one session of benchkit's minimal
+// client: a call's time runs from the request written to the response's
+// last byte read, and its result is decoded after the clock stops, as
+// rg's time ends with its output read and nothing parses that.
 type borisSession struct {
-	session *mcp.ClientSession
+	rs *benchkit.RawSession
 }
 
 // startBoris starts boris with its working directory at root.
-func startBoris(ctx context.Context, bin, root string) (*borisSession, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "boris-bench-grep", Version: "1"}, nil)
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	s, err := client.Connect(cctx, &mcp.CommandTransport{Command: exec.Command(bin, "--workdir", root)}, nil)
+func startBoris(_ context.Context, bin, root string) (*borisSession, error) {
+	rs, _, err := benchkit.StartRaw(exec.Command(bin, "--workdir", root), "2025-11-25")
 	if err != nil {
 		return nil, fmt.Errorf("start boris: %w", err)
 	}
-	return &borisSession{session: s}, nil
+	rs.Timeout = 2 * time.Minute
+	return &borisSession{rs: rs}, nil
 }
 
 // close ends the session and the process.
-func (b *borisSession) close() { b.session.Close() }
+func (b *borisSession) close() { b.rs.Close() }
 
-// call runs one tool call and returns its text.
-func (b *borisSession) call(ctx context.Context, tool string, args map[string]any) (string, error) {
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	res, err := b.session.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+// call runs one tool call and returns its text and the round trip's time.
+func (b *borisSession) call(_ context.Context, tool string, args map[string]any) (string, time.Duration, error) {
+	res, d, err := b.rs.CallTool(tool, args)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	text := benchkit.ResultText(res)
 	if res.IsError {
-		return "", fmt.Errorf("%s returned an error: %s", tool, text)
+		return "", 0, fmt.Errorf("%s returned an error: %s", tool, text)
 	}
-	return text, nil
+	return text, d, nil
 }
