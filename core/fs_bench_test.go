@@ -17,10 +17,20 @@ import (
 )
 
 // benchFsBoris returns a boris with the filesystem toolset over a
-// directory holding edit.go (2,000 lines) and tree/, 10,000 small files
-// in 100 leaf directories, as test/bench/fstools builds them.
+// directory written by writeFsFixture.
 func benchFsBoris(b *testing.B) (*boris, string) {
+	dir := writeFsFixture(b)
+	return newBenchBoris(b, "--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off"), dir
+}
+
+// writeFsFixture writes a directory holding small.txt (50 lines), edit.go
+// (2,000 lines) and tree/, 10,000 small files in 100 leaf directories, as
+// test/bench/fstools builds them, and returns it.
+func writeFsFixture(b *testing.B) string {
 	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	var sb strings.Builder
 	for i := range 2000 {
 		fmt.Fprintf(&sb, "\tx%d := compute(%d) // line %d of the file\n", i, i, i)
@@ -41,7 +51,7 @@ func benchFsBoris(b *testing.B) (*boris, string) {
 			}
 		}
 	}
-	return newBenchBoris(b, "--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off"), dir
+	return dir
 }
 
 // BenchmarkFsEditDryRun: edit_file's dry run of one line in 2,000, the
@@ -76,9 +86,6 @@ func BenchmarkFsDirectoryTree(b *testing.B) {
 // (the client's decoding included, as the go-sdk client pays it).
 func BenchmarkFsSession(b *testing.B) {
 	bo, dir := benchFsBoris(b)
-	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
-		b.Fatal(err)
-	}
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := bo.newServer().Connect(ctx, st, nil)
@@ -117,32 +124,15 @@ func BenchmarkFsSession(b *testing.B) {
 // as test/bench/fstools's raw client drives the binary: one request line
 // written, the response line read, nothing decoded.
 func BenchmarkFsStdio(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
+	dir := writeFsFixture(b)
+	inR, inW, err := os.Pipe()
+	if err != nil {
 		b.Fatal(err)
 	}
-	var sb strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&sb, "\tx%d := compute(%d) // line %d of the file\n", i, i, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "edit.go"), []byte(sb.String()), 0o644); err != nil {
+	outR, outW, err := os.Pipe()
+	if err != nil {
 		b.Fatal(err)
 	}
-	for p := range 10 {
-		for q := range 10 {
-			leaf := filepath.Join(dir, "tree", fmt.Sprintf("p%02d", p), fmt.Sprintf("q%d", q))
-			if err := os.MkdirAll(leaf, 0o755); err != nil {
-				b.Fatal(err)
-			}
-			for f := range 100 {
-				if err := os.WriteFile(filepath.Join(leaf, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	}
-	inR, inW, _ := os.Pipe()
-	outR, outW, _ := os.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		done <- Main(context.Background(), []string{"--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off", "--log-level", "error"},
@@ -150,25 +140,34 @@ func BenchmarkFsStdio(b *testing.B) {
 	}()
 	defer func() { inW.Close(); <-done; outR.Close() }()
 	rd := bufio.NewReaderSize(outR, 1<<20)
-	roundTrip := func(line string) {
+	// roundTrip sends line and reads lines up to the response, which it
+	// returns whole when keep is set.
+	roundTrip := func(line string, keep bool) []byte {
 		if _, err := io.WriteString(inW, line+"\n"); err != nil {
 			b.Fatal(err)
 		}
 		for {
-			l, err := rd.ReadSlice('\n')
+			var resp []byte
+			chunk, err := rd.ReadSlice('\n')
+			first := bytes.Clone(chunk[:min(len(chunk), 64)])
+			if keep {
+				resp = append(resp, chunk...)
+			}
 			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = rd.ReadSlice('\n')
+				chunk, err = rd.ReadSlice('\n')
+				if keep {
+					resp = append(resp, chunk...)
+				}
 			}
 			if err != nil {
 				b.Fatal(err)
 			}
-			if !bytes.Contains(l[:min(len(l), 64)], []byte(`"method"`)) {
-				return
+			if !bytes.Contains(first, []byte(`"method"`)) { // not a notification
+				return resp
 			}
-			_ = l
 		}
 	}
-	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`, false)
 	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	call := func(tool string, args map[string]any) string {
 		a, _ := json.Marshal(args)
@@ -182,8 +181,11 @@ func BenchmarkFsStdio(b *testing.B) {
 		{"directory_tree", call("directory_tree", map[string]any{"path": filepath.Join(dir, "tree")})},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			if resp := roundTrip(c.line, true); !bytes.Contains(resp, []byte(`"result"`)) || bytes.Contains(resp, []byte(`"isError":true`)) {
+				b.Fatalf("%s: %.300s", c.name, resp)
+			}
 			for b.Loop() {
-				roundTrip(c.line)
+				roundTrip(c.line, false)
 			}
 		})
 	}
