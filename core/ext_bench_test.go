@@ -52,18 +52,8 @@ func BenchmarkExtensionCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(bo.close)
-	ct, st := mcp.NewInMemoryTransports()
+	cs := benchSession(b, bo, "")
 	ctx := context.Background()
-	ss, err := bo.newServer().Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
 	for _, c := range []struct {
 		name, want string
 		args       map[string]any

@@ -86,18 +86,8 @@ func BenchmarkFsDirectoryTree(b *testing.B) {
 // (the client's decoding included, as the go-sdk client pays it).
 func BenchmarkFsSession(b *testing.B) {
 	bo, dir := benchFsBoris(b)
-	ct, st := mcp.NewInMemoryTransports()
+	cs := benchSession(b, bo, "2025-11-25")
 	ctx := context.Background()
-	ss, err := bo.newServer().Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
 	for _, c := range []struct {
 		name string
 		args map[string]any

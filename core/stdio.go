@@ -44,7 +44,6 @@ type screenedReader struct {
 	srcC      io.Closer
 	out       io.Writer
 	max       int
-	pending   []byte
 	noBatches bool // the session's protocol has no JSON-RPC batches
 }
 
@@ -53,19 +52,6 @@ func newScreenedReader(r io.ReadCloser, out io.Writer, maxLine int) *screenedRea
 }
 
 func (s *screenedReader) Close() error { return s.srcC.Close() }
-
-func (s *screenedReader) Read(p []byte) (int, error) {
-	if len(s.pending) == 0 {
-		msg, _, err := s.next()
-		if err != nil {
-			return 0, err
-		}
-		s.pending = append(msg, '\n')
-	}
-	n := copy(p, s.pending)
-	s.pending = s.pending[n:]
-	return n, nil
-}
 
 // next returns the next line that passed the screen, without its newline,
 // and whether it is a plain message (see plainMessage). Lines the screen

@@ -114,11 +114,17 @@ func screenLines(t *testing.T, lines ...string) (passed, replies []string) {
 	t.Helper()
 	var out bytes.Buffer
 	s := newScreenedReader(io.NopCloser(strings.NewReader(strings.Join(lines, "\n")+"\n")), &out, 1<<20)
-	data, err := io.ReadAll(s)
-	if err != nil {
-		t.Fatal(err)
+	for {
+		msg, _, err := s.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed = append(passed, string(msg))
 	}
-	return strings.Fields(string(data)), strings.Split(strings.TrimSpace(out.String()), "\n")
+	return passed, strings.Split(strings.TrimSpace(out.String()), "\n")
 }
 
 // TestScreenBatches checks that the batches the SDK would end the session

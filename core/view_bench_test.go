@@ -42,6 +42,29 @@ func newBenchBoris(b *testing.B, args ...string) *boris {
 	return bo
 }
 
+// benchSession connects an in-memory client session to a new server of
+// bo, asking for protocol ("" for the SDK's default); both end with the
+// benchmark.
+func benchSession(b *testing.B, bo *boris, protocol string) *mcp.ClientSession {
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := bo.newServer().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // BenchmarkViewSmall measures a small view call through an in-memory MCP
 // session: the server-side cost behind test/bench's small-call latency,
 // at a session revision and at 2026-07-28 (per-request _meta, no
@@ -49,19 +72,8 @@ func newBenchBoris(b *testing.B, args ...string) *boris {
 func BenchmarkViewSmall(b *testing.B) {
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
 		b.Run(rev, func(b *testing.B) {
-			bo := benchBoris(b)
-			ct, st := mcp.NewInMemoryTransports()
+			cs := benchSession(b, benchBoris(b), rev)
 			ctx := context.Background()
-			ss, err := bo.newServer().Connect(ctx, st, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
 			if got := cs.InitializeResult().ProtocolVersion; got != rev {
 				b.Fatalf("negotiated %s, want %s", got, rev)
 			}

@@ -18,19 +18,7 @@ import (
 //	go test ./core/search -run '^$' -bench GrepTree -cpuprofile cpu.out
 //	go tool pprof -top search.test cpu.out
 func BenchmarkGrepTree(b *testing.B) {
-	root := os.Getenv("BORIS_BENCH_ROOT")
-	if root == "" {
-		root = filepath.Join(runtime.GOROOT(), "src")
-	}
-	root, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		b.Skipf("no tree to search: %v", err)
-	}
-	policy, err := scope.New(root, []string{root}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer policy.Close()
+	root, policy := benchTree(b)
 	for _, bc := range []struct {
 		name, pattern string
 		fold          bool
@@ -67,14 +55,10 @@ func BenchmarkGrepTree(b *testing.B) {
 	}
 }
 
-// benchWorkers is $BORIS_BENCH_WORKERS, or 0 (the default).
-func benchWorkers() int {
-	n, _ := strconv.Atoi(os.Getenv("BORIS_BENCH_WORKERS"))
-	return n
-}
-
-// BenchmarkGlobTree runs bench/grep's glob case in process.
-func BenchmarkGlobTree(b *testing.B) {
+// benchTree returns the tree the benchmarks search ($BORIS_BENCH_ROOT,
+// default $(go env GOROOT)/src) and a policy allowing it, closed when the
+// benchmark ends.
+func benchTree(b *testing.B) (string, *scope.Policy) {
 	root := os.Getenv("BORIS_BENCH_ROOT")
 	if root == "" {
 		root = filepath.Join(runtime.GOROOT(), "src")
@@ -87,7 +71,19 @@ func BenchmarkGlobTree(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer policy.Close()
+	b.Cleanup(func() { policy.Close() })
+	return root, policy
+}
+
+// benchWorkers is $BORIS_BENCH_WORKERS, or 0 (the default).
+func benchWorkers() int {
+	n, _ := strconv.Atoi(os.Getenv("BORIS_BENCH_WORKERS"))
+	return n
+}
+
+// BenchmarkGlobTree runs bench/grep's glob case in process.
+func BenchmarkGlobTree(b *testing.B) {
+	root, policy := benchTree(b)
 	for b.Loop() {
 		if _, err := Glob(context.Background(), Options{Policy: policy, Root: root, Workers: benchWorkers()}, "**/*.c"); err != nil {
 			b.Fatal(err)
