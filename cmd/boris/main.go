@@ -9,6 +9,7 @@ import (
 	"github.com/mjkoo/boris/core"
 	"github.com/mjkoo/boris/internal/flagenv"
 	"github.com/mjkoo/boris/internal/gcpace"
+	"github.com/mjkoo/boris/internal/stdin"
 )
 
 func main() {
@@ -17,7 +18,8 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		gcpace.Start()
 	}
-	err := core.Main(context.Background(), os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr)
+	// A pipe is read through the runtime's poller (see package stdin).
+	err := core.Main(context.Background(), os.Args[1:], os.Environ(), stdin.Pollable(os.Stdin), os.Stdout, os.Stderr)
 	if code := flagenv.ExitCode(err); code != 0 {
 		fmt.Fprintf(os.Stderr, "boris: %v\n", err)
 		os.Exit(code)
