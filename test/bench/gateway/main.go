@@ -91,10 +91,6 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	if res.stdio, err = measureStdio(ctx, cfg, bins.boris, fx); err != nil {
 		return err
 	}
-	fmt.Fprintf(logw, "bench-gateway: direct stdio: %d warm-up + %d timed view calls by a minimal client\n", cfg.warmup, cfg.calls)
-	if res.rawStdio, err = measureRawStdio(cfg, bins.boris, fx); err != nil {
-		return err
-	}
 	for _, spec := range []gatewaySpec{borisGateway(bins, fx, cfg), superGateway(cfg.node, bins, fx)} {
 		r, err := measureGateway(ctx, cfg, spec, bins, fx, logw)
 		if err != nil {

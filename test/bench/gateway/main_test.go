@@ -80,13 +80,13 @@ func TestReadTree(t *testing.T) {
 func TestTargets(t *testing.T) {
 	r := results{
 		stdio:      stdioResult{call: benchkit.Stats{P50: 400 * time.Microsecond}},
-		rawStdio:   benchkit.Stats{P50: 100 * time.Microsecond},
 		warmCreate: benchkit.Stats{P50: 5100 * time.Microsecond},
 		gateways: []gatewayResult{{
-			create:  benchkit.Stats{P50: 15 * time.Millisecond},
-			call:    benchkit.Stats{P50: 800 * time.Microsecond},
-			rawCall: benchkit.Stats{P50: 300 * time.Microsecond},
-			mem:     memory{sessions: 50, open: treeUsage{RSS: 50 * 16e6}},
+			create:   benchkit.Stats{P50: 15 * time.Millisecond},
+			call:     benchkit.Stats{P50: 800 * time.Microsecond},
+			rawCall:  benchkit.Stats{P50: 300 * time.Microsecond},
+			rawStdio: benchkit.Stats{P50: 100 * time.Microsecond},
+			mem:      memory{sessions: 50, open: treeUsage{RSS: 50 * 16e6}},
 		}, {}},
 	}
 	var got []bool

@@ -29,6 +29,7 @@ type gatewayResult struct {
 	call       benchkit.Stats // one small view on a warm session
 	ping       benchkit.Stats // one ping on the same session: the transport floor
 	rawCall    benchkit.Stats // the small call by a minimal HTTP client (raw.go)
+	rawStdio   benchkit.Stats // the same call straight to boris, taking turns with rawCall
 	throughput float64        // checked calls per second from cfg.workers sessions
 	mem        memory         // process tree with cfg.open sessions open
 	clean      bool           // exited on SIGTERM without being killed
@@ -71,8 +72,8 @@ func runPhases(ctx context.Context, cfg config, g *gatewayProc, bins binaries, f
 	if r.call, r.ping, err = measureSessionCalls(ctx, cfg, c, fx); err != nil {
 		return err
 	}
-	fmt.Fprintf(logw, "bench-gateway: %s: %d warm-up + %d timed view calls by a minimal HTTP client\n", g.name, cfg.warmup, cfg.calls)
-	if r.rawCall, err = measureRawHTTP(ctx, cfg, g.url, fx); err != nil {
+	fmt.Fprintf(logw, "bench-gateway: %s: %d warm-up + %d timed view calls by a minimal HTTP client, each after one by a minimal stdio client\n", g.name, cfg.warmup, cfg.calls)
+	if r.rawStdio, r.rawCall, err = measureRawHop(ctx, cfg, bins.boris, g.url, fx); err != nil {
 		return err
 	}
 	fmt.Fprintf(logw, "bench-gateway: %s: %d sessions calling for %v\n", g.name, cfg.workers, cfg.duration)
@@ -233,3 +234,7 @@ func measureStdio(ctx context.Context, cfg config, boris string, fx benchkit.Fix
 func viewRead(fx benchkit.Fixture) benchkit.ReadCall {
 	return benchkit.ReadCall{Tool: "view", Args: map[string]any{"path": fx.Path}, Fixture: fx}
 }
+
+// hop is the gateway's small call p50 by a minimal client over the p50 of
+// the same call straight to boris, the two taking turns.
+func (r gatewayResult) hop() time.Duration { return r.rawCall.P50 - r.rawStdio.P50 }

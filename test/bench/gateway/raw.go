@@ -27,42 +27,36 @@ import (
 // connection, timed from the request sent to the response's last byte
 // read, decoded after.
 
-// rawHop is the small call timed by minimal clients.
-type rawHop struct {
-	stdio   benchkit.Stats // boris over stdio
-	gateway benchkit.Stats // the same through boris-gateway
-}
+// The two minimal clients take turns, one call each, on one fixture: a
+// stdio call, then a gateway call, and so on. Whatever slows this machine
+// down for a while (another tenant of the host, a page-cache flush) then
+// slows both columns alike, and the hop is the difference of two medians
+// taken under the same conditions.
 
-// hop returns the gateway's p50 over stdio's.
-func (h rawHop) hop() time.Duration { return h.gateway.P50 - h.stdio.P50 }
-
-// measureRawStdio times cfg.calls small calls (after cfg.warmup) straight
-// to boris with benchkit.RawSession.
-func measureRawStdio(cfg config, boris string, fx benchkit.Fixture) (benchkit.Stats, error) {
+// measureRawHop times cfg.calls small calls (after cfg.warmup) made by
+// minimal clients straight to boris over stdio and through the gateway at
+// url, alternately. It returns the stdio calls' stats, then the gateway's.
+func measureRawHop(ctx context.Context, cfg config, boris, url string, fx benchkit.Fixture) (stdio, gateway benchkit.Stats, err error) {
 	rs, _, err := benchkit.StartRaw(exec.Command(boris, "--workdir", fx.Dir), protocolVersion)
 	if err != nil {
-		return benchkit.Stats{}, fmt.Errorf("raw stdio: %w", err)
+		return stdio, gateway, fmt.Errorf("raw stdio: %w", err)
 	}
 	defer rs.Close()
-	return timeRaw(cfg, fx, func() (*mcp.CallToolResult, time.Duration, error) {
-		return rs.CallTool("view", map[string]any{"path": fx.Path})
-	})
-}
-
-// measureRawHTTP times the same calls through the gateway at url.
-func measureRawHTTP(ctx context.Context, cfg config, url string, fx benchkit.Fixture) (benchkit.Stats, error) {
 	c := &rawHTTP{url: url}
 	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"boris-bench-raw","version":"1"}}}`, protocolVersion)
 	if _, _, err := c.post(ctx, init); err != nil {
-		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialize: %w", err)
+		return stdio, gateway, fmt.Errorf("raw HTTP initialize: %w", err)
 	}
 	if _, _, err := c.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return benchkit.Stats{}, fmt.Errorf("raw HTTP initialized: %w", err)
+		return stdio, gateway, fmt.Errorf("raw HTTP initialized: %w", err)
 	}
 	defer c.end(ctx)
 	args, _ := json.Marshal(map[string]any{"path": fx.Path})
+	overStdio := func() (*mcp.CallToolResult, time.Duration, error) {
+		return rs.CallTool("view", map[string]any{"path": fx.Path})
+	}
 	id := 0
-	return timeRaw(cfg, fx, func() (*mcp.CallToolResult, time.Duration, error) {
+	overHTTP := func() (*mcp.CallToolResult, time.Duration, error) {
 		id++
 		body, d, err := c.post(ctx, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"view","arguments":%s}}`, id, args))
 		if err != nil {
@@ -70,22 +64,20 @@ func measureRawHTTP(ctx context.Context, cfg config, url string, fx benchkit.Fix
 		}
 		res, err := decodeCallResponse(body)
 		return res, d, err
-	})
-}
-
-// timeRaw makes warmup untimed then cfg.calls timed calls, checking each.
-func timeRaw(cfg config, fx benchkit.Fixture, call func() (*mcp.CallToolResult, time.Duration, error)) (benchkit.Stats, error) {
-	ds := make([]time.Duration, 0, cfg.calls)
+	}
+	ds := [2][]time.Duration{make([]time.Duration, 0, cfg.calls), make([]time.Duration, 0, cfg.calls)}
 	for i := range cfg.warmup + cfg.calls {
-		res, d, err := call()
-		if err := benchkit.CheckResult(res, err, fx); err != nil {
-			return benchkit.Stats{}, fmt.Errorf("call %d: %w", i, err)
-		}
-		if i >= cfg.warmup {
-			ds = append(ds, d)
+		for k, call := range []func() (*mcp.CallToolResult, time.Duration, error){overStdio, overHTTP} {
+			res, d, err := call()
+			if err := benchkit.CheckResult(res, err, fx); err != nil {
+				return stdio, gateway, fmt.Errorf("call %d (%s): %w", i, [2]string{"stdio", "gateway"}[k], err)
+			}
+			if i >= cfg.warmup {
+				ds[k] = append(ds[k], d)
+			}
 		}
 	}
-	return benchkit.Summarize(ds), nil
+	return benchkit.Summarize(ds[0]), benchkit.Summarize(ds[1]), nil
 }
 
 // rawHTTP is one session of a minimal Streamable HTTP client: HTTP/1.1

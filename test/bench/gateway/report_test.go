@@ -24,17 +24,16 @@ func sampleResults() (config, results) {
 			PeerVersion: "4.0.0",
 		},
 		stdio:      stdioResult{call: lat(0.534, 1.635, 0.619), ping: lat(0.150, 0.5, 0.2)},
-		rawStdio:   lat(0.120, 0.4, 0.13),
 		warmCreate: lat(3.1, 4.2, 3.2), warmIsolation: "sandbox=landlock cgroup=v2",
 		gateways: []gatewayResult{{
 			name: "boris-gateway", create: lat(8.982, 9.062, 9), call: lat(0.906, 4.628, 1.105), ping: lat(0.295, 1, 0.3),
-			rawCall:    lat(0.290, 0.9, 0.3),
+			rawCall: lat(0.290, 0.9, 0.3), rawStdio: lat(0.120, 0.4, 0.13),
 			throughput: 1570.4, clean: true,
 			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 16.5e6, PSS: 10e6, GatewayRSS: 16.5e6},
 				open: treeUsage{Procs: 6, Cores: 5, RSS: 65.1e6, PSS: 35.5e6, GatewayRSS: 15.9e6}},
 		}, {
 			name: "supergateway", create: lat(15.686, 17.234, 16), call: lat(2.449, 10.266, 3.342), ping: lat(1.609, 3, 1.7),
-			rawCall:    lat(1.2, 4, 1.3),
+			rawCall: lat(1.2, 4, 1.3), rawStdio: lat(0.125, 0.4, 0.13),
 			throughput: 461.2, clean: false,
 			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 158e6, PSS: 150e6, GatewayRSS: 158e6},
 				open: treeUsage{Procs: 11, Cores: 5, RSS: 216.7e6, PSS: 176.75e6, GatewayRSS: 158.8e6}},
@@ -66,7 +65,8 @@ ping p50                           0.295 ms       1.609 ms    0.183       0.150 
 small call p50 - stdio p50        +0.372 ms      +1.915 ms
 minimal clients: call p50          0.290 ms       1.200 ms    0.242       0.120 ms
 minimal clients: call p99          0.900 ms       4.000 ms    0.225       0.400 ms
-  the hop: p50 - stdio p50        +0.170 ms      +1.080 ms
+  the hop: p50 - stdio p50        +0.170 ms      +1.075 ms
+    stdio p50, taking turns        0.120 ms       0.125 ms
 throughput, 8 sessions              1570 /s         461 /s    3.405
 RSS per open session               13.02 MB       43.34 MB    0.300
 PSS per open session                7.10 MB       35.35 MB    0.201
