@@ -226,14 +226,14 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	if err != nil {
 		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
 	}
-	check := newArgCheck(schema)
+	check := sync.OnceValue(func() *argCheck { return newArgCheck(schema) }) // on the tool's first call
 	tool := *t
 	if tool.InputSchema == nil {
 		tool.InputSchema = schema
 	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		b.awaitRoots(ctx)
-		in, err := decodeArgs[In](req.Params.Arguments, resolved, check)
+		in, err := decodeArgs[In](req.Params.Arguments, resolved, check())
 		if err == nil {
 			var res *mcp.CallToolResult
 			if res, err = h(ctx, req, in); err == nil {
