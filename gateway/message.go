@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -101,6 +103,16 @@ type peeked struct {
 
 // rawIDKey spells a JSON id the way idKey spells a jsonrpc.ID.
 func rawIDKey(raw json.RawMessage) string {
+	// The ids a core answers with are nearly always an integer or a plain
+	// string: keyed here without a decoder, as the decoder would key them.
+	if jsonInteger(raw) {
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return "int64:" + strconv.FormatInt(n, 10)
+		}
+	}
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) {
+		return "string:" + string(raw[1:len(raw)-1])
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
@@ -121,7 +133,39 @@ func (m *message) isCall() bool { return m.req != nil && m.req.IsCall() }
 
 // idKey is a map key for a JSON-RPC id: ints and strings never collide.
 func idKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return "int64:" + strconv.FormatInt(v, 10)
+	case string:
+		return "string:" + v
+	}
 	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
+}
+
+// jsonInteger reports whether b is an integer as JSON writes one: an
+// optional minus, then 0 or digits not starting with 0.
+func jsonInteger(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("-"))
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainJSONString reports whether b, a JSON string's contents, holds no
+// escape and no control character: its bytes are its value.
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // tokenKey is a map key for a progress token, however it was spelled.
@@ -137,6 +181,9 @@ func tokenKey(tok any) string {
 
 // progressTokenOf returns the key of params._meta.progressToken, or "".
 func progressTokenOf(params json.RawMessage) string {
+	if !mayHoldMeta(params) {
+		return "" // most requests: decoding them would find nothing
+	}
 	var p struct {
 		Meta struct {
 			ProgressToken any `json:"progressToken"`
@@ -146,6 +193,20 @@ func progressTokenOf(params json.RawMessage) string {
 		return ""
 	}
 	return tokenKey(p.Meta.ProgressToken)
+}
+
+// mayHoldMeta reports whether params could have a "_meta" member as the
+// decoder matches names: spelled in any case, or behind an escape.
+func mayHoldMeta(params []byte) bool {
+	if bytes.Contains(params, []byte(`\u`)) {
+		return true
+	}
+	for i := 0; i+5 <= len(params); i++ {
+		if params[i] == '_' && bytes.EqualFold(params[i:i+5], []byte("_meta")) {
+			return true
+		}
+	}
+	return false
 }
 
 // notifiedToken returns the key of a notifications/progress message's

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +105,65 @@ func TestIDKeys(t *testing.T) {
 	}
 	if got := progressTokenOf(json.RawMessage(`{"name":"bash"}`)); got != "" {
 		t.Errorf("no token: got %q, want empty", got)
+	}
+}
+
+// TestKeyShortcutsAgree: the keys idKey, rawIDKey and progressTokenOf
+// make without decoding are the ones decoding makes, for ids and params
+// of every spelling a client or core could send.
+func TestKeyShortcutsAgree(t *testing.T) {
+	decoded := func(raw string) string { // rawIDKey as it was: always the decoder
+		d := json.NewDecoder(strings.NewReader(raw))
+		d.UseNumber()
+		var v any
+		_ = d.Decode(&v)
+		switch x := v.(type) {
+		case string:
+			return "string:" + x
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				return fmt.Sprintf("int64:%d", n)
+			}
+		}
+		return "raw:" + raw
+	}
+	for _, raw := range []string{`0`, `7`, `-0`, `-12`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`,
+		`007`, `+5`, `1e3`, `7.0`, `""`, `"a"`, `"7"`, `"a b"`, `"é"`, `"\u0041"`, `"a\"b"`, `"a\\b"`, "\"\xff\"", `"tab	x"`, `null`, `true`, `[1]`} {
+		if got, want := rawIDKey(json.RawMessage(raw)), decoded(raw); got != want {
+			t.Errorf("rawIDKey(%s) = %q, the decoder's key is %q", raw, got, want)
+		}
+		m, err := decode([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"ping"}`))
+		if err != nil || !m.req.ID.IsValid() {
+			continue // not an id a request may carry
+		}
+		if got, want := idKey(m.req.ID), fmt.Sprintf("%T:%v", m.req.ID.Raw(), m.req.ID.Raw()); got != want {
+			t.Errorf("idKey(%s) = %q, want %q", raw, got, want)
+		}
+		// The core answers with the id as it decoded it, written again.
+		echoed, err := json.Marshal(m.req.ID.Raw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := idKey(m.req.ID), rawIDKey(echoed); got != want {
+			t.Errorf("id %s: a request's key %q, its response's (id %s) %q", raw, got, echoed, want)
+		}
+	}
+	full := func(params string) string { // progressTokenOf without the shortcut
+		var p struct {
+			Meta struct {
+				ProgressToken any `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		if json.Unmarshal([]byte(params), &p) != nil || p.Meta.ProgressToken == nil {
+			return ""
+		}
+		return tokenKey(p.Meta.ProgressToken)
+	}
+	for _, params := range []string{`{"name":"view","arguments":{"path":"a"}}`, `{"_meta":{"progressToken":1},"name":"x"}`,
+		`{"_META":{"progressToken":"t"}}`, `{"_Meta":{"progressToken":2}}`, `{"\u005fmeta":{"progressToken":3}}`,
+		`{"\u005Fmeta":{"progressToken":4}}`, `{"_m\u0065ta":{"progressToken":5}}`, `{"name":"_meta"}`, `{}`, ``} {
+		if got, want := progressTokenOf(json.RawMessage(params)), full(params); got != want {
+			t.Errorf("progressTokenOf(%s) = %q, decoding finds %q", params, got, want)
+		}
 	}
 }
