@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/internal/procs"
 )
 
 // Checkpoints (SPEC §7): after every tool call that may change files the
@@ -85,7 +87,9 @@ func (b *boris) recorder(ctx context.Context) {
 		if j.settled != nil {
 			close(j.settled)
 		} else {
+			done := procs.Busy()
 			b.recordIn(context.Background(), j.tool, j.summary, j.paths...)
+			done()
 		}
 		b.recording.leave()
 	}
@@ -266,4 +270,18 @@ func (b *boris) treeRel(abs string) string {
 		return rel
 	}
 	return abs
+}
+
+// settle runs once start-up is over: the client has initialized and the
+// first checkpoint is recorded. It collects and returns the free pages to
+// the kernel (GC pacing, package gcpace, lets a small heap grow by 64 MB
+// between collections, so what start-up left behind would otherwise stay
+// in every idle session's core), then narrows the process to one P for
+// the requests to come (see package procs).
+func (b *boris) settle() {
+	if b.ckptReady != nil {
+		<-b.ckptReady
+	}
+	debug.FreeOSMemory()
+	procs.Narrow()
 }

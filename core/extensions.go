@@ -16,6 +16,7 @@ import (
 
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/internal/procs"
 )
 
 // Extensions (SPEC §9): tools from --extensions directories, laid out as
@@ -122,6 +123,7 @@ func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		tool.OutputSchema = t.Output // never a typed nil: the SDK refuses that
 	}
 	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		defer procs.Busy()() // overlapping calls get every CPU
 		b.awaitRoots(ctx)
 		args := map[string]any{}
 		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {

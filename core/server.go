@@ -21,6 +21,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -39,6 +40,7 @@ type boris struct {
 	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
 	spawnerOnce  sync.Once        // starts it with the first command
 	spawnerStart func()
+	settleOnce   sync.Once // settle's one run
 	shell        *shell.Shell
 	workspaces   *workspace.Root    // --workspaces-root; nil when off
 	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
@@ -232,6 +234,7 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 		tool.InputSchema = schema
 	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		defer procs.Busy()() // overlapping calls get every CPU
 		b.awaitRoots(ctx)
 		in, err := decodeArgs[In](req.Params.Arguments, resolved, check())
 		if err == nil {

@@ -28,7 +28,7 @@ func benchBoris(b *testing.B) *boris {
 
 // newBenchBoris returns a boris started with args, without logs, closed
 // when the benchmark ends.
-func newBenchBoris(b *testing.B, args ...string) *boris {
+func newBenchBoris(b testing.TB, args ...string) *boris {
 	cfg, err := ParseConfig(args, nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)

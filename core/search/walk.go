@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/internal/procs"
 )
 
 // fileBatch is how many files of one directory make one unit of work, so a
@@ -114,6 +115,7 @@ func walk(ctx context.Context, o Options, visit func(*entry) Reason) (Skipped, e
 	if !fi.IsDir() {
 		return walkFile(o, fi, visit), nil
 	}
+	defer procs.Widen()() // the workers compute in parallel
 	h, err := openRootDir(o.Policy, o.Root)
 	if err != nil {
 		return Skipped{}, err
