@@ -113,6 +113,11 @@ func rawIDKey(raw json.RawMessage) string {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) {
 		return "string:" + string(raw[1:len(raw)-1])
 	}
+	return decodedIDKey(raw)
+}
+
+// decodedIDKey is rawIDKey for any id, by decoding it.
+func decodedIDKey(raw json.RawMessage) string {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
@@ -184,6 +189,11 @@ func progressTokenOf(params json.RawMessage) string {
 	if !mayHoldMeta(params) {
 		return "" // most requests: decoding them would find nothing
 	}
+	return decodedProgressToken(params)
+}
+
+// decodedProgressToken is progressTokenOf for any params, by decoding them.
+func decodedProgressToken(params json.RawMessage) string {
 	var p struct {
 		Meta struct {
 			ProgressToken any `json:"progressToken"`

@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -112,24 +111,9 @@ func TestIDKeys(t *testing.T) {
 // make without decoding are the ones decoding makes, for ids and params
 // of every spelling a client or core could send.
 func TestKeyShortcutsAgree(t *testing.T) {
-	decoded := func(raw string) string { // rawIDKey as it was: always the decoder
-		d := json.NewDecoder(strings.NewReader(raw))
-		d.UseNumber()
-		var v any
-		_ = d.Decode(&v)
-		switch x := v.(type) {
-		case string:
-			return "string:" + x
-		case json.Number:
-			if n, err := x.Int64(); err == nil {
-				return fmt.Sprintf("int64:%d", n)
-			}
-		}
-		return "raw:" + raw
-	}
 	for _, raw := range []string{`0`, `7`, `-0`, `-12`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`,
 		`007`, `+5`, `1e3`, `7.0`, `""`, `"a"`, `"7"`, `"a b"`, `"é"`, `"\u0041"`, `"a\"b"`, `"a\\b"`, "\"\xff\"", `"tab	x"`, `null`, `true`, `[1]`} {
-		if got, want := rawIDKey(json.RawMessage(raw)), decoded(raw); got != want {
+		if got, want := rawIDKey(json.RawMessage(raw)), decodedIDKey(json.RawMessage(raw)); got != want {
 			t.Errorf("rawIDKey(%s) = %q, the decoder's key is %q", raw, got, want)
 		}
 		m, err := decode([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"ping"}`))
@@ -148,21 +132,10 @@ func TestKeyShortcutsAgree(t *testing.T) {
 			t.Errorf("id %s: a request's key %q, its response's (id %s) %q", raw, got, echoed, want)
 		}
 	}
-	full := func(params string) string { // progressTokenOf without the shortcut
-		var p struct {
-			Meta struct {
-				ProgressToken any `json:"progressToken"`
-			} `json:"_meta"`
-		}
-		if json.Unmarshal([]byte(params), &p) != nil || p.Meta.ProgressToken == nil {
-			return ""
-		}
-		return tokenKey(p.Meta.ProgressToken)
-	}
 	for _, params := range []string{`{"name":"view","arguments":{"path":"a"}}`, `{"_meta":{"progressToken":1},"name":"x"}`,
 		`{"_META":{"progressToken":"t"}}`, `{"_Meta":{"progressToken":2}}`, `{"\u005fmeta":{"progressToken":3}}`,
 		`{"\u005Fmeta":{"progressToken":4}}`, `{"_m\u0065ta":{"progressToken":5}}`, `{"name":"_meta"}`, `{}`, ``} {
-		if got, want := progressTokenOf(json.RawMessage(params)), full(params); got != want {
+		if got, want := progressTokenOf(json.RawMessage(params)), decodedProgressToken(json.RawMessage(params)); got != want {
 			t.Errorf("progressTokenOf(%s) = %q, decoding finds %q", params, got, want)
 		}
 	}

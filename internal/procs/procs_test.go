@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestWidenNests: after Narrow one P runs the process; Widen gives back
-// every P until its last overlapping release, and a release called twice
-// counts once.
-func TestWidenNests(t *testing.T) {
+// narrowed manages and narrows the process for one test, and returns the
+// GOMAXPROCS it had.
+func narrowed(t *testing.T) int {
+	t.Helper()
 	n := runtime.GOMAXPROCS(0)
 	if n < 2 {
 		t.Skip("needs GOMAXPROCS of at least 2; this machine runs Go on 1 CPU")
@@ -17,83 +17,69 @@ func TestWidenNests(t *testing.T) {
 	t.Cleanup(Restore)
 	Manage()
 	Narrow()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("after Narrow: GOMAXPROCS %d, want 1", got)
+	wantProcs(t, "after Narrow", 1)
+	return n
+}
+
+// wantProcs fails the test unless GOMAXPROCS is want.
+func wantProcs(t *testing.T, when string, want int) {
+	t.Helper()
+	if got := runtime.GOMAXPROCS(0); got != want {
+		t.Fatalf("%s: GOMAXPROCS %d, want %d", when, got, want)
 	}
-	a := Widen()
-	b := Widen()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("widened twice: GOMAXPROCS %d, want %d", got, n)
-	}
+}
+
+// TestWidenNests: Widen gives back every P until its last overlapping
+// release, a release called twice counts once, and Restore undoes all.
+func TestWidenNests(t *testing.T) {
+	n := narrowed(t)
+	a, b := Widen(), Widen()
+	wantProcs(t, "widened twice", n)
 	a()
 	a()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("one of two released (twice): GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "one of two released (twice)", n)
 	b()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("both released: GOMAXPROCS %d, want 1", got)
-	}
+	wantProcs(t, "both released", 1)
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() { Widen()() })
 	}
 	wg.Wait()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("after 50 concurrent widen/release: GOMAXPROCS %d, want 1", got)
-	}
+	wantProcs(t, "after 50 concurrent widen/release", 1)
 	Restore()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("after Restore: GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "after Restore", n)
 }
 
 // TestBusyWidensWhenWorkOverlaps: one piece of work runs on one P, two
 // at once on every P, and the process narrows when they are done; Busy
 // and Widen combine.
 func TestBusyWidensWhenWorkOverlaps(t *testing.T) {
-	n := runtime.GOMAXPROCS(0)
-	if n < 2 {
-		t.Skip("needs GOMAXPROCS of at least 2; this machine runs Go on 1 CPU")
-	}
-	t.Cleanup(Restore)
-	Manage()
-	Narrow()
+	n := narrowed(t)
 	first := Busy()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("one piece of work: GOMAXPROCS %d, want 1", got)
-	}
+	wantProcs(t, "one piece of work", 1)
 	second := Busy()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("two at once: GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "two at once", n)
 	first()
 	first()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("one left (the other done twice): GOMAXPROCS %d, want 1", got)
-	}
+	wantProcs(t, "one left (the other done twice)", 1)
 	release := Widen()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("one piece of work and a walk: GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "one piece of work and a walk", n)
 	second()
 	release()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("all done: GOMAXPROCS %d, want 1", got)
-	}
+	wantProcs(t, "all done", 1)
 }
 
-// TestWidenWithoutNarrow: Widen and Busy in a process that never narrowed (tests, a user's
-// GOMAXPROCS) is left as it is.
-func TestWidenWithoutNarrow(t *testing.T) {
+// TestUnmanaged: a process that never called Manage (one embedding boris,
+// a test) or never narrowed keeps its GOMAXPROCS through Narrow, Widen and
+// Busy.
+func TestUnmanaged(t *testing.T) {
 	n := runtime.GOMAXPROCS(0)
+	t.Cleanup(Restore)
+	Narrow()
+	wantProcs(t, "Narrow without Manage", n)
 	release, done := Widen(), Busy()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("Widen without Narrow: GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "Widen and Busy without Narrow", n)
 	release()
 	done()
-	if got := runtime.GOMAXPROCS(0); got != n {
-		t.Fatalf("release without Narrow: GOMAXPROCS %d, want %d", got, n)
-	}
+	wantProcs(t, "their release without Narrow", n)
 }
