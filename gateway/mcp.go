@@ -235,19 +235,21 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
 	}
+	tool := ""
 	if m.req.Method == "tools/call" {
-		defer h.obs.begin(s, toolName(m.req.Params), start)()
+		tool = toolName(m.req.Params)
+		defer h.obs.begin(s, tool, start)()
 	}
 	res := h.await(w, r, s, c, acc)
 	if m.req.Method == "tools/call" {
-		h.logToolCall(s, m, res, time.Since(start))
+		h.logToolCall(s, tool, res, time.Since(start))
 	}
 	return res
 }
 
 // logToolCall writes the one log line per tool call: never arguments or
 // results, only what happened.
-func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duration) {
+func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Duration) {
 	result := "abandoned"
 	if s.principal != nil {
 		result = "cancelled" // a 2026-07-28 client closed its stream
@@ -255,7 +257,7 @@ func (h *Handler) logToolCall(s *session, m *message, res []byte, d time.Duratio
 	if res != nil {
 		result = responseOutcome(res)
 	}
-	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", toolName(m.req.Params),
+	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", tool,
 		"duration", d.Round(time.Microsecond), "outcome", result)
-	h.obs.toolCall(s, h.table.ownerOf(s), toolName(m.req.Params), d, result)
+	h.obs.toolCall(s, h.table.ownerOf(s), tool, d, result)
 }
