@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -120,49 +121,27 @@ func propertyKind(p map[string]json.RawMessage) kinds {
 // scan checks (or any name, when the schema is open) holding a value of
 // its kind, and every required property present.
 func (c *argCheck) accepts(raw []byte) bool {
-	i := skipSpace(raw, 0)
-	if c == nil || i >= len(raw) || raw[i] != '{' {
+	if c == nil {
 		return false
 	}
 	seen := make([]string, 0, 8)
-	for i++; ; {
-		i = skipSpace(raw, i)
-		if i >= len(raw) {
-			return false
-		}
-		if raw[i] == '}' {
-			break
-		}
-		key, next, plain := plainString(raw, i)
-		if !plain {
-			return false // an escaped name: let the validator decode it
-		}
-		i = skipSpace(raw, skipSpace(raw, next)+1) // past the colon
-		end := skipValue(raw, i)
+	whole := plainMembers(raw, func(key, val []byte) bool {
 		name := string(key)
-		for _, s := range seen {
-			if s == name {
-				return false
-			}
+		if slices.Contains(seen, name) {
+			return false
 		}
 		seen = append(seen, name)
 		kind, known := c.kinds[name]
-		switch {
-		case !known && c.closed:
-			return false
-		case known && !valueOfKind(raw[i:end], kind):
-			return false
+		if known {
+			return valueOfKind(val, kind)
 		}
-		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
-			i++
-		}
+		return !c.closed
+	})
+	if !whole {
+		return false // an escaped name among them: let the validator decode it
 	}
 	for _, r := range c.required {
-		found := false
-		for _, s := range seen {
-			found = found || s == r
-		}
-		if !found {
+		if !slices.Contains(seen, r) {
 			return false
 		}
 	}

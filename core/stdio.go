@@ -196,36 +196,25 @@ func plainMessage(msg []byte) (method []byte, ok bool) {
 		return nil, false
 	}
 	var seen struct{ version, id, method, params, result, hasID bool }
-	for i := 1; ; {
-		i = skipSpace(msg, i)
-		if msg[i] == '}' {
-			break
-		}
-		key, next, isPlain := plainString(msg, i)
-		if !isPlain {
-			return nil, false
-		}
-		i = skipSpace(msg, skipSpace(msg, next)+1) // past the colon
-		end := skipValue(msg, i)
-		val := msg[i:end]
+	ok = plainMembers(msg, func(key, val []byte) bool {
 		var dup bool
 		switch string(key) {
 		case "jsonrpc":
 			dup, seen.version = seen.version, true
 			if string(val) != `"2.0"` {
-				return nil, false
+				return false
 			}
 		case "id":
 			dup, seen.id = seen.id, true
 			if !plainID(val) {
-				return nil, false
+				return false
 			}
 			seen.hasID = string(val) != "null"
 		case "method":
 			dup, seen.method = seen.method, true
 			m, n, isPlain := plainString(val, 0)
 			if !isPlain || n != len(val) {
-				return nil, false
+				return false
 			}
 			method = m
 		case "params":
@@ -235,21 +224,48 @@ func plainMessage(msg []byte) (method []byte, ok bool) {
 		default:
 			for _, k := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
 				if strings.EqualFold(string(key), k) {
-					return nil, false
+					return false
 				}
 			}
 		}
-		if dup {
-			return nil, false
-		}
-		if i = skipSpace(msg, end); msg[i] == ',' {
-			i++
-		}
-	}
-	if !seen.version || !(seen.method || seen.hasID) {
+		return !dup
+	})
+	if !ok || !seen.version || !(seen.method || seen.hasID) {
 		return nil, false
 	}
 	return method, true
+}
+
+// plainMembers calls fn with the name and raw value of each member of the
+// JSON object in b, a valid document, in order. It reports false, calling
+// fn no further, when b is not an object, a name has a backslash escape
+// (fn would see it undecoded), or fn returns false.
+func plainMembers(b []byte, fn func(key, val []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	for i++; ; {
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return true
+		}
+		key, next, plain := plainString(b, i)
+		if !plain {
+			return false
+		}
+		i = skipSpace(b, skipSpace(b, next)+1) // past the colon
+		end := skipValue(b, i)
+		if !fn(key, b[i:end]) {
+			return false
+		}
+		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
+			i++
+		}
+	}
 }
 
 // plainID reports whether an id's raw value is null, a string without
