@@ -28,8 +28,8 @@ import (
 )
 
 // Main runs boris with the given arguments (without the program name) and
-// environment, serving MCP on stdin and stdout until stdin closes or SIGTERM
-// or SIGINT arrives. Every child process group is killed before it returns.
+// environment, serving MCP on stdin and stdout until stdin closes or SIGTERM,
+// SIGINT or SIGHUP arrives. Every child process group is killed before it returns.
 // Logs go to stderr only: stdout carries MCP messages and nothing else.
 //
 // Started with sandbox.HelperArg first, the process is instead the sandbox
@@ -82,8 +82,17 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	defer b.close()
 
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	// A hang-up (the terminal boris runs in closing) is a stop too.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
+	// A client gone from the other end of stdout must not end boris by
+	// SIGPIPE, skipping its clean-up: with SIGPIPE caught (and dropped),
+	// the write fails with EPIPE instead, and boris stops as at stdin EOF.
+	// Commands start with the default disposition again (a caught signal
+	// is reset on exec; an ignored one would not be).
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
 		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {

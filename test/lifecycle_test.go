@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -85,5 +87,138 @@ func TestSIGTERMKillsChildren(t *testing.T) {
 	ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() || ws.ExitStatus() != 0 {
 		t.Errorf("boris after SIGTERM: got %v, want exit status 0", c.cmd.ProcessState)
+	}
+}
+
+// privateTempDirs lists the private temporary directories boris made under
+// root.
+func privateTempDirs(t *testing.T, root string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(root, "boris-tmp-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// commandsTempDir returns the TMPDIR c's commands get.
+func commandsTempDir(t *testing.T, c *core) string {
+	t.Helper()
+	out := c.ok("bash", map[string]any{"command": "echo TMPDIR=$TMPDIR"})
+	m := regexp.MustCompile(`TMPDIR=(/\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no TMPDIR in %q", out)
+	}
+	return m[1]
+}
+
+// TestSIGHUPEndsCleanly: a hang-up (the terminal boris was started from
+// closing) ends boris as SIGTERM does: commands killed, exit status 0, its
+// private temporary directory removed.
+func TestSIGHUPEndsCleanly(t *testing.T) {
+	tmp := realTempDir(t)
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t)}, env: []string{"TMPDIR=" + tmp}})
+	marker := startSleeper(t, c)
+	if got := privateTempDirs(t, tmp); len(got) != 1 {
+		t.Fatalf("private temporary directories before the hang-up: got %v, want one", got)
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitNoProcesses(t, "sleep "+marker)
+	_ = c.session.Close()
+	if ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() != 0 {
+		t.Errorf("boris after SIGHUP: got %v, want exit status 0", c.cmd.ProcessState)
+	}
+	if got := privateTempDirs(t, tmp); len(got) != 0 {
+		t.Errorf("private temporary directories after SIGHUP: got %v, want none", got)
+	}
+}
+
+// TestKilledCoresTempDirIsSwept: a boris killed with SIGKILL cannot remove
+// its private temporary directory (nor can anything the client does); the
+// next boris started under the same TMPDIR removes it, and never the
+// directory of a boris still running.
+func TestKilledCoresTempDirIsSwept(t *testing.T) {
+	tmp := realTempDir(t)
+	opts := coreOptions{args: []string{"--workdir", realTempDir(t)}, env: []string{"TMPDIR=" + tmp}}
+	killed, alive := startCoreWith(t, opts), startCoreWith(t, opts)
+	dirs := privateTempDirs(t, tmp)
+	if len(dirs) != 2 {
+		t.Fatalf("private temporary directories of two cores: got %v, want two", dirs)
+	}
+	// The killed core's directory is the one its commands see as TMPDIR.
+	killedDir := commandsTempDir(t, killed)
+	aliveDir := commandsTempDir(t, alive)
+	writeFile(t, filepath.Join(killedDir, "file"), "left behind")
+	if err := killed.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = killed.session.Close()
+	if _, err := os.Stat(filepath.Join(killedDir, "file")); err != nil {
+		t.Fatalf("a SIGKILLed core's directory should still be there before the sweep: %v", err)
+	}
+	next := startCoreWith(t, opts)
+	waitFor(t, "the next core to sweep the killed core's directory", func() bool {
+		_, err := os.Stat(killedDir)
+		return os.IsNotExist(err)
+	})
+	if _, err := os.Stat(aliveDir); err != nil {
+		t.Errorf("a running core's directory was swept: %v", err)
+	}
+	if got := alive.ok("bash", map[string]any{"command": "echo swept-not > $TMPDIR/f && cat $TMPDIR/f"}); !strings.Contains(got, "swept-not") {
+		t.Errorf("the running core's TMPDIR after the sweep: got %q", got)
+	}
+	_ = alive.session.Close()
+	_ = next.session.Close()
+	if got := privateTempDirs(t, tmp); len(got) != 0 {
+		t.Errorf("private temporary directories after every core closed: got %v, want none", got)
+	}
+}
+
+// TestClosedStdoutDoesNotKillBoris: a client that closes its end of boris's
+// stdout while keeping stdin open (a crashing client, a broken pipe in a
+// wrapper) must not end boris by SIGPIPE, which would skip its clean-up:
+// the write fails, and boris still ends cleanly at stdin EOF.
+func TestClosedStdoutDoesNotKillBoris(t *testing.T) {
+	tmp := realTempDir(t)
+	cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // let it write into the closed pipe
+	stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("boris still running 15 s after stdin EOF")
+	}
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Errorf("boris with a closed stdout: got %v, want it to end by itself", cmd.ProcessState)
+	}
+	if got := privateTempDirs(t, tmp); len(got) != 0 {
+		t.Errorf("private temporary directories after exit: got %v, want none", got)
 	}
 }

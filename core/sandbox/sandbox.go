@@ -91,7 +91,9 @@ type Options struct {
 	ExtraRead, ExtraWrite []string
 	// MakeTempDir creates the session's private temporary directory (under
 	// the environment's TMPDIR), writable by commands and given to them as
-	// TMPDIR; Close removes it.
+	// TMPDIR; Close removes it. New also removes, in the background, the
+	// directories of earlier cores under the same TMPDIR that were killed
+	// before their Close (see sweepTempDirs).
 	MakeTempDir bool
 	// Environ is the core's environment, read for the ABI override.
 	Environ []string
@@ -101,9 +103,10 @@ type Options struct {
 // Sandbox that is not Enforced, runs commands as they are.
 type Sandbox struct {
 	spec     Spec
-	tempDir  string // private TMPDIR, or ""
-	abi      int    // the kernel's Landlock ABI version, 0 = none
-	mode     string // as configured
+	tempDir  string   // private TMPDIR, or ""
+	tempLock *os.File // holds tempDir's lock while boris lives
+	abi      int      // the kernel's Landlock ABI version, 0 = none
+	mode     string   // as configured
 	enforced bool
 }
 
@@ -125,14 +128,14 @@ func New(opts Options) (*Sandbox, error) {
 		return s, nil
 	}
 	if opts.MakeTempDir {
-		dir, err := os.MkdirTemp(tempRoot(opts.Environ), "boris-")
-		if err != nil {
+		root := tempRoot(opts.Environ)
+		var err error
+		if s.tempDir, s.tempLock, err = makeTempDir(root); err != nil {
 			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 		}
-		if s.tempDir, err = filepath.EvalSymlinks(dir); err != nil {
-			os.Remove(dir)
-			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
-		}
+		// Listing a crowded /tmp takes a millisecond or two: not on the
+		// way to serving the first request.
+		go sweepTempDirs(root, s.tempDir)
 	}
 	spec, err := buildSpec(opts, s.tempDir)
 	if err != nil {
@@ -156,12 +159,17 @@ func tempRoot(environ []string) string {
 }
 
 // Close removes the private temporary directory. Call it once no command
-// runs any more.
+// runs any more. A boris killed before Close leaves the directory to the
+// next boris started under the same TMPDIR, which removes it.
 func (s *Sandbox) Close() error {
 	if s == nil || s.tempDir == "" {
 		return nil
 	}
-	return os.RemoveAll(s.tempDir)
+	err := os.RemoveAll(s.tempDir)
+	if s.tempLock != nil {
+		s.tempLock.Close()
+	}
+	return err
 }
 
 // TempDir returns the private temporary directory, or "".
