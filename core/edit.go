@@ -16,16 +16,7 @@ import (
 // directory (the policy refuses FIFOs and devices without blocking on
 // them). The caller closes it.
 func (b *boris) openStat(abs string) (*os.File, fs.FileInfo, error) {
-	f, err := b.policy.Open(abs)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("stat %s: %w", abs, err)
-	}
-	return f, fi, nil
+	return b.policy.OpenStat(abs)
 }
 
 // readForEdit reads the whole of a regular file an editing tool will

@@ -29,31 +29,39 @@ const escapeMsg = "path escapes from parent"
 // in meanwhile cannot hang the call either. A missing file yields an error
 // wrapping fs.ErrNotExist.
 func (p *Policy) Open(abs string) (*os.File, error) {
+	f, _, err := p.OpenStat(abs)
+	return f, err
+}
+
+// OpenStat is Open returning the opened file's FileInfo too: the stat that
+// checks its type, which a caller would otherwise repeat.
+func (p *Policy) OpenStat(abs string) (*os.File, fs.FileInfo, error) {
 	root, _, rel, err := p.locate(abs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := preflight(abs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, direct, err := openNoLinks(filepath.Clean(abs))
 	if !direct {
 		f, err = p.openRead(root, rel, abs)
 	}
 	if err != nil {
-		return nil, p.rootErr("open", abs, err)
+		return nil, nil, p.rootErr("open", abs, err)
 	}
-	if err := checkOpened(f, abs); err != nil {
+	fi, err := checkOpened(f, abs, !direct)
+	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !direct {
 		if err := p.verifyFile(f, abs); err != nil {
 			f.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // openRead opens rel (abs) in root for reading, without blocking. With no

@@ -33,6 +33,15 @@ func openNoLinks(abs string) (f *os.File, done bool, err error) {
 	}
 	switch {
 	case err == nil:
+		// Blocking again before it becomes an *os.File: os.NewFile would
+		// otherwise try to register the non-blocking descriptor with the
+		// runtime's poller, a failing system call for a regular file.
+		// Nothing is read before checkOpened has checked the type, so a
+		// FIFO swapped in cannot hang anything.
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
+			unix.Close(fd)
+			return nil, true, &os.PathError{Op: "fcntl", Path: abs, Err: err}
+		}
 		return os.NewFile(uintptr(fd), abs), true, nil
 	case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM),
 		errors.Is(err, unix.EINVAL), errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EXDEV), errors.Is(err, unix.E2BIG):

@@ -66,15 +66,22 @@ func preflight(abs string) error {
 }
 
 // checkOpened refuses a descriptor that is not a regular file or a
-// directory, and puts an accepted one back into blocking mode: it was opened
-// non-blocking only so that a FIFO swapped in could not hang the open.
-func checkOpened(f *os.File, abs string) error {
+// directory and returns the FileInfo of one it accepts, put back into
+// blocking mode when unblock is set: it was opened non-blocking only so
+// that a FIFO swapped in could not hang the open. (openNoLinks clears the
+// flag itself, before the descriptor becomes an *os.File.)
+func checkOpened(f *os.File, abs string, unblock bool) (fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", abs, err)
+		return nil, fmt.Errorf("stat %s: %w", abs, err)
 	}
 	if !openable(fi.Mode()) {
-		return &SpecialFileError{Path: abs, Mode: fi.Mode()}
+		return nil, &SpecialFileError{Path: abs, Mode: fi.Mode()}
 	}
-	return setBlocking(f)
+	if unblock {
+		if err := setBlocking(f); err != nil {
+			return nil, err
+		}
+	}
+	return fi, nil
 }

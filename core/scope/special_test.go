@@ -97,7 +97,7 @@ func TestCheckOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := checkOpened(f, fifo); !errors.Is(err, ErrSpecialFile) {
+	if _, err := checkOpened(f, fifo, true); !errors.Is(err, ErrSpecialFile) {
 		t.Errorf("checkOpened(FIFO): got %v, want ErrSpecialFile", err)
 	}
 	reg := filepath.Join(dir, "file")
@@ -107,21 +107,59 @@ func TestCheckOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if err := checkOpened(g, reg); err != nil {
+	fi, err := checkOpened(g, reg, true)
+	if err != nil {
 		t.Fatalf("checkOpened(regular file): got %v, want nil", err)
 	}
-	rc, err := g.SyscallConn()
+	if fi.Size() != 1 || !fi.Mode().IsRegular() {
+		t.Errorf("checkOpened(regular file): FileInfo size %d mode %v, want 1 and a regular file", fi.Size(), fi.Mode())
+	}
+	if nonblocking(t, g) {
+		t.Error("accepted file still has O_NONBLOCK")
+	}
+}
+
+// TestOpenStatIsBlocking: a file opened by the policy, by either way of
+// opening (openat2 without symlinks, or the os.Root walk a symlink on the
+// path leads to), reads as a blocking file and comes with its FileInfo.
+func TestOpenStatIsBlocking(t *testing.T) {
+	dir := specialFixture(t)
+	writeTestFile(t, filepath.Join(dir, "real", "file"), "hello")
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	p := newPolicy(t, dir, nil, nil)
+	for _, path := range []string{filepath.Join(dir, "real", "file"), filepath.Join(dir, "link", "file")} {
+		f, fi, err := p.OpenStat(path)
+		if err != nil {
+			t.Fatalf("OpenStat(%s): %v", path, err)
+		}
+		if fi.Size() != 5 || !fi.Mode().IsRegular() {
+			t.Errorf("OpenStat(%s): FileInfo size %d mode %v, want 5 and a regular file", path, fi.Size(), fi.Mode())
+		}
+		if nonblocking(t, f) {
+			t.Errorf("OpenStat(%s): the file has O_NONBLOCK", path)
+		}
+		f.Close()
+	}
+	if _, _, err := p.OpenStat(filepath.Join(dir, "fifo")); !errors.Is(err, ErrSpecialFile) {
+		t.Errorf("OpenStat(FIFO): got %v, want ErrSpecialFile", err)
+	}
+}
+
+// nonblocking reports whether f's descriptor has O_NONBLOCK.
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var flags int
-	rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) })
-	if err != nil {
-		t.Fatal(err)
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		t.Fatal(err, ferr)
 	}
-	if flags&syscall.O_NONBLOCK != 0 {
-		t.Errorf("accepted file still has O_NONBLOCK (flags %#x)", flags)
-	}
+	return flags&syscall.O_NONBLOCK != 0
 }
 
 func TestWriteFileSpecialFiles(t *testing.T) {

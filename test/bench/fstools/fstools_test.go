@@ -153,6 +153,18 @@ func TestWriteEditFile(t *testing.T) {
 	}
 }
 
+// TestRunLength: runs are -block calls long, but a figure always takes
+// ten turns or more.
+func TestRunLength(t *testing.T) {
+	for _, tt := range []struct{ block, calls, want int }{
+		{25, 520, 25}, {25, 220, 22}, {25, 22, 2}, {25, 5, 1}, {1, 520, 1}, {1000, 520, 52},
+	} {
+		if got := runLength(tt.block, tt.calls); got != tt.want {
+			t.Errorf("runLength(%d, %d) = %d, want %d", tt.block, tt.calls, got, tt.want)
+		}
+	}
+}
+
 // TestTurns checks that each round visits every server once, starting
 // with the next one each round.
 func TestTurns(t *testing.T) {

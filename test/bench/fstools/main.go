@@ -34,6 +34,7 @@ type config struct {
 	treeCalls   int    // timed directory_tree and search_files calls each per server
 	edits       int    // timed edit_file dryRun calls per server
 	warmup      int    // untimed calls before the timed ones (reads and edits)
+	block       int    // calls one server makes before the other's turn (runLength)
 	treeWarmup  int    // untimed directory_tree and search_files calls
 	files       int    // files in the generated tree
 	editLines   int    // lines of the file edit_file edits
@@ -63,6 +64,7 @@ func parseFlags(args []string) config {
 	fs.IntVar(&cfg.treeCalls, "tree-calls", 20, "timed directory_tree and as many search_files calls per server")
 	fs.IntVar(&cfg.edits, "edits", 200, "timed edit_file dryRun calls per server")
 	fs.IntVar(&cfg.warmup, "warmup", 20, "untimed read_text_file and edit_file calls before the timed ones")
+	fs.IntVar(&cfg.block, "block", 25, "calls of a figure one server makes before the other takes its turn (at most a tenth of the figure's calls; 1 takes turns call by call)")
 	fs.IntVar(&cfg.treeWarmup, "tree-warmup", 2, "untimed directory_tree and search_files calls before the timed ones")
 	fs.IntVar(&cfg.files, "files", 10000, "files in the generated tree (directories of 100)")
 	fs.IntVar(&cfg.editLines, "edit-lines", 2000, "lines of the file edit_file edits")
@@ -74,8 +76,8 @@ func parseFlags(args []string) config {
 	fs.StringVar(&cfg.checkpoints, "checkpoints", "off", "boris's --checkpoints (on records the served tree in the background at every start)")
 	fs.StringVar(&cfg.client, "client", "raw", "client that times the calls: raw (a minimal JSON-RPC client; the times are the servers' and the pipes') or sdk (the go-sdk client; its decoding of each result is included)")
 	_ = fs.Parse(args) // ExitOnError: Parse exits on error
-	if cfg.spawns < 1 || cfg.reads < 1 || cfg.treeCalls < 1 || cfg.edits < 1 || cfg.warmup < 0 || cfg.treeWarmup < 0 {
-		benchkit.ExitUsage(prog, "-spawns, -reads, -tree-calls and -edits must be at least 1, -warmup and -tree-warmup at least 0")
+	if cfg.spawns < 1 || cfg.reads < 1 || cfg.treeCalls < 1 || cfg.edits < 1 || cfg.warmup < 0 || cfg.treeWarmup < 0 || cfg.block < 1 {
+		benchkit.ExitUsage(prog, "-spawns, -reads, -tree-calls, -edits and -block must be at least 1, -warmup and -tree-warmup at least 0")
 	}
 	if cfg.client != "raw" && cfg.client != "sdk" {
 		benchkit.ExitUsage(prog, "-client must be raw or sdk")

@@ -61,7 +61,7 @@ func targets(cfg config, boris, peer *server) []benchkit.Target {
 func writeTable(w io.Writer, cfg config, env environment, boris, peer *server, r results) {
 	st := boris.fx.Stats
 	fmt.Fprintf(w, "%s; server-filesystem %s; protocol %s; client %s\n", env.Environment, env.PeerVersion, cfg.protocol, cfg.client)
-	fmt.Fprintf(w, "boris --toolset filesystem --allow-dir DIR --checkpoints %s vs node dist/index.js DIR, on twin fixtures, calls taking turns\n", cfg.checkpoints)
+	fmt.Fprintf(w, "boris --toolset filesystem --allow-dir DIR --checkpoints %s vs node dist/index.js DIR, on twin fixtures, taking turns in runs of up to %d calls\n", cfg.checkpoints, cfg.block)
 	fmt.Fprintf(w, "%d spawns per server (after 1 warm-up); %d read_text_file of a %d-line file and %d edit_file dryRun of 1 line in %d (after %d warm-up);\n",
 		cfg.spawns, cfg.reads, benchkit.FixtureLines, cfg.edits, cfg.editLines, cfg.warmup)
 	fmt.Fprintf(w, "%d directory_tree and %d search_files %q (after %d warm-up) on a tree of %d files, %d directories, %d matches\n\n",
@@ -102,6 +102,7 @@ type jsonReport struct {
 	Reads         int                `json:"reads"`
 	Edits         int                `json:"edits"`
 	Warmup        int                `json:"warmup"`
+	Block         int                `json:"block"`
 	TreeCalls     int                `json:"tree_calls"`
 	TreeWarmup    int                `json:"tree_warmup"`
 	Tree          treeStats          `json:"tree"`
@@ -117,7 +118,7 @@ type jsonReport struct {
 func writeJSON(w io.Writer, cfg config, env environment, boris, peer *server, r results) error {
 	rep := jsonReport{
 		Environment: env, Protocol: cfg.protocol, Client: cfg.client, Checkpoints: cfg.checkpoints,
-		Spawns: cfg.spawns, Reads: cfg.reads, Edits: cfg.edits, Warmup: cfg.warmup,
+		Spawns: cfg.spawns, Reads: cfg.reads, Edits: cfg.edits, Warmup: cfg.warmup, Block: cfg.block,
 		TreeCalls: cfg.treeCalls, TreeWarmup: cfg.treeWarmup, Tree: boris.fx.Stats,
 		SearchPattern: searchPattern, EditLines: cfg.editLines,
 		Speedups: map[string]float64{}, Targets: targets(cfg, boris, peer), Skipped: r.skipped,
