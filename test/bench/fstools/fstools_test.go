@@ -152,25 +152,3 @@ func TestWriteEditFile(t *testing.T) {
 		t.Errorf("edit file holds the new line or differs from Data")
 	}
 }
-
-// TestRunLength: runs are -block calls long, but a figure always takes
-// ten turns or more.
-func TestRunLength(t *testing.T) {
-	for _, tt := range []struct{ block, calls, want int }{
-		{25, 520, 25}, {25, 220, 22}, {25, 22, 2}, {25, 5, 1}, {1, 520, 1}, {1000, 520, 52},
-	} {
-		if got := runLength(tt.block, tt.calls); got != tt.want {
-			t.Errorf("runLength(%d, %d) = %d, want %d", tt.block, tt.calls, got, tt.want)
-		}
-	}
-}
-
-// TestTurns checks that each round visits every server once, starting
-// with the next one each round.
-func TestTurns(t *testing.T) {
-	for i, want := range [][]int{{0, 1}, {1, 0}, {0, 1}} {
-		if got := turns(2, i); !cmp.Equal(got, want) {
-			t.Errorf("turns(2, %d): got %v, want %v", i, got, want)
-		}
-	}
-}

@@ -34,7 +34,7 @@ type config struct {
 	treeCalls   int    // timed directory_tree and search_files calls each per server
 	edits       int    // timed edit_file dryRun calls per server
 	warmup      int    // untimed calls before the timed ones (reads and edits)
-	block       int    // calls one server makes before the other's turn (runLength)
+	block       int    // calls one server makes before the other's turn (benchkit.RunLength)
 	treeWarmup  int    // untimed directory_tree and search_files calls
 	files       int    // files in the generated tree
 	editLines   int    // lines of the file edit_file edits

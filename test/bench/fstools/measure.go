@@ -66,7 +66,7 @@ type results struct {
 }
 
 // measure times the servers' start-up, then every figure on one session
-// per server, the servers taking turns in runs of calls (runLength).
+// per server, the servers taking turns in runs of calls.
 func measure(ctx context.Context, cfg config, servers []*server, logw io.Writer) (results, error) {
 	var r results
 	fmt.Fprintf(logw, "%s: 1 warm-up + %d timed spawns per server\n", prog, cfg.spawns)
@@ -101,7 +101,7 @@ func measure(ctx context.Context, cfg config, servers []*server, logw io.Writer)
 func measureStartup(ctx context.Context, cfg config, servers []*server) error {
 	ds := make([][]time.Duration, len(servers))
 	for i := range cfg.spawns + 1 {
-		for _, k := range turns(len(servers), i) {
+		for _, k := range benchkit.Turns(len(servers), i) {
 			d, err := spawnOnce(ctx, cfg, servers[k])
 			if err != nil {
 				return fmt.Errorf("%s: spawn %d: %w", servers[k].name, i, err)
@@ -115,16 +115,6 @@ func measureStartup(ctx context.Context, cfg config, servers []*server) error {
 		s.stats[startup] = benchkit.Summarize(ds[k])
 	}
 	return nil
-}
-
-// turns returns the order in which round i visits n servers: rotated by
-// one each round, so neither always goes first.
-func turns(n, i int) []int {
-	order := make([]int, n)
-	for k := range order {
-		order[k] = (i + k) % n
-	}
-	return order
 }
 
 // session is the connection to one server that calls are timed on.
@@ -273,42 +263,28 @@ func toolNames(servers []*server, name string) []string {
 }
 
 // measureFigure makes f's warm-up and timed calls on every server, taking
-// turns in runs of up to block calls (see runLength), checking every
+// turns in runs of up to block calls (benchkit.TakeTurns), checking every
 // result.
 func measureFigure(ctx context.Context, servers []*server, f figure, block int) error {
 	ds := make([][]time.Duration, len(servers))
 	total := f.warmup + f.timed
-	run := runLength(block, total)
-	for r, done := 0, 0; done < total; r, done = r+1, done+run {
-		for _, k := range turns(len(servers), r) {
-			for i := done; i < min(done+run, total); i++ {
-				d, err := callOnce(ctx, servers[k], f)
-				if err != nil {
-					return fmt.Errorf("%s: %s call %d: %w%s", servers[k].name, f.label, i, err, stderrNote(servers[k].stderr))
-				}
-				if i >= f.warmup {
-					ds[k] = append(ds[k], d)
-				}
-			}
+	err := benchkit.TakeTurns(len(servers), total, benchkit.RunLength(block, total), func(k, i int) error {
+		d, err := callOnce(ctx, servers[k], f)
+		if err != nil {
+			return fmt.Errorf("%s: %s call %d: %w%s", servers[k].name, f.label, i, err, stderrNote(servers[k].stderr))
 		}
+		if i >= f.warmup {
+			ds[k] = append(ds[k], d)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for k, s := range servers {
 		s.stats[f.key] = benchkit.Summarize(ds[k])
 	}
 	return nil
-}
-
-// runLength is how many calls of a figure one server makes before the
-// other takes its turn: block, but at most a tenth of the figure's calls,
-// so that every figure still takes ten turns or more and drift in the
-// machine's load favours neither server. Runs rather than single calls,
-// because a server's work does not end with its response: node's
-// garbage collector and compiler threads go on for a while after
-// server-filesystem answers (its CPU time per read is above its wall
-// time), and taking turns call by call timed the next server's call on a
-// CPU still busy with them.
-func runLength(block, calls int) int {
-	return max(1, min(block, calls/10))
 }
 
 // callOnce makes one call of f on s and checks its result; the time

@@ -38,6 +38,7 @@ type config struct {
 	sessions int           // timed session creates per gateway
 	calls    int           // timed small calls per transport
 	warmup   int           // untimed calls before the timed ones
+	block    int           // calls one transport makes before the other's turn (hop)
 	workers  int           // concurrent sessions in the throughput phase
 	duration time.Duration // length of the throughput phase
 	open     int           // sessions held open for the memory reading
@@ -60,14 +61,15 @@ func parseFlags(args []string) config {
 	fs.IntVar(&cfg.sessions, "sessions", 30, "timed session creates (connect, then DELETE) per gateway")
 	fs.IntVar(&cfg.calls, "calls", 1000, "timed small calls (and as many pings) per transport, on one session")
 	fs.IntVar(&cfg.warmup, "warmup", 50, "untimed warm-up calls before the timed ones")
+	fs.IntVar(&cfg.block, "block", 25, "for the hop, calls one client makes before the other takes its turn (at most a tenth of the calls; 1 takes turns call by call)")
 	fs.IntVar(&cfg.workers, "concurrency", 8, "sessions calling at once in the throughput phase")
 	fs.DurationVar(&cfg.duration, "duration", 5*time.Second, "length of the throughput phase")
 	fs.IntVar(&cfg.open, "open", 50, "sessions held open for the memory reading")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the result as JSON instead of a table")
 	fs.StringVar(&cfg.node, "node", "node", "node executable that runs supergateway (v20 or newer)")
 	_ = fs.Parse(args) // ExitOnError: Parse exits on error
-	if cfg.sessions < 1 || cfg.calls < 1 || cfg.warmup < 0 || cfg.workers < 1 || cfg.duration <= 0 || cfg.open < 1 {
-		benchkit.ExitUsage("bench-gateway", "-sessions, -calls, -concurrency and -open must be at least 1, -warmup at least 0, -duration positive")
+	if cfg.sessions < 1 || cfg.calls < 1 || cfg.warmup < 0 || cfg.block < 1 || cfg.workers < 1 || cfg.duration <= 0 || cfg.open < 1 {
+		benchkit.ExitUsage("bench-gateway", "-sessions, -calls, -block, -concurrency and -open must be at least 1, -warmup at least 0, -duration positive")
 	}
 	return cfg
 }

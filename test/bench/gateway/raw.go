@@ -27,15 +27,15 @@ import (
 // connection, timed from the request sent to the response's last byte
 // read, decoded after.
 
-// The two minimal clients take turns, one call each, on one fixture: a
-// stdio call, then a gateway call, and so on. Whatever slows this machine
-// down for a while (another tenant of the host, a page-cache flush) then
-// slows both columns alike, and the hop is the difference of two medians
-// taken under the same conditions.
+// The two minimal clients take turns on one fixture, in runs of -block
+// calls (benchkit.TakeTurns): stdio calls, then gateway calls, and so on.
+// Whatever slows this machine down for a while (another tenant of the
+// host, a page-cache flush) then slows both columns alike, and the hop is
+// the difference of two medians taken under the same conditions.
 
 // measureRawHop times cfg.calls small calls (after cfg.warmup) made by
 // minimal clients straight to boris over stdio and through the gateway at
-// url, alternately. It returns the stdio calls' stats, then the gateway's.
+// url, taking turns. It returns the stdio calls' stats, then the gateway's.
 func measureRawHop(ctx context.Context, cfg config, boris, url string, fx benchkit.Fixture) (stdio, gateway benchkit.Stats, err error) {
 	rs, _, err := benchkit.StartRaw(exec.Command(boris, "--workdir", fx.Dir), protocolVersion)
 	if err != nil {
@@ -66,16 +66,20 @@ func measureRawHop(ctx context.Context, cfg config, boris, url string, fx benchk
 		return res, d, err
 	}
 	ds := [2][]time.Duration{make([]time.Duration, 0, cfg.calls), make([]time.Duration, 0, cfg.calls)}
-	for i := range cfg.warmup + cfg.calls {
-		for k, call := range []func() (*mcp.CallToolResult, time.Duration, error){overStdio, overHTTP} {
-			res, d, err := call()
-			if err := benchkit.CheckResult(res, err, fx); err != nil {
-				return stdio, gateway, fmt.Errorf("call %d (%s): %w", i, [2]string{"stdio", "gateway"}[k], err)
-			}
-			if i >= cfg.warmup {
-				ds[k] = append(ds[k], d)
-			}
+	calls := [2]func() (*mcp.CallToolResult, time.Duration, error){overStdio, overHTTP}
+	total := cfg.warmup + cfg.calls
+	err = benchkit.TakeTurns(2, total, benchkit.RunLength(cfg.block, total), func(k, i int) error {
+		res, d, err := calls[k]()
+		if err := benchkit.CheckResult(res, err, fx); err != nil {
+			return fmt.Errorf("call %d (%s): %w", i, [2]string{"stdio", "gateway"}[k], err)
 		}
+		if i >= cfg.warmup {
+			ds[k] = append(ds[k], d)
+		}
+		return nil
+	})
+	if err != nil {
+		return stdio, gateway, err
 	}
 	return benchkit.Summarize(ds[0]), benchkit.Summarize(ds[1]), nil
 }
