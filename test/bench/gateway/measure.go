@@ -52,7 +52,7 @@ func measureGateway(ctx context.Context, cfg config, spec gatewaySpec, bins bina
 	err = runPhases(ctx, cfg, g, bins, fx, &r, logw)
 	r.clean = g.stop()
 	if err != nil {
-		return r, fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+		return r, fmt.Errorf("%s: %w%s", spec.name, err, g.note())
 	}
 	return r, nil
 }
@@ -168,7 +168,7 @@ func measureWarmCreate(ctx context.Context, cfg config, spec gatewaySpec, logw i
 	} else {
 		g.stop()
 	}
-	return benchkit.Stats{}, "", fmt.Errorf("%s: %w%s", spec.name, err, g.tail.note())
+	return benchkit.Stats{}, "", fmt.Errorf("%s: %w%s", spec.name, err, g.note())
 }
 
 // isolationOf reads what the gateway at url (its MCP endpoint) says it

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -112,72 +111,83 @@ type gatewayProc struct {
 	name   string
 	cmd    *exec.Cmd
 	url    string        // MCP endpoint
-	out    *os.File      // read end of the gateway's stdout+stderr
-	tail   *tail         // its last output lines
+	log    *os.File      // the gateway's stdout+stderr, a file (see startGateway)
 	exited chan struct{} // closed once the process is reaped
 }
 
-// startGateway starts spec and waits for its "listening" line. The output
-// is drained for the gateway's whole life, since both gateways log every
-// call and would block on a full pipe.
+// logPoll is how often startGateway reads the output file for the
+// "listening" line.
+const logPoll = 10 * time.Millisecond
+
+// startGateway starts spec and waits for its "listening" line.
+//
+// Both gateways log every call. Their output goes to a file, read for the
+// "listening" line and then only for an error message, not to a pipe this
+// process drains: the drain would wake the process that times the calls
+// twice in every call it times, which no client of a real gateway (whose
+// log goes to a file or the journal, on another machine than the agent)
+// ever pays.
 func startGateway(ctx context.Context, spec gatewaySpec) (*gatewayProc, error) {
 	cmd, err := spec.command()
 	if err != nil {
 		return nil, err
 	}
-	r, w, err := os.Pipe()
+	log, err := os.CreateTemp("", "bench-gateway-*.log")
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.name, err)
 	}
-	cmd.Stdout, cmd.Stderr = w, w
+	os.Remove(log.Name()) // open (and read) until this process exits
+	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = benchEnv(os.Environ())
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		r.Close()
+	if err := cmd.Start(); err != nil {
+		log.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.name, err)
 	}
-	g := &gatewayProc{name: spec.name, cmd: cmd, out: r, tail: &tail{max: tailLines}, exited: make(chan struct{})}
+	g := &gatewayProc{name: spec.name, cmd: cmd, log: log, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(g.exited) }()
-	urls := make(chan string, 1)
-	go g.drain(spec, urls)
-	select {
-	case g.url = <-urls:
-		return g, nil
-	case <-g.exited:
-		err = errors.New("exited before listening")
-	case <-time.After(startTimeout):
-		err = fmt.Errorf("not listening after %v", startTimeout)
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	g.stop()
-	return nil, fmt.Errorf("start %s: %w%s", spec.name, err, g.tail.note())
-}
-
-// drain reads the gateway's output to its end, sending the endpoint once
-// the ready line appears and keeping the last lines.
-func (g *gatewayProc) drain(spec gatewaySpec, urls chan<- string) {
-	sc := bufio.NewScanner(g.out)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	found := false
-	for sc.Scan() {
-		line := sc.Text()
-		g.tail.add(line)
-		if !found {
+	deadline := time.After(startTimeout)
+	tick := time.NewTicker(logPoll)
+	defer tick.Stop()
+	for {
+		for _, line := range g.lines() {
 			if m := spec.ready.FindStringSubmatch(line); m != nil {
-				found = true
-				urls <- spec.endpoint(m)
+				g.url = spec.endpoint(m)
+				return g, nil
 			}
 		}
+		select {
+		case <-tick.C:
+			continue
+		case <-g.exited:
+			err = errors.New("exited before listening")
+		case <-deadline:
+			err = fmt.Errorf("not listening after %v", startTimeout)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		break
 	}
+	g.stop()
+	return nil, fmt.Errorf("start %s: %w%s", spec.name, err, g.note())
+}
+
+// lines returns the gateway's output so far, line by line.
+func (g *gatewayProc) lines() []string {
+	fi, err := g.log.Stat()
+	if err != nil {
+		return nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(g.log, 0, fi.Size()))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 }
 
 // stop sends SIGTERM, so the gateway ends its sessions and their cores
 // the way it would in production, and waits for it to exit; after
 // stopTimeout it is killed. It reports whether the gateway exited on its own.
 func (g *gatewayProc) stop() bool {
-	defer g.out.Close()
 	_ = g.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-g.exited:
@@ -189,29 +199,15 @@ func (g *gatewayProc) stop() bool {
 	}
 }
 
-// tail keeps the last max lines written to it.
-type tail struct {
-	max   int
-	mu    sync.Mutex
-	lines []string
-}
-
-// add keeps line, clipped, dropping the oldest beyond max.
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, benchkit.Clip(line))
-	if len(t.lines) > t.max {
-		t.lines = t.lines[len(t.lines)-t.max:]
-	}
-}
-
-// note formats the kept lines for an error message.
-func (t *tail) note() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.lines) == 0 {
+// note formats the gateway's last output lines for an error message.
+func (g *gatewayProc) note() string {
+	lines := g.lines()
+	if len(lines) == 0 || lines[0] == "" {
 		return ""
 	}
-	return "\ngateway output (last lines):\n" + strings.Join(t.lines, "\n")
+	lines = lines[max(0, len(lines)-tailLines):]
+	for i, l := range lines {
+		lines[i] = benchkit.Clip(l)
+	}
+	return "\ngateway output (last lines):\n" + strings.Join(lines, "\n")
 }
