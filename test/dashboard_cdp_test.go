@@ -108,6 +108,13 @@ func startBrowser(t *testing.T) *browser {
 		"--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
 		"--user-data-dir="+filepath.Join(t.TempDir(), "profile"), "--window-size=1280,900", "about:blank")
 	b.cmd.ExtraFiles = []*os.File{toChrome, fromChrome}
+	// Its temporary files too go where the test's cleanup removes them:
+	// killed at the end, it leaves them behind.
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b.cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	b.cmd.Stderr = b.stderr
 	if err := b.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", path, err)
