@@ -184,17 +184,7 @@ func TestClosedStdoutDoesNotKillBoris(t *testing.T) {
 	tmp := realTempDir(t)
 	cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	stdout.Close()
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
