@@ -33,6 +33,14 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return nil
 	}
 	log := cfg.logger(stderr)
+	// A log reader that goes away (a pipe into tee or less that is quit, a
+	// log shipper that dies) must not kill the gateway by SIGPIPE at its
+	// next log line, and every session with it: caught (and dropped), the
+	// write fails with EPIPE instead. Cores start with the default
+	// disposition again (a caught signal is reset on exec).
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	as, err := cfg.authSetup(ctx, log)
 	if err != nil {
 		return err

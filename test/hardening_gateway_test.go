@@ -388,3 +388,61 @@ func TestMakeRunConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewaySurvivesClosedLog: a gateway whose log reader goes away (a
+// terminal's pipe into tee or less that is quit, a log shipper that dies)
+// must not be killed by SIGPIPE at its next log line, with every session
+// and core lost: the write fails, the gateway keeps serving, and SIGTERM
+// still ends it cleanly.
+func TestGatewaySurvivesClosedLog(t *testing.T) {
+	dir := realTempDir(t)
+	cmd := exec.Command(gatewayBin(t), "--listen", "127.0.0.1:0", "--auth", "none", "--", "--workdir", dir)
+	cmd.Env = cleanEnv()
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logW, logW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logW.Close()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	var base string
+	sc := bufio.NewScanner(logR)
+	for base == "" && sc.Scan() {
+		if m := gatewayListeningRe.FindStringSubmatch(sc.Text()); m != nil {
+			base = strings.TrimSuffix(m[1], "/mcp")
+		}
+	}
+	if base == "" {
+		t.Fatalf("no listening line: %v", sc.Err())
+	}
+	logR.Close() // the reader is gone: the next log line meets a broken pipe
+	for i := range 3 {
+		resp, err := http.Get(base + "/healthz") // logged, so written into the broken pipe
+		if err != nil {
+			t.Fatalf("request %d after the log reader went away: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+			t.Errorf("boris-gateway ended by %v, want it to stop by itself on SIGTERM", ws.Signal())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("boris-gateway still running 15 s after SIGTERM")
+	}
+}
