@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -210,5 +211,45 @@ func TestClosedStdoutDoesNotKillBoris(t *testing.T) {
 	}
 	if got := privateTempDirs(t, tmp); len(got) != 0 {
 		t.Errorf("private temporary directories after exit: got %v, want none", got)
+	}
+}
+
+// TestClosedStderrDoesNotKillBoris: a client that closes the read end of
+// boris's stderr (one that never wanted the logs) must not kill it by
+// SIGPIPE at its first log line: the log lines are lost, the session
+// works.
+func TestClosedStderrDoesNotKillBoris(t *testing.T) {
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logR.Close()
+	cmd := exec.Command(borisBin, "--workdir", realTempDir(t))
+	cmd.Env = append(os.Environ(), "TMPDIR="+realTempDir(t))
+	cmd.Stderr = logW
+	stdin, stdout := startPiped(t, cmd)
+	logW.Close()
+	defer func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	}()
+	r := bufio.NewReader(stdout)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo still-here"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatalf("boris gone after its log reader closed: %v", err)
+		}
+	}
+	for range 2 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("boris gone after its log reader closed: %v", err)
+		}
+		if strings.Contains(line, `"id":2`) && !strings.Contains(line, "still-here") {
+			t.Errorf("tool call: got %s", line)
+		}
 	}
 }
