@@ -75,7 +75,7 @@ func sweepTempDirs(root, keep string) int {
 	}
 	removed := 0
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), tempDirPrefix) {
+		if !e.IsDir() || !isTempDirName(e.Name()) {
 			continue // a symlink is not a directory here (no stat is followed)
 		}
 		path := filepath.Join(root, e.Name())
@@ -84,6 +84,22 @@ func sweepTempDirs(root, keep string) int {
 		}
 	}
 	return removed
+}
+
+// isTempDirName reports whether name is one os.MkdirTemp gives for
+// tempDirPrefix: the prefix and a random decimal number. A directory of
+// any other name is never swept, whoever made it.
+func isTempDirName(name string) bool {
+	digits, ok := strings.CutPrefix(name, tempDirPrefix)
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // sweepOne removes the directory at path if it is a directory of this

@@ -14,7 +14,8 @@ import (
 // temporary directory nobody holds, and leaves alone one that is held,
 // the caller's own, a symlink of the same name (a hostile tenant pointing
 // the sweep at someone else's files), a file, a directory of the naming
-// scheme before locking, and (as root) another user's directory.
+// scheme before locking, one whose name only begins like the scheme's, and
+// (as root) another user's directory.
 func TestSweepTakesOnlyUnheldDirectories(t *testing.T) {
 	root := t.TempDir()
 	held, heldLock, err := makeTempDir(root)
@@ -36,15 +37,17 @@ func TestSweepTakesOnlyUnheldDirectories(t *testing.T) {
 
 	victim := t.TempDir()
 	mustWrite(t, filepath.Join(victim, "precious"))
-	if err := os.Symlink(victim, filepath.Join(root, tempDirPrefix+"link")); err != nil {
+	if err := os.Symlink(victim, filepath.Join(root, tempDirPrefix+"111")); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, filepath.Join(root, tempDirPrefix+"file"))
+	mustWrite(t, filepath.Join(root, tempDirPrefix+"222"))
 	legacy := filepath.Join(root, "boris-123456")
 	mustWrite(t, filepath.Join(legacy, "file"))
-	keep := []string{held, own, filepath.Join(victim, "precious"), filepath.Join(root, tempDirPrefix+"file"), legacy}
+	named := filepath.Join(root, tempDirPrefix+"notes") // a user's own directory
+	mustWrite(t, filepath.Join(named, "file"))
+	keep := []string{held, own, filepath.Join(victim, "precious"), filepath.Join(root, tempDirPrefix+"222"), legacy, named}
 	if os.Getuid() == 0 {
-		other := filepath.Join(root, tempDirPrefix+"other")
+		other := filepath.Join(root, tempDirPrefix+"333")
 		mustWrite(t, filepath.Join(other, "file"))
 		if err := os.Chown(other, 65534, 65534); err != nil {
 			t.Fatal(err)
