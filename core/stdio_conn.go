@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,11 +32,14 @@ import (
 type stdioTransport struct {
 	in  *screenedReader
 	out io.WriteCloser
+
+	// stdoutGone is set once a write found stdout closed by the client.
+	stdoutGone atomic.Bool
 }
 
 // Connect starts reading stdin's lines.
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan screenedLine), closed: make(chan struct{})}
+	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan screenedLine), closed: make(chan struct{}), stdoutGone: &t.stdoutGone}
 	go c.readLines()
 	return c, nil
 }
@@ -60,6 +65,11 @@ type stdioConn struct {
 
 	writeMu sync.Mutex
 	batches map[jsonrpc.ID]*stdioBatch // requests of batches not yet answered in full
+
+	// stdoutGone is the transport's: set once a write found stdout closed
+	// by the client. The SDK then closes the connection, and the read that
+	// fails because of it reports that cause, not "file already closed".
+	stdoutGone *atomic.Bool
 }
 
 // stdioBatch collects the responses to a batch's requests.
@@ -105,6 +115,8 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case l = <-c.incoming:
 	}
 	switch {
+	case l.err != nil && c.stdoutGone.Load():
+		return nil, fmt.Errorf("%w (%w)", errStdoutClosed, l.err)
 	case l.err != nil:
 		return nil, l.err
 	case l.msg[0] == '[':
@@ -224,6 +236,19 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	_, err = c.out.Write(append(line, '\n'))
+	return c.noteWrite(err)
+}
+
+// errStdoutClosed ends a session whose client closed its end of stdout:
+// nothing boris writes can reach it any more.
+var errStdoutClosed = errors.New("the client closed boris's stdout")
+
+// noteWrite notes a write that found stdout closed, and returns err.
+func (c *stdioConn) noteWrite(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		c.stdoutGone.Store(true)
+		return fmt.Errorf("%w: %w", errStdoutClosed, err)
+	}
 	return err
 }
 
@@ -241,7 +266,7 @@ func (c *stdioConn) writeBatch(responses []*jsonrpc.Response) error {
 		line = append(line, enc...)
 	}
 	_, err := c.out.Write(append(line, ']', '\n'))
-	return err
+	return c.noteWrite(err)
 }
 
 // encodeMessage encodes msg. A response with a result is written around
