@@ -82,8 +82,16 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	defer b.close()
 
-	// A hang-up (the terminal boris runs in closing) is a stop too.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// A hang-up (the terminal boris runs in closing) is a stop too. SIGINT
+	// and SIGHUP are left alone when boris was started ignoring them (by
+	// nohup, or in the background): catching them would undo that.
+	stopSignals := []os.Signal{syscall.SIGTERM}
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			stopSignals = append(stopSignals, sig)
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
 	// A client gone from the other end of stdout must not end boris by
 	// SIGPIPE, skipping its clean-up: with SIGPIPE caught (and dropped),

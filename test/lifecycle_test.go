@@ -257,3 +257,39 @@ func TestClosedStderrDoesNotKillBoris(t *testing.T) {
 		}
 	}
 }
+
+// TestNohupKeepsIgnoringSIGHUP: started under nohup, boris keeps ignoring
+// the hang-up, as nohup promises, instead of stopping on it.
+func TestNohupKeepsIgnoringSIGHUP(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("needs nohup (coreutils) on PATH")
+	}
+	cmd := exec.Command(nohup, borisBin, "--workdir", realTempDir(t))
+	cmd.Env = append(os.Environ(), "TMPDIR="+realTempDir(t))
+	stdin, stdout := startPiped(t, cmd)
+	defer func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	}()
+	r := bufio.NewReader(stdout)
+	ask := func(msg string) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatalf("boris gone: %v", err)
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("boris gone: %v", err)
+		}
+		return line
+	}
+	ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil { // nohup has exec'd boris: same pid
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := ask(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); !strings.Contains(got, `"id":2`) {
+		t.Errorf("ping after SIGHUP under nohup: got %s", got)
+	}
+}
