@@ -3,6 +3,7 @@ package test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -167,6 +168,17 @@ func (b *browser) read(r io.Reader) {
 // returns its result, failing the test on an error or after 30 s.
 func (b *browser) call(session, method string, params any) json.RawMessage {
 	b.t.Helper()
+	res, err := b.try(session, method, params)
+	if err != nil {
+		b.t.Fatalf("%s: %v", method, err)
+	}
+	return res
+}
+
+// try is call returning Chromium's error instead of failing the test.
+// Going away or not answering still fails it.
+func (b *browser) try(session, method string, params any) (json.RawMessage, error) {
+	b.t.Helper()
 	b.mu.Lock()
 	b.next++
 	id := b.next
@@ -187,13 +199,13 @@ func (b *browser) call(session, method string, params any) json.RawMessage {
 			b.t.Fatalf("%s: chromium went away", method)
 		}
 		if m.Error != nil {
-			b.t.Fatalf("%s: %s", method, m.Error.Message)
+			return nil, errors.New(m.Error.Message)
 		}
-		return m.Result
+		return m.Result, nil
 	case <-time.After(30 * time.Second):
 		b.t.Fatalf("%s: no answer from chromium in 30 s", method)
 	}
-	return nil
+	return nil, nil
 }
 
 // page is a tab in a browser context of its own: its own cookies.
@@ -259,9 +271,17 @@ func (p *page) await(what, cond string) {
 	p.b.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var ok bool
-		p.eval("(() => { try { return !!("+cond+"); } catch (e) { return false; } })()", &ok)
-		if ok {
+		// A navigation (a form submitted, a reload) may be under way: the
+		// evaluation then fails with the page it ran in, and is tried again.
+		raw, err := p.b.try(p.session, "Runtime.evaluate", map[string]any{
+			"expression": "(() => { try { return !!(" + cond + "); } catch (e) { return false; } })()", "returnByValue": true})
+		if err != nil && !navigating(err) {
+			p.b.t.Fatalf("evaluate %s: %v", cond, err)
+		}
+		var r struct {
+			Result struct{ Value bool } `json:"result"`
+		}
+		if err == nil && json.Unmarshal(raw, &r) == nil && r.Result.Value {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -269,6 +289,14 @@ func (p *page) await(what, cond string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// navigating reports whether a DevTools error says the page changed under
+// the command: the target navigated, or its JavaScript context went away.
+func navigating(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "navigated or closed") || strings.Contains(msg, "context was destroyed") ||
+		strings.Contains(msg, "Cannot find context")
 }
 
 // screenshot saves a PNG of the tab to path.
