@@ -114,13 +114,12 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	in := newScreenedReader(eof, out, cfg.maxLine())
 	t := &stdioTransport{in: in, out: out}
 	err = b.serve(ctx, t, eof.done)
-	gone := t.stdoutGone.Load()
-	if ctx.Err() != nil || errors.Is(err, io.EOF) || gone {
-		err = nil // a signal, a closed stdin or a client gone is a normal end
-	}
-	if gone {
-		log.Info("boris stopped", "reason", errStdoutClosed)
+	if t.stdoutGone.Load() {
+		log.Info("boris stopped", "reason", errStdoutClosed) // a client gone is a normal end
 		return nil
+	}
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		err = nil // a signal or a closed stdin is a normal end
 	}
 	log.Info("boris stopped", "err", err)
 	return err

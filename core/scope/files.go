@@ -50,7 +50,7 @@ func (p *Policy) OpenStat(abs string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, p.rootErr("open", abs, err)
 	}
-	fi, err := checkOpened(f, abs, !direct)
+	fi, err := checkOpened(f, abs)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -64,15 +64,28 @@ func (p *Policy) OpenStat(abs string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// openRead opens rel (abs) in root for reading, without blocking. With no
-// allow directories the root is "/", which no path can escape: one open by
-// the kernel then does what os.Root's walk would do with an open per path
+// openRead opens rel (abs) in root for reading, without blocking, and
+// returns the file in blocking mode, as openNoLinks does. With no allow
+// directories the root is "/", which no path can escape: one open by the
+// kernel then does what os.Root's walk would do with an open per path
 // component, and the checks after the open apply as they do to any root.
 func (p *Policy) openRead(root *os.Root, rel, abs string) (*os.File, error) {
+	var f *os.File
+	var err error
 	if root == p.all {
-		return os.OpenFile(abs, os.O_RDONLY|ReadFlags, 0)
+		f, err = os.OpenFile(abs, os.O_RDONLY|ReadFlags, 0)
+	} else {
+		f, err = root.OpenFile(rel, os.O_RDONLY|ReadFlags, 0)
 	}
-	return root.OpenFile(rel, os.O_RDONLY|ReadFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	// Nothing is read before checkOpened has checked the type.
+	if err := setBlocking(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Readlink returns the target of the symlink at abs (which is not itself

@@ -66,22 +66,17 @@ func preflight(abs string) error {
 }
 
 // checkOpened refuses a descriptor that is not a regular file or a
-// directory and returns the FileInfo of one it accepts, put back into
-// blocking mode when unblock is set: it was opened non-blocking only so
-// that a FIFO swapped in could not hang the open. (openNoLinks clears the
-// flag itself, before the descriptor becomes an *os.File.)
-func checkOpened(f *os.File, abs string, unblock bool) (fs.FileInfo, error) {
+// directory, and returns the FileInfo of one it accepts. Both ways of
+// opening (openNoLinks, openRead) open without blocking, so that a FIFO
+// swapped in cannot hang the open, and put the file back into blocking
+// mode before anything is read.
+func checkOpened(f *os.File, abs string) (fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", abs, err)
 	}
 	if !openable(fi.Mode()) {
 		return nil, &SpecialFileError{Path: abs, Mode: fi.Mode()}
-	}
-	if unblock {
-		if err := setBlocking(f); err != nil {
-			return nil, err
-		}
 	}
 	return fi, nil
 }
