@@ -32,22 +32,19 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	if b.cfg.Checkpoints != "on" {
 		return
 	}
-	stateDir := envLookup(environ, "XDG_STATE_HOME")
-	if stateDir == "" {
-		if home := envLookup(environ, "HOME"); home != "" {
-			stateDir = filepath.Join(home, ".local", "state")
-		}
-	}
 	tree, err := filepath.EvalSymlinks(workdir)
-	if err != nil || stateDir == "" || !filepath.IsAbs(stateDir) {
-		b.log.Warn("checkpoints are off: no state directory (set XDG_STATE_HOME or HOME)")
+	if err != nil || b.cfg.StateDir == "" {
+		b.log.Warn("checkpoints are off: no state directory (set --state-dir, XDG_STATE_HOME or HOME)")
 		return
 	}
 	st, err := checkpoint.Open(context.Background(), checkpoint.Options{
-		Tree: tree, StateDir: stateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
+		Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
 		Allowed: func(abs string) bool { return b.policy.Check(abs) == nil },
 		Exclude: append(denyExcludes(tree, b.policy.Denied()), boardExcludes(tree, b.cfg.TasksDB)...),
 		Start:   b.startHook(), Done: b.doneHook(),
+		// git reads the tree and writes only the shadow repository,
+		// granted through the descriptor the store opened without links.
+		Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
 		Environ: environ, Log: b.log,
 	})
 	if errors.Is(err, checkpoint.ErrUnavailable) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -34,6 +35,7 @@ type Config struct {
 	Toolset               string       `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
 	WorkspacesRoot        string       `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (enables workspace_create, workspace_list, get_commit_history and the workspaceId parameter); none = off"`
 	Extensions            []string     `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
+	StateDir              string       `flag:"state-dir" env:"BORIS_STATE_DIR" helpDefault:"$XDG_STATE_HOME/boris, else ~/.local/state/boris" help:"directory of Boris's own state (checkpoint repositories), always refused to the file tools; boris-gateway gives each principal one outside its directory"`
 	TasksDB               string       `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"SQLite database of the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use"`
 	Check                 bool         `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string       `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
@@ -61,7 +63,30 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		return nil, usage("unexpected argument %q: boris takes only flags (see --help)", rest[0])
 	}
 	cfg.TasksDB = board.ResolvePath(cfg.TasksDB, envLookup(environ, "HOME"))
+	if err := cfg.resolveStateDir(environ); err != nil {
+		return nil, err
+	}
 	return &cfg, cfg.validate()
+}
+
+// resolveStateDir makes --state-dir absolute, or fills in its default:
+// $XDG_STATE_HOME/boris, else ~/.local/state/boris ("" when neither
+// variable is set: then checkpoints are off).
+func (c *Config) resolveStateDir(environ []string) error {
+	if c.StateDir != "" {
+		abs, err := board.ExpandPath(c.StateDir, envLookup(environ, "HOME"))
+		if err != nil {
+			return usage("invalid value %q for --state-dir: %v", c.StateDir, err)
+		}
+		c.StateDir = abs
+		return nil
+	}
+	if x := envLookup(environ, "XDG_STATE_HOME"); filepath.IsAbs(x) {
+		c.StateDir = filepath.Join(x, "boris")
+	} else if home := envLookup(environ, "HOME"); filepath.IsAbs(home) {
+		c.StateDir = filepath.Join(home, ".local", "state", "boris")
+	}
+	return nil
 }
 
 func (c *Config) validate() error {

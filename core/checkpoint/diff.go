@@ -2,9 +2,13 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mjkoo/boris/internal/gitenv"
 )
 
 // Diff returns a unified diff: with id, the change checkpoint id made;
@@ -22,7 +26,7 @@ func (s *Store) Diff(ctx context.Context, id, path string) (string, error) {
 			if err != nil {
 				return err
 			}
-			out, err = s.run(ctx, nil, nil, append([]string{"show", "--format=", "--patch", "--no-color", commit}, pathspec...)...)
+			out, err = s.run(ctx, nil, nil, append(append(append([]string{"show", "--format=", "--patch"}, gitenv.DiffArgs...), commit), pathspec...)...)
 			return err
 		}
 		if _, err := s.latest(ctx); err != nil {
@@ -39,20 +43,24 @@ func (s *Store) Diff(ctx context.Context, id, path string) (string, error) {
 // diffs that against the latest checkpoint, so new files show too and
 // the shadow's own index is left as it was.
 func (s *Store) worktreeDiff(ctx context.Context, path string, pathspec []string) ([]byte, error) {
-	tmp, err := os.CreateTemp(s.dir, "diff-index-*")
+	tmp, name, err := s.root.CreateTemp("diff-index-")
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	if data, err := os.ReadFile(filepath.Join(s.dir, "index")); err == nil {
-		if err := os.WriteFile(tmp.Name(), data, 0o600); err != nil {
-			return nil, fmt.Errorf("diff: %w", err)
-		}
-	} else {
-		os.Remove(tmp.Name())
+	defer s.root.Remove(name)
+	index, err := s.root.OpenFile("index", os.O_RDONLY, 0)
+	if err == nil {
+		_, err = io.Copy(tmp, index)
+		index.Close()
 	}
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	tmp.Close()
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		_ = s.root.Remove(name) // no index yet: git starts an empty one
+	case err != nil:
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(s.dir, name)}
 	var paths []string
 	if path != "" {
 		paths = []string{path}
@@ -60,5 +68,5 @@ func (s *Store) worktreeDiff(ctx context.Context, path string, pathspec []string
 	if _, err := s.stage(ctx, env, paths); err != nil {
 		return nil, err
 	}
-	return s.run(ctx, nil, env, append([]string{"diff", "--cached", "--no-color", "HEAD"}, pathspec...)...)
+	return s.run(ctx, nil, env, append(append([]string{"diff", "--cached"}, gitenv.DiffArgs...), append([]string{"HEAD"}, pathspec...)...)...)
 }

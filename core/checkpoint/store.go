@@ -20,6 +20,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mjkoo/boris/internal/gitenv"
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // ErrNotFound is wrapped by every error about a checkpoint id that names
@@ -33,8 +36,11 @@ var ErrUnavailable = errors.New("checkpoints need the git binary, which is not o
 type Options struct {
 	// Tree is the working tree's real (symlink-free) absolute path.
 	Tree string
-	// StateDir holds the shadow repositories, one per tree, in a directory
-	// named for the SHA-256 of the tree's path.
+	// StateDir is Boris's state directory; the shadow repositories live in
+	// its checkpoints directory, one per tree, named for the SHA-256 of
+	// the tree's path. StateDir itself is trusted (its links are
+	// followed); nothing below it is: no link is followed there, and the
+	// files Boris keeps there are rewritten at every Open.
 	StateDir string
 	// Keep is how many checkpoints are kept; older ones are pruned. 0 means 200.
 	Keep int
@@ -49,7 +55,13 @@ type Options struct {
 	// cmd.Start and nothing.
 	Start func(*exec.Cmd) error
 	Done  func(pid int)
-	// Environ is the environment git's PATH and HOME come from; nil means os.Environ().
+	// Confine returns the argv that runs git's argv confined (the
+	// sandbox's helper), or nil to run git as it is. git starts with the
+	// shadow repository's directory open as file descriptor 3, so the
+	// rules can grant it by /proc/self/fd/3, which no link swapped in
+	// since can redirect.
+	Confine func(argv []string) []string
+	// Environ is the environment git's PATH comes from; nil means os.Environ().
 	Environ []string
 	// Log receives warnings; nil discards them.
 	Log *slog.Logger
@@ -60,8 +72,9 @@ type Options struct {
 // operation holds an exclusive lock on a file in the shadow.
 type Store struct {
 	opts  Options
-	dir   string // the shadow's git directory
-	git   string // the git binary
+	dir   string        // the shadow's git directory
+	root  *safefile.Dir // the shadow's git directory, open
+	git   string        // the git binary
 	env   []string
 	mu    sync.Mutex // with the file lock: one operation at a time
 	lock  *os.File
@@ -73,8 +86,13 @@ const DefaultKeep = 200
 
 // ShadowDir is where the shadow repository of tree lives under stateDir.
 func ShadowDir(stateDir, tree string) string {
+	return filepath.Join(stateDir, shadowRel(tree))
+}
+
+// shadowRel is ShadowDir relative to the state directory.
+func shadowRel(tree string) string {
 	sum := sha256.Sum256([]byte(tree))
-	return filepath.Join(stateDir, "boris", "checkpoints", hex.EncodeToString(sum[:16]))
+	return "checkpoints/" + hex.EncodeToString(sum[:16])
 }
 
 // Open opens the shadow repository of opts.Tree, creating it if needed. It
@@ -89,61 +107,45 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
-	gitPath, err := lookGit(opts.Environ)
+	gitPath, err := gitenv.Look(opts.Environ)
 	if err != nil {
 		return nil, ErrUnavailable
 	}
 	s := &Store{opts: opts, dir: ShadowDir(opts.StateDir, opts.Tree), git: gitPath}
-	s.env = s.environ()
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create shadow repository %s: %w", s.dir, err)
+	s.env = gitenv.Env(opts.Environ, "GIT_DIR="+s.dir, "GIT_WORK_TREE="+opts.Tree, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"))
+	if s.root, err = safefile.OpenDir(opts.StateDir, shadowRel(opts.Tree), true, 0o700); err != nil {
+		return nil, fmt.Errorf("open shadow repository: %w", err)
 	}
-	if s.lock, err = os.OpenFile(filepath.Join(s.dir, "boris.lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+	if s.lock, err = s.root.OpenFile("boris.lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		s.root.Close()
 		return nil, fmt.Errorf("open shadow lock: %w", err)
 	}
 	unlock, err := s.acquire()
 	if err != nil {
-		s.lock.Close()
+		s.closeFiles()
 		return nil, err
 	}
 	defer unlock()
 	if err := s.init(ctx); err != nil {
-		s.lock.Close()
+		s.closeFiles()
 		return nil, err
 	}
 	return s, nil
 }
 
+// closeFiles closes the lock and the shadow directory.
+func (s *Store) closeFiles() {
+	s.lock.Close()
+	s.root.Close()
+}
+
 // Available reports whether checkpoints can be kept with environ's PATH:
 // ErrUnavailable when git is not on it.
 func Available(environ []string) error {
-	if _, err := lookGit(environ); err != nil {
+	if _, err := gitenv.Look(environ); err != nil {
 		return ErrUnavailable
 	}
 	return nil
-}
-
-// lookGit finds git on environ's PATH.
-func lookGit(environ []string) (string, error) {
-	for _, dir := range filepath.SplitList(envValue(environ, "PATH")) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, "git")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
-
-func envValue(environ []string, key string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // Tree returns the working tree's path.
@@ -160,7 +162,8 @@ func (s *Store) Close() error {
 		s.watch.close()
 		s.watch = nil
 	}
-	return s.lock.Close()
+	s.closeFiles()
+	return nil
 }
 
 // Watch starts tracking which paths of the tree change (inotify), so that
@@ -203,40 +206,31 @@ func (s *Store) stateRel() string {
 	return filepath.ToSlash(rel)
 }
 
-// environ is git's environment: nothing of the user's git configuration
-// (no GIT_* variable, no system or global config), a fixed identity.
-func (s *Store) environ() []string {
-	env := []string{
-		"GIT_DIR=" + s.dir, "GIT_WORK_TREE=" + s.opts.Tree,
-		"GIT_INDEX_FILE=" + filepath.Join(s.dir, "index"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=boris", "GIT_AUTHOR_EMAIL=boris@localhost",
-		"GIT_COMMITTER_NAME=boris", "GIT_COMMITTER_EMAIL=boris@localhost",
-		"GIT_LITERAL_PATHSPECS=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
-	}
-	for _, kv := range s.opts.Environ {
-		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// gitConfig is set on every git command: no hooks, no automatic gc, no
-// reflogs, paths unquoted, nothing converted on the way in or out.
+// gitConfig is set on every git command after gitenv.Args: the index
+// keeps an untracked cache, no reflogs, paths unquoted, never bare.
 var gitConfig = []string{
-	"-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=true", "-c", "gc.auto=0",
-	"-c", "core.logAllRefUpdates=false", "-c", "core.quotePath=false", "-c", "core.fsmonitor=false",
-	"-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.symlinks=true",
-	"-c", "commit.gpgSign=false", "-c", "core.bare=false", "-c", "advice.addIgnoredFile=false",
+	"-c", "core.untrackedCache=true", "-c", "core.logAllRefUpdates=false", "-c", "core.quotePath=false",
+	"-c", "core.bare=false", "-c", "advice.addIgnoredFile=false",
 }
 
 // run runs git with args and stdin, returning stdout. extraEnv is added to
-// the environment.
+// the environment. git runs in the tree's top directory (so pathspecs are
+// relative to it), confined when Options.Confine says how, with the
+// shadow's directory as file descriptor 3.
 func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, s.git, append(append([]string{}, gitConfig...), args...)...)
-	cmd.Env = append(append([]string{}, s.env...), extraEnv...)
-	cmd.Dir = s.dir
+	return s.runEnv(ctx, append(append([]string{}, s.env...), extraEnv...), stdin, args...)
+}
+
+// runEnv is run with the whole environment given.
+func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	argv := append(append(append([]string{s.git}, gitenv.Args...), gitConfig...), args...)
+	if s.opts.Confine != nil {
+		argv = s.opts.Confine(argv)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Dir = s.opts.Tree
+	cmd.ExtraFiles = []*os.File{s.root.File()}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -287,31 +281,40 @@ func (e *gitError) Error() string {
 	return fmt.Sprintf("git %s: %v: %s", e.args[0], e.err, e.stderr)
 }
 
-// init makes the shadow repository if it is not there and (re)writes its
-// excludes and attributes.
+// shadowConfig is the shadow's config, rewritten at every Open: whatever
+// was written there before (by a command that could reach the state
+// directory) is gone before git reads it.
+const shadowConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = false\n"
+
+// init makes the shadow repository if it is not there and rewrites the
+// files Boris keeps in it: config, excludes and attributes.
 func (s *Store) init(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(s.dir, "HEAD")); errors.Is(err, os.ErrNotExist) {
-		cmd := exec.CommandContext(ctx, s.git, "init", "-q", "--bare", s.dir)
-		cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "PATH=" + envValue(s.opts.Environ, "PATH")}
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := s.startWait(cmd); err != nil {
-			return fmt.Errorf("git init %s: %v: %s", s.dir, err, out.String())
+	head, err := s.root.OpenFile("HEAD", os.O_RDONLY, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// No template: no sample hooks, no info/exclude of git's.
+		env := gitenv.Env(s.opts.Environ, "GIT_DIR="+s.dir)
+		if _, err := s.runEnv(ctx, env, nil, "init", "-q", "--bare", "--template="); err != nil {
+			return fmt.Errorf("create shadow repository %s: %w", s.dir, err)
 		}
-		_ = os.RemoveAll(filepath.Join(s.dir, "hooks")) // samples only; hooks never run anyway
+	case err != nil:
+		return fmt.Errorf("open shadow repository: %w", err)
+	default:
+		head.Close()
 	}
-	info := filepath.Join(s.dir, "info")
-	if err := os.MkdirAll(info, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", info, err)
+	info, err := s.root.Sub("info", true, 0o700)
+	if err != nil {
+		return fmt.Errorf("create shadow info: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(info, "exclude"), []byte(s.excludes()), 0o600); err != nil {
-		return fmt.Errorf("write shadow excludes: %w", err)
-	}
-	// Recorded bytes are the file's bytes: no end-of-line conversion, no
-	// filters (clean/smudge, LFS), whatever the tree's .gitattributes say.
-	attrs := "* -text -filter -ident -working-tree-encoding\n"
-	if err := os.WriteFile(filepath.Join(info, "attributes"), []byte(attrs), 0o600); err != nil {
-		return fmt.Errorf("write shadow attributes: %w", err)
+	info.Close()
+	for _, f := range []struct{ name, data string }{
+		{"config", shadowConfig},
+		{"info/exclude", s.excludes()},
+		{"info/attributes", gitenv.Attributes},
+	} {
+		if err := s.root.WriteFile(f.name, []byte(f.data), 0o600); err != nil {
+			return fmt.Errorf("write shadow %s: %w", f.name, err)
+		}
 	}
 	return nil
 }
@@ -343,7 +346,7 @@ func (s *Store) locked(fn func() error) error {
 
 // readInt reads a small counter file of the shadow (0 when absent).
 func (s *Store) readInt(name string) int {
-	b, err := os.ReadFile(filepath.Join(s.dir, name))
+	b, err := s.root.ReadFile(name, 64)
 	if err != nil {
 		return 0
 	}
@@ -353,5 +356,5 @@ func (s *Store) readInt(name string) int {
 }
 
 func (s *Store) writeInt(name string, n int) error {
-	return os.WriteFile(filepath.Join(s.dir, name), []byte(fmt.Sprintln(n)), 0o600)
+	return s.root.WriteFile(name, []byte(fmt.Sprintln(n)), 0o600)
 }

@@ -300,6 +300,30 @@ func (s *Sandbox) Wrap(argv []string) []string {
 	return append(out, argv...)
 }
 
+// WrapReadOnly returns a function that runs an argv confined like
+// commands, except that every directory commands may write it may only
+// read, plus the read directories, and it may write only write: for the
+// git Boris runs on its own repositories (SPEC §6: "confined like
+// commands"), which must not write the principal's files. It returns nil
+// when s is not enforced.
+func (s *Sandbox) WrapReadOnly(read, write []string) func([]string) []string {
+	if !s.Enforced() {
+		return nil
+	}
+	spec := Spec{
+		Read:      prune(append(append(slices.Clone(s.spec.Read), s.spec.Write...), read...)),
+		ReadFiles: s.spec.ReadFiles,
+		Write:     write,
+		Files:     s.spec.Files,
+	}
+	rules := encodeSpec(spec)
+	return func(argv []string) []string {
+		out := make([]string, 0, 3+len(rules)+len(argv))
+		out = append(append(append(out, selfExe, HelperArg), rules...), "--")
+		return append(out, argv...)
+	}
+}
+
 // Readable reports whether a command could read path under s: it lies in a
 // readable or writable directory, or is a granted file. When s is not
 // enforced every path is readable.
