@@ -260,7 +260,31 @@ func (c *Config) policy(workdir string) (*scope.Policy, error) {
 	if err != nil {
 		return nil, usage("invalid --allow-dir or --deny-dir: %v", err)
 	}
+	if err := p.Protect("Boris's own state, never open to its tools", c.ownState()...); err != nil {
+		p.Close()
+		return nil, usage("invalid --state-dir or --tasks-db: %v", err)
+	}
 	return p, nil
+}
+
+// ownState lists the files Boris keeps for itself, which no tool may
+// open (SPEC §6): the state directory (made now when checkpoints will use
+// it, so the refusal also covers the place a link there resolves to) and
+// the task board with SQLite's files beside it.
+func (c *Config) ownState() []string {
+	var out []string
+	if c.StateDir != "" {
+		if c.Checkpoints == "on" {
+			_ = os.MkdirAll(c.StateDir, 0o700)
+		}
+		out = append(out, c.StateDir)
+	}
+	if filepath.IsAbs(c.TasksDB) {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			out = append(out, c.TasksDB+suffix)
+		}
+	}
+	return out
 }
 
 // sandbox builds the commands' confinement from the same policy: one

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,18 +22,23 @@ import (
 //   - --tasks-db or BORIS_TASKS_DB given to the cores by the operator (after
 //     "--", or in the gateway's environment): that, as before; "~" is the
 //     core's HOME, so "~/..." is per principal under --workdir-template.
-//   - --workdir-template: the core's default, ~/.boris/boris.db, in the
-//     principal's own directory (its HOME): WORKDIR/.boris/boris.db.
 //   - otherwise an authenticated principal's board is
 //     BOARDS/NAME/boris.db, BOARDS being --state-dir's boards directory
 //     and NAME the principal's directory-safe name (sanitizeSubject: one
 //     path element, distinct for distinct principals), and the boards
-//     directory is denied to every core's file tools.
+//     directory is denied to every core's file tools. With
+//     --workdir-template too: a board is Boris's own state, kept outside
+//     every tree a principal can write (SPEC §6).
 //   - without authentication (--auth none) there is one principal, and
 //     its board is the gateway user's ~/.boris/boris.db, the CLI's default.
 
 // boardsDirName is the directory of principals' boards in --state-dir.
 const boardsDirName = "boards"
+
+// principalsDirName is the directory in --state-dir that holds each
+// principal's core state directory (its --state-dir: checkpoint
+// repositories), PRINCIPALS/NAME, outside the principal's own directory.
+const principalsDirName = "principals"
 
 // stateDir is the gateway's state directory: --state-dir, else systemd's
 // $STATE_DIRECTORY (StateDirectory=), else ~/.boris/gateway; "" when
@@ -59,7 +66,7 @@ func (c *Config) stateDir(environ []string) string {
 // directory.
 func (c *Config) boardsDir(environ []string) (string, error) {
 	state := c.stateDir(environ)
-	if c.TasksDB != "" || c.WorkdirTemplate != "" || state == "" || c.Auth == "none" {
+	if c.TasksDB != "" || state == "" || c.Auth == "none" {
 		return "", nil
 	}
 	dir := filepath.Join(state, boardsDirName)
@@ -67,6 +74,42 @@ func (c *Config) boardsDir(environ []string) (string, error) {
 		return "", usage("cannot create the principals' task boards directory (--state-dir): %v", err)
 	}
 	return dir, nil
+}
+
+// principalsDir creates and returns the directory of principals' core
+// state directories, or "" when cores keep their own default: no
+// authentication and no --workdir-template (one principal, the gateway's
+// user), or no state directory.
+func (c *Config) principalsDir(environ []string) (string, error) {
+	state := c.stateDir(environ)
+	if state == "" || (c.Auth == "none" && c.WorkdirTemplate == "") {
+		return "", nil
+	}
+	dir := filepath.Join(state, principalsDirName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", usage("cannot create the principals' state directory (--state-dir): %v", err)
+	}
+	return dir, nil
+}
+
+// stateOf returns the core arguments that give p its own state directory
+// outside its working directory (creating it), or none where the
+// operator set one for every core or cores keep their default.
+func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
+	if _, ok := flagValue(h.opts.CoreArgs, "state-dir"); ok || envValue(environ, "BORIS_STATE_DIR") != "" {
+		return nil, nil
+	}
+	if h.opts.PrincipalsDir == "" {
+		if p.Workdir != "" {
+			return nil, fmt.Errorf("no state directory for %s outside its working directory (set --state-dir)", p.Subject)
+		}
+		return nil, nil
+	}
+	dir := filepath.Join(h.opts.PrincipalsDir, principalDirName(p))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("create the state directory of %s: %w", p.Subject, err)
+	}
+	return []string{"--state-dir", dir}, nil
 }
 
 // sharedTasksDB is --tasks-db made absolute, or "".
@@ -98,7 +141,7 @@ func (h *Handler) boardOf(p Principal, environ []string) (path string, args []st
 	if v := envValue(environ, "BORIS_TASKS_DB"); v != "" {
 		return board.ResolvePath(v, home), nil
 	}
-	if p.Workdir != "" || p.SubjectKey == "" || h.opts.BoardsDir == "" {
+	if p.SubjectKey == "" || h.opts.BoardsDir == "" {
 		return board.ResolvePath(board.DefaultPath, home), nil
 	}
 	path = filepath.Join(h.opts.BoardsDir, principalDirName(p), "boris.db")

@@ -47,7 +47,9 @@ func TestBoardIsolation(t *testing.T) {
 				return filepath.Join(g.state, boardsDirName, "alice", "boris.db")
 			}},
 		{"workdir template", func(dir string) []string { return []string{"--workdir-template", dir + "/{sub}"} },
-			func(_ *dashGateway, dir string) string { return filepath.Join(dir, "alice", ".boris", "boris.db") }},
+			func(g *dashGateway, _ string) string {
+				return filepath.Join(g.state, boardsDirName, "alice", "boris.db")
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -460,7 +460,7 @@ func TestBoardOf(t *testing.T) {
 		{"state dir", Options{BoardsDir: "/state/boards"}, alice, env, "/state/boards/alice/boris.db", []string{"--tasks-db", "/state/boards/alice/boris.db"}},
 		{"JWT subject apart", Options{BoardsDir: "/state/boards"}, jwtAlice, env, "/state/boards/jwt+alice/boris.db", []string{"--tasks-db", "/state/boards/jwt+alice/boris.db"}},
 		{"hostile subject", Options{BoardsDir: "/state/boards"}, odd, env, "/state/boards/" + sanitizeSubject("token", "../bob") + "/boris.db", []string{"--tasks-db", "/state/boards/" + sanitizeSubject("token", "../bob") + "/boris.db"}},
-		{"template", Options{BoardsDir: "/state/boards"}, Principal{Subject: "alice", SubjectKey: "token\x00alice", Workdir: "/srv/work/alice"}, env, "/srv/work/alice/.boris/boris.db", nil},
+		{"template", Options{BoardsDir: "/state/boards"}, Principal{Subject: "alice", SubjectKey: "token\x00alice", Workdir: "/srv/work/alice"}, env, "/state/boards/alice/boris.db", []string{"--tasks-db", "/state/boards/alice/boris.db"}},
 		{"shared", Options{TasksDB: "/srv/team.db", BoardsDir: "/state/boards"}, alice, env, "/srv/team.db", []string{"--tasks-db", "/srv/team.db"}},
 		{"anonymous", Options{}, Principal{}, env, "/home/gw/.boris/boris.db", nil},
 		{"operator's core flag", Options{BoardsDir: "/state/boards", CoreArgs: []string{"--tasks-db=/srv/x.db"}}, alice, env, "/srv/x.db", nil},

@@ -131,9 +131,13 @@ type Options struct {
 	// given to each as --tasks-db. If empty, each principal has its own.
 	TasksDB string
 	// BoardsDir, if set, holds the boards of authenticated principals
-	// without a working directory of their own (BoardsDir/NAME/boris.db);
-	// every core's file tools are denied it. See boardOf.
+	// (BoardsDir/NAME/boris.db); every core's file tools are denied it.
+	// See boardOf.
 	BoardsDir string
+	// PrincipalsDir, if set, holds each principal's core state directory
+	// (PrincipalsDir/NAME, given as --state-dir), outside its working
+	// directory; every core's file tools are denied it. See stateOf.
+	PrincipalsDir string
 	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
 	Dashboard DashboardOptions
 	// NodeID, if set, names this gateway among several behind one load

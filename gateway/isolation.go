@@ -297,14 +297,21 @@ func (h *Handler) launchFor(p Principal) (launch, error) {
 	args := append([]string{}, h.opts.CoreArgs...)
 	args = listFlag(args, environ, "disable-tools", "BORIS_DISABLE_TOOLS", disable...)
 	args = append(args, rest...)
-	denied := h.opts.Secrets
-	if h.opts.BoardsDir != "" {
-		// Principals' boards are reached through the board tools only.
-		denied = append(slices.Clip(denied), h.opts.BoardsDir)
+	denied := slices.Clip(h.opts.Secrets)
+	for _, own := range []string{h.opts.BoardsDir, h.opts.PrincipalsDir} {
+		if own != "" {
+			// Boards and cores' state are reached through their tools only.
+			denied = append(denied, own)
+		}
 	}
 	args = listFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", denied...)
 	db, boardArgs := h.boardOf(p, environ)
 	args = append(args, boardArgs...)
+	stateArgs, err := h.stateOf(p, environ)
+	if err != nil {
+		return launch{}, err
+	}
+	args = append(args, stateArgs...)
 	h.obs.sawPrincipal(p, db)
 	if p.Workdir == "" {
 		return launch{args: args, env: environ}, nil

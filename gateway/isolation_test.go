@@ -99,17 +99,23 @@ func TestCheckSecrets(t *testing.T) {
 func TestLaunchFor(t *testing.T) {
 	dir := t.TempDir()
 	h := &Handler{opts: Options{
-		CoreArgs: []string{"--timeout", "5"},
-		Environ:  []string{"HOME=/root", "TMPDIR=/tmp", "BORIS_DISABLE_TOOLS=grep", "BORIS_GATEWAY_TOKENS=x"},
-		Secrets:  []string{"/etc/boris/tokens"},
+		CoreArgs:      []string{"--timeout", "5"},
+		Environ:       []string{"HOME=/root", "TMPDIR=/tmp", "BORIS_DISABLE_TOOLS=grep", "BORIS_GATEWAY_TOKENS=x"},
+		Secrets:       []string{"/etc/boris/tokens"},
+		PrincipalsDir: filepath.Join(dir, "principals"),
 	}}
+	if err := os.Mkdir(h.opts.PrincipalsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	work := filepath.Join(dir, "alice")
 	l, err := h.launchFor(Principal{Subject: "alice", Workdir: work, CoreArgs: []string{"--disable-tools", "bash", "--read-only"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"--timeout", "5", "--disable-tools", "grep", "--disable-tools", "bash", "--read-only",
-		"--deny-dir", "/etc/boris/tokens", "--allow-dir", work, "--workdir", work}
+		"--deny-dir", "/etc/boris/tokens", "--deny-dir", h.opts.PrincipalsDir,
+		"--state-dir", filepath.Join(h.opts.PrincipalsDir, principalDirName(Principal{Subject: "alice"})),
+		"--allow-dir", work, "--workdir", work}
 	if diff := cmp.Diff(want, l.args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}

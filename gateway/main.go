@@ -83,6 +83,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	principals, err := cfg.principalsDir(environ)
+	if err != nil {
+		return err
+	}
 	cfg.warnOpenBoards(boards, environ, log)
 	dash, err := cfg.dashboardOptions()
 	if err != nil {
@@ -99,7 +103,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, BoardsDir: boards, Dashboard: dash,
+		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, Dashboard: dash,
 		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores,
 	})
 	if as.middleware == nil {

@@ -46,6 +46,9 @@ func newTestGateway(t testing.TB, configure ...func(*Options)) *testGateway {
 	for _, f := range configure {
 		f(&opts)
 	}
+	if opts.PrincipalsDir == "" {
+		opts.PrincipalsDir = t.TempDir() // as main makes it in --state-dir
+	}
 	h := NewHandler(opts)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {

@@ -13,6 +13,7 @@ import (
 type denyPath struct {
 	raw   string
 	paths []string
+	why   string // the refusal's reason when not a --deny-dir entry (Protect)
 }
 
 // denyPattern is a doublestar --deny-dir entry compiled into slash-separated
@@ -48,6 +49,26 @@ func (p *Policy) addDeny(base string, deny []string) error {
 			return err
 		}
 		p.denyPats = append(p.denyPats, dp)
+	}
+	return nil
+}
+
+// Protect refuses absolute paths (and everything beneath them) to every
+// tool, with why as the reason, without listing them among the deny
+// entries (Denied): for the files Boris itself keeps, such as its state
+// directory and task board, which no tool may open whatever the allowed
+// directories hold. Call it before the policy is used.
+func (p *Policy) Protect(why string, paths ...string) error {
+	for _, path := range paths {
+		if !filepath.IsAbs(path) {
+			return fmt.Errorf("scope: protected path %q is not absolute", path)
+		}
+		d, err := compileDenyPath("/", path)
+		if err != nil {
+			return err
+		}
+		d.why = why
+		p.denyPaths = append(p.denyPaths, d)
 	}
 	return nil
 }
@@ -186,6 +207,9 @@ func escapeMeta(s string) string {
 func (p *Policy) denyReason(abs string) string {
 	for _, d := range p.denyPaths {
 		for _, dp := range d.paths {
+			if within(abs, dp) && d.why != "" {
+				return d.why
+			}
 			if within(abs, dp) {
 				return fmt.Sprintf("matches deny rule %q", d.raw)
 			}
