@@ -107,6 +107,9 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	if err != nil {
 		return nil, err
 	}
+	if err := b.refuseRepositoryMove(src, dst); err != nil {
+		return nil, err
+	}
 	b.beforeChange(ctx)
 	if err := b.policy.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {

@@ -2,7 +2,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -45,10 +48,12 @@ func (c *Config) workspaceRules(workdir string) (allow, deny []string) {
 	if len(c.AllowDirs) > 0 {
 		allow = []string{root}
 	}
+	// Every .git at any depth: no file tool may plant a repository
+	// (config, hooks, attributes) whose git Boris would run.
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
-		deny = append(deny, filepath.Join(real, "*", ".git"))
+		deny = append(deny, filepath.Join(real, "**", ".git"))
 	}
-	return allow, append(deny, filepath.Join(root, "*", ".git"))
+	return allow, append(deny, filepath.Join(root, "**", ".git"))
 }
 
 // openWorkspaces opens --workspaces-root. git runs confined as commands
@@ -313,4 +318,35 @@ func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p com
 		sb.WriteString("No commits yet.")
 	}
 	return structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
+}
+
+// refuseRepositoryMove refuses to move a directory that holds a .git, at
+// any depth, under the workspaces root: it would become (or sit inside) a
+// workspace whose repository, configuration and attributes were written
+// by whoever wrote that directory, and Boris runs git on workspaces.
+func (b *boris) refuseRepositoryMove(src, dst string) error {
+	if b.workspaces == nil || !within(dst, b.workspaces.Dir()) {
+		return nil
+	}
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.IsDir() {
+		return nil // the rename reports a missing source; files and links hold no .git
+	}
+	found := errors.New("found")
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			return found
+		}
+		return nil
+	})
+	if errors.Is(err, found) {
+		return fail(AccessDenied, "%s holds a git repository (.git): it cannot be moved under the workspaces root, where Boris runs git; use workspace_create", src)
+	}
+	if err != nil {
+		return fail(AccessDenied, "%s cannot be moved under the workspaces root: %v", src, err)
+	}
+	return nil
 }

@@ -334,14 +334,44 @@ func (s *Store) excludes() string {
 	return sb.String()
 }
 
-// locked runs fn holding the lock.
+// locked runs fn holding the lock, with the shadow's own files checked
+// first (guard).
 func (s *Store) locked(fn func() error) error {
 	unlock, err := s.acquire()
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	if err := s.guard(); err != nil {
+		return err
+	}
 	return fn()
+}
+
+// guard puts back the files of the shadow that decide what git reads
+// and runs, should anything have changed them since Open (a command can
+// reach the state directory when an allowed directory holds it): the
+// config and attributes Boris wrote, and no commondir or alternates that
+// would send git to another repository's configuration or objects.
+func (s *Store) guard() error {
+	for _, f := range []struct{ name, data string }{
+		{"config", shadowConfig},
+		{"info/attributes", gitenv.Attributes},
+	} {
+		if got, err := s.root.ReadFile(f.name, int64(len(f.data))); err == nil && string(got) == f.data {
+			continue
+		}
+		if err := s.root.WriteFile(f.name, []byte(f.data), 0o600); err != nil {
+			return fmt.Errorf("restore shadow %s: %w", f.name, err)
+		}
+		s.opts.Log.Warn("the shadow repository's file had been changed; restored", "file", f.name, "dir", s.dir)
+	}
+	for _, name := range []string{"commondir", "objects/info/alternates", "objects/info/http-alternates", "info/grafts"} {
+		if err := s.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("clean shadow %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // readInt reads a small counter file of the shadow (0 when absent).

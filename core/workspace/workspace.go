@@ -22,6 +22,9 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/mjkoo/boris/internal/gitenv"
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // ErrNotFound is wrapped by every error about a workspace id that names no
@@ -127,11 +130,16 @@ func (r *Root) Create(ctx context.Context, name string) (*Workspace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create workspace: %w", err)
 		}
-		if _, err := r.git(ctx, dir, "init", "-q"); err != nil {
+		ws := &Workspace{ID: id, Dir: dir}
+		if _, err := r.git(ctx, dir, "init", "-q", "--template="); err != nil {
 			os.RemoveAll(dir)
 			return nil, fmt.Errorf("create workspace %s: %w", id, err)
 		}
-		return &Workspace{ID: id, Dir: dir}, nil
+		if err := r.attributes(ws); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("create workspace %s: %w", id, err)
+		}
+		return ws, nil
 	}
 	return nil, fmt.Errorf("create workspace: every id for %q is taken", name)
 }
@@ -142,10 +150,29 @@ func (r *Root) Get(id string) (*Workspace, error) {
 		return nil, fmt.Errorf("%w: %q is not a workspace id (ids are what workspace_create returned)", ErrNotFound, id)
 	}
 	dir := filepath.Join(r.dir, id)
+	// A directory, not a link to one, holding a .git directory.
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: no workspace %q (workspace_list lists them)", ErrNotFound, id)
+	}
 	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: no workspace %q (workspace_list lists them)", ErrNotFound, id)
 	}
 	return &Workspace{ID: id, Dir: dir}, nil
+}
+
+// attributes writes the workspace repository's info/attributes (without
+// following links): committed bytes are the file's bytes, and no filter
+// or diff driver the tree's .gitattributes name ever runs.
+func (r *Root) attributes(ws *Workspace) error {
+	d, err := safefile.OpenDir(r.dir, ws.ID+"/.git/info", true, 0o755)
+	if err != nil {
+		return fmt.Errorf("open %s/.git/info: %w", ws.ID, err)
+	}
+	defer d.Close()
+	if got, err := d.ReadFile("attributes", int64(len(gitenv.Attributes))); err == nil && string(got) == gitenv.Attributes {
+		return nil
+	}
+	return d.WriteFile("attributes", []byte(gitenv.Attributes), 0o644)
 }
 
 // List returns every workspace, sorted by id.
@@ -191,10 +218,13 @@ func (r *Root) Commit(ctx context.Context, ws *Workspace, message string, paths 
 	if len(specs) == 0 {
 		return "", nil
 	}
+	if err := r.attributes(ws); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
 	if _, err := r.retry(ctx, ws.Dir, append([]string{"add", "-A", "--"}, specs...)...); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := r.retry(ctx, ws.Dir, append([]string{"diff", "--cached", "--quiet", "--"}, specs...)...); err == nil {
+	if _, err := r.retry(ctx, ws.Dir, append(append(append([]string{"diff", "--cached", "--quiet"}, gitenv.DiffArgs...), "--"), specs...)...); err == nil {
 		return "", nil // nothing staged: the write changed nothing
 	}
 	args := append([]string{"commit", "-q", "--no-verify", "-m", message, "--"}, specs...)
@@ -258,26 +288,20 @@ func (r *Root) History(ctx context.Context, ws *Workspace, path string, limit in
 }
 
 // ExecRunner is a Runner that starts git with start (nil: cmd.Start) and
-// wraps argv with wrap (nil: as it is), in an environment that ignores
-// the system and global git configuration, runs no hooks and signs as
-// Boris.
+// wraps argv with wrap (nil: as it is), hardened as every git Boris runs
+// (package gitenv: no system or global configuration, hooks, fsmonitor,
+// external diff, textconv or credential helper), on exactly the
+// repository dir/.git with dir as its tree, never one git would find
+// above it, and signing as Boris.
 func ExecRunner(gitPath string, environ []string, wrap func([]string) []string, start func(*exec.Cmd) error, done func(int)) Runner {
-	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=boris", "GIT_AUTHOR_EMAIL=boris@localhost",
-		"GIT_COMMITTER_NAME=boris", "GIT_COMMITTER_EMAIL=boris@localhost", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C"}
-	for _, kv := range environ {
-		if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
 	return func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		argv := append([]string{gitPath, "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false",
-			"-c", "core.fsmonitor=false", "-c", "init.defaultBranch=main", "-c", "gc.auto=0"}, args...)
+		argv := append(append([]string{gitPath}, gitenv.Args...), args...)
 		if wrap != nil {
 			argv = wrap(argv)
 		}
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd.Dir = dir
+		cmd.Env = gitenv.Env(environ, "GIT_DIR="+filepath.Join(dir, ".git"), "GIT_WORK_TREE="+dir, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.WaitDelay = 5 * time.Second
