@@ -352,7 +352,9 @@ func (s *Store) locked(fn func() error) error {
 // and runs, should anything have changed them since Open (a command can
 // reach the state directory when an allowed directory holds it): the
 // config and attributes Boris wrote, and no commondir or alternates that
-// would send git to another repository's configuration or objects.
+// would send git to another repository's configuration or objects. A
+// lock file of git's is stale under the store's lock (no git of Boris's
+// runs on the shadow without it), and would stop every recording.
 func (s *Store) guard() error {
 	for _, f := range []struct{ name, data string }{
 		{"config", shadowConfig},
@@ -366,7 +368,7 @@ func (s *Store) guard() error {
 		}
 		s.opts.Log.Warn("the shadow repository's file had been changed; restored", "file", f.name, "dir", s.dir)
 	}
-	for _, name := range []string{"commondir", "objects/info/alternates", "objects/info/http-alternates", "info/grafts"} {
+	for _, name := range []string{"commondir", "objects/info/alternates", "objects/info/http-alternates", "info/grafts", "index.lock", "HEAD.lock"} {
 		if err := s.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("clean shadow %s: %w", name, err)
 		}

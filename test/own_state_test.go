@@ -1,0 +1,193 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The own-state tests (SPEC §6, "Boris's own state is never in a
+// principal's reach") attack the files the core keeps for itself (the
+// checkpoint shadow repository, the task board) as a hostile tenant
+// would, through the built binary: by the file tools, by settings planted
+// where a command could write them, and by links planted at every file
+// the core opens.
+
+// homeCore starts boris as a local user would, allowed their whole home
+// directory (which holds the default state directory and board), with
+// bash disabled unless args enable it. It returns the core, the home
+// directory and the project directory (the working tree).
+func homeCore(t *testing.T, args ...string) (*core, string, string) {
+	t.Helper()
+	home := realTempDir(t)
+	proj := filepath.Join(home, "proj")
+	writeFile(t, filepath.Join(proj, "a.txt"), "one\n")
+	c := startCoreWith(t, coreOptions{
+		args: append([]string{"--workdir", proj, "--allow-dir", home}, args...),
+		env:  []string{"HOME=" + home, "XDG_STATE_HOME=", "BORIS_STATE_DIR=", "BORIS_TASKS_DB="},
+	})
+	return c, home, proj
+}
+
+// shadowOf returns the one shadow repository under the state directory.
+func shadowOf(t *testing.T, state string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(state, "checkpoints", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("shadow repositories under %s: got %v, want one", state, dirs)
+	}
+	return dirs[0]
+}
+
+// TestOwnStateRefusedToFileTools is the HIGH case of a principal without
+// bash: with create_file alone it rewrote the shadow repository's config
+// (diff.external) inside the allowed home directory, and the core's git
+// ran it. Every file of the state directory and of the board is now
+// refused to every file tool, however it is named.
+func TestOwnStateRefusedToFileTools(t *testing.T) {
+	c, home, proj := homeCore(t, "--disable-tools", "bash")
+	c.ok("create_file", map[string]any{"path": "b.txt", "content": "b\n"})
+	c.ok("history", map[string]any{})
+	c.ok("create_task", map[string]any{"description": "mine"})
+	state := filepath.Join(home, ".local", "state", "boris")
+	shadow := shadowOf(t, state)
+	rel, _ := filepath.Rel(proj, filepath.Join(shadow, "config"))
+	for _, p := range []string{
+		filepath.Join(shadow, "config"), rel, filepath.Join(shadow, "info", "attributes"),
+		filepath.Join(shadow, "index.lock"), filepath.Join(shadow, "hooks", "post-commit"),
+		filepath.Join(state, "other"), filepath.Join(home, ".boris", "boris.db"),
+		filepath.Join(home, ".boris", "boris.db-wal"),
+	} {
+		got := c.fails("ACCESS_DENIED", "create_file", map[string]any{"path": p, "content": "[diff]\n\texternal = sh -c 'touch /tmp/x'\n"})
+		if !strings.Contains(got, "Boris's own state") {
+			t.Errorf("create_file %s: got %q, want the refusal to say it is Boris's own state", p, got)
+		}
+		c.fails("ACCESS_DENIED", "view", map[string]any{"path": p})
+	}
+	if data, _ := os.ReadFile(filepath.Join(shadow, "config")); strings.Contains(string(data), "external") {
+		t.Fatalf("shadow config written through a file tool: %q", data)
+	}
+	out := c.ok("grep", map[string]any{"pattern": "repositoryformatversion", "path": home})
+	if strings.Contains(out, "checkpoints") {
+		t.Errorf("grep over home: got %q, want nothing of the state directory", out)
+	}
+}
+
+// TestPlantedGitSettingsRunNothing plants, while a session runs, every
+// git setting that runs a program into the shadow repository (as a
+// command can where an allowed directory holds the state directory), and
+// filters in the tree's .gitattributes; then makes changes, records, diffs
+// and undoes. Nothing planted runs, with the sandbox and without it, and
+// checkpoints keep working.
+func TestPlantedGitSettingsRunNothing(t *testing.T) {
+	for _, sandbox := range []string{"auto", "off"} {
+		t.Run("sandbox "+sandbox, func(t *testing.T) {
+			c, home, proj := homeCore(t, "--sandbox", sandbox)
+			bin := realTempDir(t)
+			mark := filepath.Join(bin, "ran")
+			script := filepath.Join(bin, "evil")
+			writeFile(t, script, "#!/bin/sh\necho \"$0 $*\" >> "+mark+"\ncat\n")
+			if err := os.Chmod(script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, hook := range []string{"pre-commit", "post-commit", "reference-transaction", "post-index-change"} {
+				if err := os.Symlink(script, filepath.Join(bin, hook)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "one", "new_str": "two"})
+			c.ok("history", map[string]any{})
+			shadow := shadowOf(t, filepath.Join(home, ".local", "state", "boris"))
+			evil := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = " + script +
+				"\n\thooksPath = " + bin + "\n\tsshCommand = " + script + "\n\tpager = " + script +
+				"\n[diff]\n\texternal = " + script + "\n[diff \"x\"]\n\ttextconv = " + script +
+				"\n[filter \"x\"]\n\tclean = " + script + "\n\tsmudge = " + script + "\n\trequired = true\n"
+			writeFile(t, filepath.Join(shadow, "config"), evil)
+			writeFile(t, filepath.Join(shadow, "info", "attributes"), "* filter=x diff=x\n")
+			writeFile(t, filepath.Join(shadow, "index.lock"), "")
+			writeFile(t, filepath.Join(shadow, "commondir"), bin+"\n")
+			writeFile(t, filepath.Join(bin, "config"), evil)
+			writeFile(t, filepath.Join(proj, ".gitattributes"), "* filter=x diff=x\n")
+
+			c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "two", "new_str": "three"})
+			id := latestID(t, c)
+			if sandbox == "auto" {
+				c.ok("bash", map[string]any{"command": "echo b >> b.txt"})
+			}
+			writeFile(t, filepath.Join(proj, "a.txt"), "four\n")
+			if out := c.ok("diff", map[string]any{}); !strings.Contains(out, "+four") {
+				t.Errorf("diff: got %q, want the change to four", out)
+			}
+			if out := c.ok("diff", map[string]any{"checkpoint": id}); !strings.Contains(out, "three") {
+				t.Errorf("diff %s: got %q, want the change to three", id, out)
+			}
+			c.ok("undo", map[string]any{"checkpoint": id})
+			if data, err := os.ReadFile(mark); err == nil {
+				t.Fatalf("a planted program ran:\n%s", data)
+			}
+		})
+	}
+}
+
+// TestLinksPlantedAtOwnFiles plants, before the core starts, links to a
+// victim outside every allowed directory (and to a new path beside it),
+// and a FIFO, at each file the core opens in its shadow repository. The
+// core answers, never writes, creates or reads through them, and the
+// victim directory is as it was.
+func TestLinksPlantedAtOwnFiles(t *testing.T) {
+	for _, name := range []string{"boris.lock", "config", "info", "info/attributes", "info/exclude", "seq", "count", "HEAD", "index", "fifo:seq", "fifo:boris.lock", "shadow"} {
+		t.Run(name, func(t *testing.T) {
+			home := realTempDir(t)
+			proj := filepath.Join(home, "proj")
+			writeFile(t, filepath.Join(proj, "a.txt"), "one\n")
+			victimDir := realTempDir(t)
+			victim := filepath.Join(victimDir, "victim")
+			writeFile(t, victim, "untouched")
+			state := filepath.Join(home, ".local", "state", "boris")
+			// A first session makes the shadow, so its files exist to be replaced.
+			first := startCoreWith(t, coreOptions{args: []string{"--workdir", proj, "--allow-dir", home}, env: []string{"HOME=" + home, "XDG_STATE_HOME=", "BORIS_STATE_DIR="}})
+			first.ok("create_file", map[string]any{"path": "b.txt", "content": "b\n"})
+			first.ok("history", map[string]any{})
+			_ = first.session.Close()
+			shadow := shadowOf(t, state)
+			target := filepath.Join(shadow, strings.TrimPrefix(name, "fifo:"))
+			if name == "shadow" {
+				target = shadow
+			}
+			if err := os.RemoveAll(target); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case strings.HasPrefix(name, "fifo:"):
+				if err := syscall.Mkfifo(target, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			case name == "info" || name == "shadow":
+				if err := os.Symlink(victimDir, target); err != nil {
+					t.Fatal(err)
+				}
+			case name == "config":
+				if err := os.Symlink(filepath.Join(victimDir, "new"), target); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.Symlink(victim, target); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := startCoreWith(t, coreOptions{args: []string{"--workdir", proj, "--allow-dir", home}, env: []string{"HOME=" + home, "XDG_STATE_HOME=", "BORIS_STATE_DIR="}})
+			c.ok("create_file", map[string]any{"path": "c.txt", "content": "c\n"})
+			c.ok("view", map[string]any{"path": "c.txt"})
+			entries, _ := os.ReadDir(victimDir)
+			if len(entries) != 1 || readFile(t, victim) != "untouched" {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("victim directory after the core ran: %v, victim %q; want only the untouched victim", names, readFile(t, victim))
+			}
+		})
+	}
+}
