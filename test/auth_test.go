@@ -45,7 +45,13 @@ type authGateway struct {
 // SIGTERM at the end of the test.
 func startAuthGateway(t *testing.T, env []string, args ...string) *authGateway {
 	t.Helper()
-	cmd := exec.Command(gatewayBin(t), append([]string{"--listen", "127.0.0.1:0"}, args...)...)
+	return runAuthGateway(t, exec.Command(gatewayBin(t), append([]string{"--listen", "127.0.0.1:0"}, args...)...), env)
+}
+
+// runAuthGateway starts cmd, a boris-gateway, with env over a clean
+// environment, and waits until it listens.
+func runAuthGateway(t *testing.T, cmd *exec.Cmd, env []string) *authGateway {
+	t.Helper()
 	cmd.Env = cleanEnv(env...)
 	g := &authGateway{t: t, cmd: cmd, stderr: &syncWriter{b: &strings.Builder{}}, exited: make(chan struct{})}
 	cmd.Stderr = g.stderr
