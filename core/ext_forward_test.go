@@ -1,6 +1,8 @@
 package core
 
 import (
+	"github.com/mjkoo/boris/internal/safefile"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,13 @@ import (
 // once, a partial line left until its newline comes, an enormous one
 // skipped.
 func TestReadNewLines(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "log")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	root, err := safefile.OpenDir(dir, "", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	var off int64
 	step := func(appended string, want ...string) {
 		t.Helper()
@@ -28,7 +36,7 @@ func TestReadNewLines(t *testing.T) {
 		var got []string
 		for before := int64(-1); off != before; { // as polls go on
 			before = off
-			for _, l := range readNewLines(p, &off) {
+			for _, l := range readNewLines(root, "log", &off) {
 				got = append(got, string(l))
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/internal/procs"
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // Extensions (SPEC §9): tools from --extensions directories, laid out as
@@ -61,6 +62,20 @@ func (b *boris) loadExtensions(environ []string) error {
 			return fmt.Errorf("extensions: %w", err)
 		}
 		b.extOwnDir = base
+	}
+	// The SDK and the calls' files live in a directory of their own,
+	// refused to the file tools (a principal without bash must not rewrite
+	// the SDK every extension tool sources) and opened by the core through
+	// a descriptor, never by a path a command could redirect.
+	base = filepath.Join(base, ".boris-ext")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return fmt.Errorf("extensions: %w", err)
+	}
+	if err := b.policy.Protect("the files of Boris's extension runs, never open to its tools", base); err != nil {
+		return fmt.Errorf("extensions: %w", err)
+	}
+	if b.extRoot, err = safefile.OpenDir(base, "", false, 0); err != nil {
+		return fmt.Errorf("extensions: %w", err)
 	}
 	b.extSDK = filepath.Join(base, "mcp-sdk")
 	if err := os.MkdirAll(b.extSDK, 0o755); err != nil {
@@ -154,9 +169,13 @@ func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 	})
 }
 
-// extCall is one running extension tool's files.
+// extCall is one running extension tool's files: paths for the tool,
+// and the directory open for the core, which reads and writes there only
+// through it, following no link (the tool, and any command of the
+// session, can write the directory).
 type extCall struct {
 	dir                             string
+	root                            *safefile.Dir
 	progress, logs, cancel, errFile string
 }
 
@@ -167,7 +186,12 @@ func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *e
 		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
 	}
 	defer b.extDirs.put(dir)
-	c := &extCall{dir: dir, progress: filepath.Join(dir, extCallFiles[0]), logs: filepath.Join(dir, extCallFiles[1]),
+	root, err := b.extRoot.Sub(filepath.Base(dir), false, 0)
+	if err != nil {
+		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+	}
+	defer root.Close()
+	c := &extCall{dir: dir, root: root, progress: filepath.Join(dir, extCallFiles[0]), logs: filepath.Join(dir, extCallFiles[1]),
 		cancel: filepath.Join(dir, "cancelled"), errFile: filepath.Join(dir, "error")}
 	env, err := b.extEnv(req, t, args, c)
 	if err != nil {
@@ -181,7 +205,11 @@ func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *e
 	stop := fwd.start()
 	res, err := b.shell.Exec(ctx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env}, shell.Options{
 		Timeout: timeout,
-		OnStop:  func() { _ = os.WriteFile(c.cancel, nil, 0o644) },
+		OnStop: func() {
+			if f, err := c.root.OpenFile("cancelled", os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				f.Close()
+			}
+		},
 	})
 	stop()
 	if err != nil {
@@ -215,7 +243,7 @@ func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[str
 		env = append(env, extArgVars(args, argsJSON)...)
 	} else {
 		f := filepath.Join(c.dir, "args.json")
-		if err := os.WriteFile(f, argsJSON, 0o600); err != nil {
+		if err := c.root.WriteFile("args.json", argsJSON, 0o600); err != nil {
 			return nil, err
 		}
 		env = append(env, "MCP_TOOL_ARGS_FILE="+f)
@@ -245,7 +273,7 @@ func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Du
 	}
 	// The error file counts only when the tool failed: a tool may recover
 	// from a helper's failure (mcp_args_get ... || true).
-	if data, err := os.ReadFile(c.errFile); err == nil && res.ExitCode != 0 && len(bytes.TrimSpace(data)) > 0 {
+	if data, err := c.root.ReadFile("error", 1<<20); err == nil && res.ExitCode != 0 && len(bytes.TrimSpace(data)) > 0 {
 		var e struct {
 			Code    int64           `json:"code"`
 			Message string          `json:"message"`
@@ -340,7 +368,7 @@ func (f *extForwarder) poll() {
 	}
 	if tok := f.req.Params.GetProgressToken(); tok != nil {
 		var last *mcp.ProgressNotificationParams
-		for _, line := range readNewLines(f.c.progress, &f.offProg) {
+		for _, line := range readNewLines(f.c.root, extCallFiles[0], &f.offProg) {
 			var p struct {
 				Progress float64  `json:"progress"`
 				Total    *float64 `json:"total"`
@@ -357,7 +385,7 @@ func (f *extForwarder) poll() {
 			_ = f.req.Session.NotifyProgress(f.ctx, last)
 		}
 	}
-	for _, line := range readNewLines(f.c.logs, &f.off) {
+	for _, line := range readNewLines(f.c.root, extCallFiles[1], &f.off) {
 		if f.logs >= extMaxLogs {
 			break
 		}
@@ -389,10 +417,11 @@ func logLevel(s string) string {
 	return "info"
 }
 
-// readNewLines returns the complete lines appended to path since *off and
-// moves *off past them. A line over 64 KiB is dropped.
-func readNewLines(path string, off *int64) [][]byte {
-	f, err := os.Open(path)
+// readNewLines returns the complete lines appended to the file name of
+// dir since *off and moves *off past them. A line over 64 KiB is dropped.
+// A link, FIFO or device there is read as nothing.
+func readNewLines(dir *safefile.Dir, name string, off *int64) [][]byte {
+	f, err := dir.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
@@ -488,6 +517,9 @@ func (b *boris) swapExtensionTools(s *mcp.Server, tools []*extension.Tool) {
 
 // closeExtensions removes the SDK directory the core made for itself.
 func (b *boris) closeExtensions() {
+	if b.extRoot != nil {
+		b.extRoot.Close()
+	}
 	if b.extOwnDir != "" {
 		_ = os.RemoveAll(b.extOwnDir)
 	}

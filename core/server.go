@@ -23,6 +23,7 @@ import (
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // Version is the release version, stamped at build time with
@@ -49,6 +50,7 @@ type boris struct {
 	extTools     []*extension.Tool  // --extensions tools
 	extSDK       string             // the directory MCP_SDK names
 	extBase      string             // where calls get their files
+	extRoot      *safefile.Dir      // extBase, open: calls' files are opened through it
 	extDirs      extCallDirs        // call directories kept for reuse
 	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
 	extEnviron   []string           // the environment extension tools' variables come from

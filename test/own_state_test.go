@@ -1,11 +1,17 @@
 package test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The own-state tests (SPEC §6, "Boris's own state is never in a
@@ -189,5 +195,61 @@ func TestLinksPlantedAtOwnFiles(t *testing.T) {
 				t.Errorf("victim directory after the core ran: %v, victim %q; want only the untouched victim", names, readFile(t, victim))
 			}
 		})
+	}
+}
+
+// TestExtensionCallFilesNotFollowed: an extension call's files lie where
+// commands can write, so a tool (or any command of the session) can
+// replace its log and error files with links to a file outside every
+// allowed directory. The core reads them without following links: the
+// file's contents never reach the client, as a log or an error.
+func TestExtensionCallFilesNotFollowed(t *testing.T) {
+	victim := filepath.Join(realTempDir(t), "victim")
+	writeFile(t, victim, `{"level":"error","logger":"x","data":"SECRET-7c1d"}`+"\n")
+	root := realTempDir(t)
+	extTool(t, root, "linker", `{"name":"linker","description":"links its call files elsewhere"}`,
+		`rm -f "$MCP_LOG_STREAM" "$MCP_TOOL_ERROR_FILE"; ln -s `+victim+` "$MCP_LOG_STREAM"; ln -s `+victim+` "$MCP_TOOL_ERROR_FILE"; sleep 0.5; exit 1`+"\n")
+	var mu sync.Mutex
+	var logs []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprint(req.Params.Data))
+			mu.Unlock()
+		},
+	})
+	work := realTempDir(t)
+	s := connectClient(t, client, []string{"--workdir", work, "--allow-dir", work, "--extensions", root})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "linker", Arguments: map[string]any{}})
+	if err != nil && strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("linker: the error carries the victim's contents: %v", err)
+	}
+	if res != nil && strings.Contains(text(res), "SECRET") {
+		t.Errorf("linker's result: got %q, want nothing of the victim", text(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(strings.Join(logs, "|"), "SECRET") {
+		t.Errorf("log notifications: got %q, want nothing of the victim", logs)
+	}
+	// Nor can a file tool rewrite the SDK every extension tool sources,
+	// nor a call's files.
+	extTool(t, root, "sdkpath", `{"name":"sdkpath","description":"prints where the SDK is"}`, `echo "$MCP_SDK"`+"\n")
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", work, "--extensions", root}})
+	sdk := strings.TrimSpace(c.ok("sdkpath", map[string]any{}))
+	if !filepath.IsAbs(sdk) {
+		t.Fatalf("sdkpath: got %q, want the SDK's directory", sdk)
+	}
+	entries, err := os.ReadDir(sdk)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the SDK directory %s: %v, %d entries", sdk, err, len(entries))
+	}
+	for _, p := range []string{filepath.Join(sdk, entries[0].Name()), filepath.Join(filepath.Dir(sdk), "call-x", "log")} {
+		c.fails("ACCESS_DENIED", "create_file", map[string]any{"path": p, "content": "touch /tmp/pwned\n"})
 	}
 }
