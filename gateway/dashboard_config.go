@@ -32,9 +32,9 @@ func (c *Config) dashboardOptions() (DashboardOptions, error) {
 // commands may read them: no --workdir-template and no --allow-dir
 // confine commands to a directory (Landlock grants everything then).
 func (c *Config) warnOpenBoards(boards string, environ []string, log *slog.Logger) {
-	if boards == "" || hasFlag(c.CoreArgs, "allow-dir") || envValue(environ, "BORIS_ALLOW_DIRS") != "" {
+	if boards == "" || c.WorkdirTemplate != "" || hasFlag(c.CoreArgs, "allow-dir") || envValue(environ, "BORIS_ALLOW_DIRS") != "" {
 		return
 	}
-	log.Warn("principals' task boards are readable by every core's commands: cores have no --allow-dir; "+
+	log.Warn("principals' task boards and checkpoint repositories are readable by every core's commands: cores have no --allow-dir; "+
 		"use --workdir-template or give cores --allow-dir (after --) outside the state directory", "boards", boards)
 }

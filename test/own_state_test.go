@@ -143,7 +143,7 @@ func TestPlantedGitSettingsRunNothing(t *testing.T) {
 // core answers, never writes, creates or reads through them, and the
 // victim directory is as it was.
 func TestLinksPlantedAtOwnFiles(t *testing.T) {
-	for _, name := range []string{"boris.lock", "config", "info", "info/attributes", "info/exclude", "seq", "count", "HEAD", "index", "fifo:seq", "fifo:boris.lock", "shadow"} {
+	for _, name := range []string{"boris.lock", "config", "info", "info/attributes", "info/exclude", "seq", "count", "HEAD", "index", "fifo:seq", "fifo:boris.lock", "device:count", "shadow"} {
 		t.Run(name, func(t *testing.T) {
 			home := realTempDir(t)
 			proj := filepath.Join(home, "proj")
@@ -158,7 +158,11 @@ func TestLinksPlantedAtOwnFiles(t *testing.T) {
 			first.ok("history", map[string]any{})
 			_ = first.session.Close()
 			shadow := shadowOf(t, state)
-			target := filepath.Join(shadow, strings.TrimPrefix(name, "fifo:"))
+			_, file, _ := strings.Cut(name, ":")
+			if !strings.Contains(name, ":") {
+				file = name
+			}
+			target := filepath.Join(shadow, file)
 			if name == "shadow" {
 				target = shadow
 			}
@@ -169,6 +173,11 @@ func TestLinksPlantedAtOwnFiles(t *testing.T) {
 			case strings.HasPrefix(name, "fifo:"):
 				if err := syscall.Mkfifo(target, 0o600); err != nil {
 					t.Fatal(err)
+				}
+			case strings.HasPrefix(name, "device:"):
+				// /dev/zero's numbers: reading it never ends.
+				if err := syscall.Mknod(target, syscall.S_IFCHR|0o600, 1<<8|5); err != nil {
+					t.Skipf("cannot make a device node (needs CAP_MKNOD): %v", err)
 				}
 			case name == "info" || name == "shadow":
 				if err := os.Symlink(victimDir, target); err != nil {
