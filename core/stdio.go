@@ -291,14 +291,12 @@ func plainString(b []byte, i int) (s []byte, next int, ok bool) {
 }
 
 // reply writes a JSON-RPC error response, echoing the message's id when it
-// has a usable one (JSON-RPC 2.0 §5: null when it cannot be determined).
+// has a usable one (JSON-RPC 2.0 §5: null when it cannot be determined),
+// found as the SDK finds it: the last member named exactly "id".
 func (s *screenedReader) reply(msg []byte, code int64, text string) {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
 	id := json.RawMessage("null")
-	if msg != nil && json.Unmarshal(msg, &probe) == nil && len(probe.ID) > 0 && (probe.ID[0] == '"' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
-		id = probe.ID
+	if v, ok := jsonscan.Member(msg, "id"); ok && len(v) > 0 && (v[0] == '"' || (v[0] >= '0' && v[0] <= '9')) {
+		id = v
 	}
 	resp, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
