@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -118,8 +119,9 @@ func propertyKind(p map[string]json.RawMessage) kinds {
 
 // accepts reports whether raw, valid JSON, is certainly valid against the
 // schema: an object without a member twice, each member a property the
-// scan checks (or any name, when the schema is open) holding a value of
-// its kind, and every required property present.
+// scan checks (or any name but another case of a property's, when the
+// schema is open) holding a value of its kind, and every required
+// property present.
 func (c *argCheck) accepts(raw []byte) bool {
 	if c == nil {
 		return false
@@ -135,7 +137,7 @@ func (c *argCheck) accepts(raw []byte) bool {
 		if known {
 			return valueOfKind(val, kind)
 		}
-		return !c.closed
+		return !c.closed && !c.caseOfProperty(name)
 	})
 	if !whole {
 		return false // an escaped name among them: let the validator decode it
@@ -146,6 +148,17 @@ func (c *argCheck) accepts(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// caseOfProperty reports whether name differs from a property's name only
+// in case: decodeArgs refuses such a member.
+func (c *argCheck) caseOfProperty(name string) bool {
+	for p := range c.kinds {
+		if strings.EqualFold(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // valueOfKind reports whether the JSON value v is certainly of one of k:

@@ -46,7 +46,7 @@ func handlerSchema(t *testing.T, h any) *jsonschema.Schema {
 
 // TestArgCheckNeverAcceptsInvalid: for every tool's schema and for random
 // ones, no arguments the scan accepts are refused by jsonschema's
-// validation. Arguments are random objects of the schema's property
+// validation or by decodeArgs (a case variant of a property's name). Arguments are random objects of the schema's property
 // names, their case variants, escaped spellings and strangers, holding
 // values of every kind (1.0, 1e3, null, nested ones among them).
 func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
@@ -78,6 +78,9 @@ func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
 			if err := resolved.Validate(instance); err != nil {
 				sj, _ := json.Marshal(s)
 				t.Fatalf("%s: the scan accepted %s, which the schema refuses: %v\nschema: %s", name, raw, err, sj)
+			}
+			if member, _ := caseVariant(s, instance); member != "" {
+				t.Fatalf("%s: the scan accepted %s, whose %q decodeArgs refuses", name, raw, member)
 			}
 		}
 	}
@@ -222,4 +225,55 @@ func randomValue(rng *rand.Rand) string {
 	values := []string{`"a"`, `""`, `"a\"b"`, `"\u00e9"`, `0`, `7`, `-3`, `1.0`, `1.5`, `1e3`, `-0`,
 		`12345678901234567890`, `true`, `false`, `null`, `[]`, `[1,2]`, `["a"]`, `{}`, `{"a":1}`, `"abcd"`}
 	return values[rng.IntN(len(values))]
+}
+
+// decodeFor decodes raw arguments for a tool whose parameters are In, as
+// addTool does.
+func decodeFor[In any](t *testing.T, raw string) (In, error) {
+	t.Helper()
+	schema := mustSchema[In]("test")
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeArgs[In](json.RawMessage(raw), resolved, newArgCheck(schema))
+}
+
+// TestDecodeArgsNamesExact: arguments are read under their exact names, as
+// the schema validates them: a member that is another case of a property
+// is refused with INVALID_INPUT naming it, whether the schema is closed
+// (create_file) or open to other members (the filesystem toolset's), and
+// never read as the property.
+func TestDecodeArgsNamesExact(t *testing.T) {
+	refused := func(err error, member string) bool {
+		return err != nil && strings.HasPrefix(err.Error(), "[INVALID_INPUT]") && strings.Contains(err.Error(), `"`+member+`"`)
+	}
+	t.Run("open schema", func(t *testing.T) {
+		for raw, member := range map[string]string{
+			`{"path":"a.txt","content":"x","PATH":"b.txt"}`:  "PATH",
+			`{"PATH":"b.txt","content":"x","path":"a.txt"}`:  "PATH",
+			`{"path":"a.txt","Content":"y","content":"x"}`:   "Content",
+			`{"path":"a.txt","content":"x","\u0050ath":"b"}`: "Path",
+		} {
+			if p, err := decodeFor[fsWriteParams](t, raw); !refused(err, member) {
+				t.Errorf("write_file %s: got %+v, %v; want INVALID_INPUT naming %q", raw, p, err, member)
+			}
+		}
+		p, err := decodeFor[fsWriteParams](t, `{"\u0070ath":"a.txt","content":"x","unknown":{"PATH":"b"}}`)
+		if err != nil || p.Path != "a.txt" {
+			t.Errorf("write_file with an escaped name and an unknown member: got %+v, %v; want path a.txt", p, err)
+		}
+	})
+	t.Run("nested", func(t *testing.T) {
+		raw := `{"path":"a.txt","edits":[{"oldText":"x","newText":"y","NEWTEXT":"z"}]}`
+		if p, err := decodeFor[fsEditParams](t, raw); !refused(err, "edits.0.NEWTEXT") {
+			t.Errorf("edit_file %s: got %+v, %v; want INVALID_INPUT naming edits.0.NEWTEXT", raw, p, err)
+		}
+	})
+	t.Run("closed schema", func(t *testing.T) {
+		raw := `{"path":"a.txt","content":"x","PATH":"b.txt"}`
+		if p, err := decodeFor[createFileParams](t, raw); !refused(err, "PATH") {
+			t.Errorf("create_file %s: got %+v, %v; want INVALID_INPUT naming PATH", raw, p, err)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/jsonscan"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/safefile"
@@ -269,14 +271,20 @@ func mustSchema[In any](tool string) *jsonschema.Schema {
 	return schema
 }
 
-// decodeArgs validates raw arguments against the tool's schema and decodes them.
+// decodeArgs validates raw arguments against the tool's schema and decodes
+// them. The decoder matches member names exactly, as the validator (and
+// go-sdk's typed handlers) do: encoding/json would also read "PATH" into
+// the field of "path", so arguments could be validated under one name and
+// used under another. A member whose name differs from a property's only
+// in case is refused outright, naming it: in a schema open to other members
+// (the filesystem toolset's) it would otherwise be silently ignored.
 func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, check *argCheck) (In, error) {
 	var in In
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	// Arguments the scan vouches for are decoded once, not validated.
-	if err := json.Unmarshal(raw, &in); err == nil && check.accepts(raw) {
+	if err := jsonscan.Unmarshal(raw, &in); err == nil && check.accepts(raw) {
 		return in, nil
 	}
 	in = *new(In)
@@ -284,13 +292,50 @@ func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, chec
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return in, fail(InvalidInput, "arguments are not valid JSON: %v", err)
 	}
+	if member, property := caseVariant(resolved.Schema(), instance); member != "" {
+		return in, fail(InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
+	}
 	if err := resolved.Validate(instance); err != nil {
 		return in, fail(InvalidInput, "invalid arguments: %v", err)
 	}
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if err := jsonscan.Unmarshal(raw, &in); err != nil {
 		return in, fail(InvalidInput, "invalid arguments: %v", err)
 	}
 	return in, nil
+}
+
+// caseVariant finds, in a decoded instance of schema, a member that is not
+// one of the properties its object names but differs from one of them only
+// in case (strings.EqualFold), and returns its
+// path (dotted, from the top) and the property's name; "" if there is
+// none. Objects nested in properties and array items are searched too.
+func caseVariant(schema *jsonschema.Schema, v any) (member, property string) {
+	if schema == nil {
+		return "", ""
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			if sub, ok := schema.Properties[name]; ok {
+				if m, p := caseVariant(sub, v[name]); m != "" {
+					return name + "." + m, p
+				}
+				continue
+			}
+			for known := range schema.Properties {
+				if strings.EqualFold(name, known) {
+					return name, known
+				}
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if m, p := caseVariant(schema.Items, item); m != "" {
+				return fmt.Sprintf("%d.%s", i, m), p
+			}
+		}
+	}
+	return "", ""
 }
 
 // ptr returns a pointer to v, for optional annotation fields.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
 // The SDK's stdio transport ends the session at the first line it cannot
@@ -104,7 +106,7 @@ func (s *screenedReader) screen(line []byte, tooLong bool) (msg []byte, plain bo
 	switch {
 	case !json.Valid(trimmed):
 		s.reply(nil, jsonrpc.CodeParseError, "parse error: not valid JSON")
-	case tooDeep(trimmed, sdkMaxDepth):
+	case jsonscan.TooDeep(trimmed, sdkMaxDepth):
 		s.reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: nested more than %d deep", sdkMaxDepth))
 	case trimmed[0] == '[':
 		if s.screenBatch(trimmed) {
@@ -175,9 +177,9 @@ func (s *screenedReader) noteInitialize(raw []byte) {
 	}
 }
 
-// sdkMaxDepth is the nesting the SDK's decoder accepts (its
-// internal/json.defaultMaxDepth); deeper messages end its read loop.
-const sdkMaxDepth = 1000
+// sdkMaxDepth is the nesting the SDK's decoder accepts; deeper messages
+// end its read loop.
+const sdkMaxDepth = jsonscan.SDKMaxDepth
 
 // plainMessage reports whether msg is certainly a JSON-RPC message the
 // SDK decodes, and returns its method (nil for a response): valid JSON and UTF-8, nested no deeper than sdkMaxDepth, an
@@ -192,7 +194,7 @@ const sdkMaxDepth = 1000
 // decodes the line. FuzzPlainMessage holds it to never accepting a line
 // DecodeMessage refuses.
 func plainMessage(msg []byte) (method []byte, ok bool) {
-	if len(msg) < 2 || msg[0] != '{' || !utf8.Valid(msg) || !json.Valid(msg) || tooDeep(msg, sdkMaxDepth) {
+	if len(msg) < 2 || msg[0] != '{' || !utf8.Valid(msg) || !json.Valid(msg) || jsonscan.TooDeep(msg, sdkMaxDepth) {
 		return nil, false
 	}
 	var seen struct{ version, id, method, params, result, hasID bool }
@@ -241,31 +243,12 @@ func plainMessage(msg []byte) (method []byte, ok bool) {
 // fn no further, when b is not an object, a name has a backslash escape
 // (fn would see it undecoded), or fn returns false.
 func plainMembers(b []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	for i++; ; {
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return true
-		}
-		key, next, plain := plainString(b, i)
-		if !plain {
-			return false
-		}
-		i = skipSpace(b, skipSpace(b, next)+1) // past the colon
-		end := skipValue(b, i)
-		if !fn(key, b[i:end]) {
-			return false
-		}
-		if i = skipSpace(b, end); i < len(b) && b[i] == ',' {
-			i++
-		}
-	}
+	whole := true
+	err := jsonscan.Members(b, func(name []byte, start, end int) bool {
+		whole = bytes.IndexByte(name, '\\') < 0 && fn(name, b[start:end])
+		return whole
+	})
+	return err == nil && whole
 }
 
 // plainID reports whether an id's raw value is null, a string without
@@ -307,80 +290,13 @@ func plainString(b []byte, i int) (s []byte, next int, ok bool) {
 	return nil, i, false
 }
 
-// skipSpace returns the index of the first non-space byte at or after i.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the JSON value starting at b[i]
-// of a document already known to be valid.
-func skipValue(b []byte, i int) int {
-	depth, inString := 0, false
-	for j := i; j < len(b); j++ {
-		c := b[j]
-		switch {
-		case inString && c == '\\':
-			j++
-		case inString:
-			inString = c != '"'
-			if !inString && depth == 0 {
-				return j + 1
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return j // the end of the enclosing object
-			}
-			if depth--; depth == 0 {
-				return j + 1
-			}
-		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return j
-		}
-	}
-	return len(b)
-}
-
-// tooDeep reports whether b nests objects and arrays more than limit deep,
-// counting as the SDK's decoder does.
-func tooDeep(b []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth = max(depth-1, 0)
-		}
-	}
-	return false
-}
-
 // reply writes a JSON-RPC error response, echoing the message's id when it
-// has a usable one (JSON-RPC 2.0 §5: null when it cannot be determined).
+// has a usable one (JSON-RPC 2.0 §5: null when it cannot be determined),
+// found as the SDK finds it: the last member named exactly "id".
 func (s *screenedReader) reply(msg []byte, code int64, text string) {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
 	id := json.RawMessage("null")
-	if msg != nil && json.Unmarshal(msg, &probe) == nil && len(probe.ID) > 0 && (probe.ID[0] == '"' || (probe.ID[0] >= '0' && probe.ID[0] <= '9')) {
-		id = probe.ID
+	if v, ok := jsonscan.Member(msg, "id"); ok && len(v) > 0 && (v[0] == '"' || (v[0] >= '0' && v[0] <= '9')) {
+		id = v
 	}
 	resp, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",

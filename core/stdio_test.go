@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
 // plainCases are lines for TestPlainMessage and seeds for FuzzPlainMessage.
@@ -66,7 +68,7 @@ func FuzzPlainMessage(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !json.Valid(line) || tooDeep(line, sdkMaxDepth) {
+		if !json.Valid(line) || jsonscan.TooDeep(line, sdkMaxDepth) {
 			t.Fatalf("plainMessage accepted %q, which the SDK's reader refuses", line)
 		}
 		msg, err := jsonrpc.DecodeMessage(line)

@@ -33,6 +33,11 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	case err == errBatch:
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
+	case err == errTooDeep:
+		// Answered here, with its id when it has one: a core would answer
+		// it with id null, and the request would wait for ever.
+		writeError(w, http.StatusBadRequest, idOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return
 	case err != nil:
 		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
 		return

@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
 // message is a decoded JSON-RPC message with the raw bytes kept, so the
@@ -21,12 +24,38 @@ type message struct {
 	parsed *request2026 // the params of a 2026-07-28 request, once parsed
 }
 
-// decode parses one JSON-RPC message by go-sdk's rules (jsonrpc
-// "2.0"; an id a string, a number or absent; a method makes a request,
-// else an id and a result or error make a response), with the standard
-// library's decoder: go-sdk's own allocates a 64 KiB buffer per message,
-// which every client request would pay. A JSON array (a batch) is
-// refused: the gateway speaks the revisions without batches.
+// maxNesting is how deep a client's message may nest objects and arrays.
+// go-sdk refuses a message nested deeper than 1000 whole, and a core
+// answers it with id null: a request the gateway forwarded would wait for
+// an answer never sent, holding one of its session's slots in flight. The
+// gateway refuses deeper messages itself, well short of that.
+const maxNesting = 400
+
+// errTooDeep refuses a message nested deeper than maxNesting.
+var errTooDeep = fmt.Errorf("message nested more than %d deep", maxNesting)
+
+// wireMessage is a JSON-RPC message as go-sdk's decoder reads it (its
+// jsonrpc2.wireDecode): the method raw, so that its presence alone makes a
+// request, even when it is "" or null.
+type wireMessage struct {
+	Version string          `json:"jsonrpc"`
+	ID      any             `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
+// decode parses one JSON-RPC message as go-sdk's jsonrpc.DecodeMessage
+// does, which is how the core will read it: members matched by exact name
+// (a "Method" or "ID" is not the method or the id), the last of a name
+// winning; jsonrpc "2.0"; an id a string, a number or absent; a method
+// makes a request, else an id makes a response. It is DecodeMessage
+// without the 64 KiB buffer that function allocates per message, which
+// every client request would pay; FuzzDecodeAsSDK holds the two equal. It
+// refuses more: a JSON array (a batch: the gateway speaks the revisions
+// without them), anything but one JSON value, and a message nested deeper
+// than maxNesting (errTooDeep).
 func decode(raw []byte) (*message, error) {
 	if first := firstByte(raw); first == '[' {
 		return nil, errBatch
@@ -36,15 +65,11 @@ func decode(raw []byte) (*message, error) {
 	if !json.Valid(raw) {
 		return nil, errors.New("body is not a single JSON value")
 	}
-	var w struct {
-		Version string          `json:"jsonrpc"`
-		ID      any             `json:"id"`
-		Method  *string         `json:"method"`
-		Params  json.RawMessage `json:"params"`
-		Result  json.RawMessage `json:"result"`
-		Error   *jsonrpc.Error  `json:"error"`
+	if jsonscan.TooDeep(raw, maxNesting) {
+		return nil, errTooDeep
 	}
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var w wireMessage
+	if err := jsonscan.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
 	if w.Version != "2.0" {
@@ -65,17 +90,33 @@ func decode(raw []byte) (*message, error) {
 	}
 	m := &message{raw: raw}
 	switch {
-	case w.Method != nil:
-		m.req = &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}
+	case len(w.Method) > 0:
+		var method string
+		if err := jsonscan.Unmarshal(w.Method, &method); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		m.req = &jsonrpc.Request{ID: id, Method: method, Params: w.Params}
 	case !id.IsValid():
 		return nil, errors.New("invalid request: neither a method nor an id")
 	default:
 		m.res = &jsonrpc.Response{ID: id, Result: w.Result}
-		if w.Error != nil {
+		if w.Error != nil { // not a typed nil in the error interface
 			m.res.Error = w.Error
 		}
 	}
 	return m, nil
+}
+
+// idOf returns the id of a message the gateway refuses without decoding
+// it (see errTooDeep), read as go-sdk would read it, or the zero ID.
+func idOf(raw []byte) jsonrpc.ID {
+	val, ok := jsonscan.Member(raw, "id")
+	var v any
+	if !ok || jsonscan.Unmarshal(val, &v) != nil {
+		return jsonrpc.ID{}
+	}
+	id, _ := jsonrpc.MakeID(v)
+	return id
 }
 
 var errBatch = fmt.Errorf("JSON-RPC batches are not supported")
@@ -192,31 +233,26 @@ func progressTokenOf(params json.RawMessage) string {
 	return decodedProgressToken(params)
 }
 
-// decodedProgressToken is progressTokenOf for any params, by decoding them.
+// decodedProgressToken is progressTokenOf for any params, by decoding them
+// as the core does (every request's params have go-sdk's Meta as _meta).
 func decodedProgressToken(params json.RawMessage) string {
 	var p struct {
-		Meta struct {
-			ProgressToken any `json:"progressToken"`
-		} `json:"_meta"`
+		Meta mcp.Meta `json:"_meta"`
 	}
-	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Meta.ProgressToken == nil {
+	if len(params) == 0 || jsonscan.Unmarshal(params, &p) != nil {
 		return ""
 	}
-	return tokenKey(p.Meta.ProgressToken)
+	tok := p.Meta.GetMeta()["progressToken"]
+	if tok == nil {
+		return ""
+	}
+	return tokenKey(tok)
 }
 
-// mayHoldMeta reports whether params could have a "_meta" member as the
-// decoder matches names: spelled in any case, or behind an escape.
+// mayHoldMeta reports whether params could have a "_meta" member: spelled
+// so, or behind an escape.
 func mayHoldMeta(params []byte) bool {
-	if bytes.Contains(params, []byte(`\u`)) {
-		return true
-	}
-	for i := 0; i+5 <= len(params); i++ {
-		if params[i] == '_' && bytes.EqualFold(params[i:i+5], []byte("_meta")) {
-			return true
-		}
-	}
-	return false
+	return bytes.Contains(params, []byte("_meta")) || bytes.Contains(params, []byte(`\u`))
 }
 
 // notifiedToken returns the key of a notifications/progress message's
@@ -231,23 +267,29 @@ func notifiedToken(params json.RawMessage) string {
 	return tokenKey(p.ProgressToken)
 }
 
-// cancelledID returns the id key of a notifications/cancelled message.
+// cancelledID returns the id key of the request a notifications/cancelled
+// message names, read as the core reads it (go-sdk's CancelledParams, its
+// requestId made an ID as the SDK makes it), or "".
 func cancelledID(params json.RawMessage) string {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 || string(p.RequestID) == "null" {
+	var p mcp.CancelledParams
+	if jsonscan.Unmarshal(params, &p) != nil || p.RequestID == nil {
 		return ""
 	}
-	return rawIDKey(p.RequestID)
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return ""
+	}
+	return idKey(id)
 }
 
-// toolName returns params.name of a tools/call request.
+// toolName returns params.name of a tools/call request as the core reads
+// it: the params decoded into go-sdk's CallToolParamsRaw, as the core
+// decodes them; "" if they do not decode (the core then runs no tool).
 func toolName(params json.RawMessage) string {
-	var p struct {
-		Name string `json:"name"`
+	var p mcp.CallToolParamsRaw
+	if jsonscan.Unmarshal(params, &p) != nil {
+		return ""
 	}
-	_ = json.Unmarshal(params, &p)
 	return p.Name
 }
 

@@ -3,11 +3,12 @@ package gateway
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
+
+	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
 // errMalformed is a core message the routing scan cannot read.
-var errMalformed = errors.New("malformed JSON-RPC message")
+var errMalformed = jsonscan.ErrMalformed
 
 // peek reads a core message's routing fields: id, method and params. It
 // scans the top-level object and skips other values (a result can be
@@ -49,25 +50,25 @@ func peekHead(head []byte) (p peeked, isResponse bool) {
 // also gets the member whose value runs past the end (whole false), and
 // nothing after it.
 func eachMemberHead(raw []byte, fn func(key string, val []byte, whole bool) bool) error {
-	i := skipSpace(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return errMalformed
 	}
 	for i++; ; {
-		i = skipSpace(raw, i)
+		i = jsonscan.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] != '"' {
 			return errMalformed
 		}
-		keyEnd, err := skipString(raw, i)
+		keyEnd, err := jsonscan.SkipString(raw, i)
 		if err != nil {
 			return err
 		}
 		key := string(raw[i+1 : keyEnd-1])
-		if i = skipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
+		if i = jsonscan.SkipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
 			return errMalformed
 		}
-		i = skipSpace(raw, i+1)
-		end, err := skipValue(raw, i)
+		i = jsonscan.SkipSpace(raw, i+1)
+		end, err := jsonscan.SkipValue(raw, i)
 		if err != nil || end >= len(raw) {
 			fn(key, nil, false)
 			return err
@@ -75,7 +76,7 @@ func eachMemberHead(raw []byte, fn func(key string, val []byte, whole bool) bool
 		if !fn(key, raw[i:end], true) {
 			return nil
 		}
-		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+		if i = jsonscan.SkipSpace(raw, end); i < len(raw) && raw[i] == ',' {
 			i++
 		}
 	}
@@ -87,37 +88,11 @@ func eachMember(raw []byte, fn func(key string, val []byte) bool) error {
 	return eachMemberAt(raw, func(key string, start, end int) bool { return fn(key, raw[start:end]) })
 }
 
-// eachMemberAt is eachMember giving where in raw each value lies.
+// eachMemberAt is eachMember giving where in raw each value lies. Names
+// are compared as written: a core's messages come from go-sdk's encoder,
+// which escapes no character of the names routing reads.
 func eachMemberAt(raw []byte, fn func(key string, start, end int) bool) error {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return errMalformed
-	}
-	for i++; ; {
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == '}' {
-			return nil
-		}
-		keyEnd, err := skipValue(raw, i)
-		if err != nil || raw[i] != '"' {
-			return errMalformed
-		}
-		key := string(raw[i+1 : keyEnd-1])
-		if i = skipSpace(raw, keyEnd); i >= len(raw) || raw[i] != ':' {
-			return errMalformed
-		}
-		i = skipSpace(raw, i+1)
-		end, err := skipValue(raw, i)
-		if err != nil {
-			return err
-		}
-		if !fn(key, i, end) {
-			return nil
-		}
-		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
-			i++
-		}
-	}
+	return jsonscan.Members(raw, func(name []byte, start, end int) bool { return fn(string(name), start, end) })
 }
 
 // member returns the raw value at path, a chain of object members, in a
@@ -196,63 +171,4 @@ func (p *peeked) set(key string, val []byte) error {
 		p.params = val
 	}
 	return nil
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the JSON value starting at i.
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return i, errMalformed
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		return skipNested(b, i)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' {
-		i++ // number, true, false, null
-	}
-	return i, nil
-}
-
-func skipString(b []byte, i int) (int, error) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, nil
-		}
-	}
-	return i, errMalformed
-}
-
-// skipNested skips an object or array, minding strings.
-func skipNested(b []byte, i int) (int, error) {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			end, err := skipString(b, i)
-			if err != nil {
-				return end, err
-			}
-			i = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return i, errMalformed
 }

@@ -280,6 +280,7 @@ func (pc *principalCore) rewrite(m *message, p *request2026) ([]byte, *call, err
 	if err != nil {
 		return nil, nil, err
 	}
+	m.req.Params = params // what the gateway logs (the tool's name) is what the core is sent
 	method, _ := json.Marshal(m.req.Method)
 	raw := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":%s,"params":%s}`, tag, method, params)
 	token := ""
