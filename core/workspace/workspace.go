@@ -160,6 +160,25 @@ func (r *Root) Get(id string) (*Workspace, error) {
 	return &Workspace{ID: id, Dir: dir}, nil
 }
 
+// keep creates the empty .gitkeep in the directory rel of the workspace
+// at dir, following no link and never opening a file already there (a
+// command may have planted a link since the directory was found empty).
+func keep(dir, rel string) error {
+	d, err := safefile.OpenDir(dir, filepath.ToSlash(filepath.Clean(rel)), false, 0)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	f, err := d.OpenFile(".gitkeep", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil // something appeared there: the directory is kept anyway
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // attributes writes the workspace repository's info/attributes (without
 // following links): committed bytes are the file's bytes, and no filter
 // or diff driver the tree's .gitattributes name ever runs.
@@ -202,7 +221,7 @@ func (r *Root) Commit(ctx context.Context, ws *Workspace, message string, paths 
 	for _, p := range paths {
 		abs := filepath.Join(ws.Dir, filepath.FromSlash(p))
 		if entries, err := os.ReadDir(abs); err == nil && len(entries) == 0 {
-			if err := os.WriteFile(filepath.Join(abs, ".gitkeep"), nil, 0o644); err != nil {
+			if err := keep(ws.Dir, p); err != nil {
 				return "", fmt.Errorf("commit: keep empty directory %s: %w", p, err)
 			}
 		}
