@@ -1,6 +1,7 @@
 package test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -40,16 +41,11 @@ func dashStateStatus(t *testing.T, c *http.Client, base string, cookie *http.Coo
 		t.Fatalf("GET /dashboard/state: %v", err)
 	}
 	defer resp.Body.Close()
-	var sb strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		sb.Write(buf[:n])
-		if err != nil {
-			break
-		}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET /dashboard/state: read body: %v", err)
 	}
-	return resp.StatusCode, sb.String()
+	return resp.StatusCode, string(body)
 }
 
 // TestDashboardLoginFlood: a principal that logs in 2,000 times (past the
