@@ -58,7 +58,14 @@ func (b *boris) board(ctx context.Context) (*board.Store, error) {
 	if b.boardState.store != nil {
 		return b.boardState.store, nil
 	}
-	path, err := board.ExpandPath(b.cfg.TasksDB, "")
+	// The configuration resolved the path's links once, in the part that
+	// is the operator's (board.ExpandPath); resolving them again here
+	// would follow a link a principal made below it since. A path still
+	// starting with "~" had no HOME to expand against: ExpandPath says so.
+	path, err := b.cfg.TasksDB, error(nil)
+	if !filepath.IsAbs(path) {
+		path, err = board.ExpandPath(path, "")
+	}
 	if err == nil {
 		b.boardState.store, err = board.Open(ctx, path)
 	}

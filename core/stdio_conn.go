@@ -29,6 +29,17 @@ import (
 // revisions before 2025-06-18, which the screen alone lets through) are
 // answered with one array once every request in them is answered, as the
 // IOTransport answers them.
+//
+// A request's id must be unique among the requests still being answered
+// (JSON-RPC 2.0 §4: the response "MUST be the same as the value of the id
+// member in the Request Object"; MCP: "the request ID MUST NOT have been
+// previously used by the requestor within the same session"). One that
+// repeats the id of a request in flight, or of another request of its
+// batch, never reaches the server: it is answered with -32600 and a null
+// id (it cannot be told from the other request by its id), and the
+// session goes on. The SDK would instead end the session over a batch, or
+// drop the request unanswered, and a batch's answer could take the other
+// request's response.
 type stdioTransport struct {
 	in  *screenedReader
 	out io.WriteCloser
@@ -63,8 +74,9 @@ type stdioConn struct {
 
 	queue []jsonrpc.Message // the rest of a batch, read by Read only
 
-	writeMu sync.Mutex
-	batches map[jsonrpc.ID]*stdioBatch // requests of batches not yet answered in full
+	writeMu  sync.Mutex
+	inflight map[jsonrpc.ID]bool        // ids of the requests read and not yet answered
+	batches  map[jsonrpc.ID]*stdioBatch // requests of batches not yet answered in full
 
 	// stdoutGone is the transport's: set once a write found stdout closed
 	// by the client. The SDK then closes the connection, and the read that
@@ -72,10 +84,10 @@ type stdioConn struct {
 	stdoutGone *atomic.Bool
 }
 
-// stdioBatch collects the responses to a batch's requests.
+// stdioBatch collects the responses to a batch's requests, encoded.
 type stdioBatch struct {
 	index     map[jsonrpc.ID]int // request id → place in responses
-	responses []*jsonrpc.Response
+	responses [][]byte           // nil until answered
 	left      int
 }
 
@@ -96,24 +108,38 @@ func (c *stdioConn) readLines() {
 	}
 }
 
-// Read returns the next message.
+// Read returns the next message. Lines it answers itself (a request
+// whose id is in use, a batch of nothing else) are skipped.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(c.queue) > 0 {
+			msg := c.queue[0]
+			c.queue = c.queue[1:]
+			return msg, nil
+		}
+		var l screenedLine
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case l = <-c.incoming:
+		}
+		msg, err := c.decode(l)
+		if msg != nil || err != nil {
+			return msg, err
+		}
 	}
-	if len(c.queue) > 0 {
-		msg := c.queue[0]
-		c.queue = c.queue[1:]
-		return msg, nil
-	}
-	var l screenedLine
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, io.EOF
-	case l = <-c.incoming:
-	}
+}
+
+// decode returns the message of a screened line, or the first of a
+// batch's, or nil when Read has nothing to pass on.
+func (c *stdioConn) decode(l screenedLine) (jsonrpc.Message, error) {
+	var msg jsonrpc.Message
+	var err error
 	switch {
 	case l.err != nil && c.stdoutGone.Load():
 		return nil, fmt.Errorf("%w (%w)", errStdoutClosed, l.err)
@@ -122,10 +148,47 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case l.msg[0] == '[':
 		return c.readBatch(l.msg)
 	case l.plain:
-		return decodePlain(l.msg)
+		msg, err = decodePlain(l.msg)
 	default:
-		return jsonrpc.DecodeMessage(l.msg)
+		msg, err = jsonrpc.DecodeMessage(l.msg)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && !c.claim(req.ID) {
+		return nil, c.writeLine(duplicateID(req.ID, "a request still being answered"))
+	}
+	return msg, nil
+}
+
+// claim notes that the request id is being answered, or reports false when
+// another request holds it.
+func (c *stdioConn) claim(id jsonrpc.ID) bool {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if c.inflight[id] {
+		return false
+	}
+	if c.inflight == nil {
+		c.inflight = map[jsonrpc.ID]bool{}
+	}
+	c.inflight[id] = true
+	return true
+}
+
+// duplicateID is the error response to a request whose id holder already
+// uses: Invalid Request (-32600), with a null id, naming the id.
+func duplicateID(id jsonrpc.ID, holder string) []byte {
+	raw, _ := json.Marshal(id.Raw())
+	line, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error": map[string]any{
+			"code":    jsonrpc.CodeInvalidRequest,
+			"message": fmt.Sprintf("invalid request: id %s is already used by %s; give each request an id of its own", raw, holder),
+		},
+	})
+	return line
 }
 
 // plainWire holds what the SDK reads of a plain message. plainMessage
@@ -172,42 +235,57 @@ func plainMessageID(raw json.RawMessage) (jsonrpc.ID, error) {
 }
 
 // readBatch decodes a batch, returns its first message and queues the
-// rest; the batch's requests are noted for Write to answer together.
+// rest; the batch's requests are noted for Write to answer together. A
+// request whose id another of the batch or one in flight holds is answered
+// in the batch's array and not passed on; nil means nothing is.
 func (c *stdioConn) readBatch(line []byte) (jsonrpc.Message, error) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(line, &raws); err != nil || len(raws) == 0 {
 		return nil, fmt.Errorf("decoding a batch: %v", err) // the screen passes only non-empty arrays
 	}
-	msgs := make([]jsonrpc.Message, len(raws))
+	msgs := make([]jsonrpc.Message, 0, len(raws))
 	batch := &stdioBatch{index: map[jsonrpc.ID]int{}}
-	for i, raw := range raws {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	for _, raw := range raws {
 		msg, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
 			return nil, err
 		}
-		msgs[i] = msg
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			if _, dup := batch.index[req.ID]; dup {
-				return nil, fmt.Errorf("a batch holds request id %v twice", req.ID.Raw())
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || !req.IsCall() {
+			msgs = append(msgs, msg)
+			continue
+		}
+		if _, dup := batch.index[req.ID]; dup || c.inflight[req.ID] {
+			holder := "a request still being answered"
+			if dup {
+				holder = "another request of this batch"
 			}
-			batch.index[req.ID] = len(batch.responses)
-			batch.responses = append(batch.responses, nil)
+			batch.responses = append(batch.responses, duplicateID(req.ID, holder))
+			continue
+		}
+		batch.index[req.ID] = len(batch.responses)
+		batch.responses = append(batch.responses, nil)
+		msgs = append(msgs, msg)
+	}
+	if c.inflight == nil {
+		c.inflight = map[jsonrpc.ID]bool{}
+	}
+	if c.batches == nil {
+		c.batches = map[jsonrpc.ID]*stdioBatch{}
+	}
+	for id := range batch.index {
+		c.inflight[id] = true
+		c.batches[id] = batch
+	}
+	if batch.left = len(batch.index); batch.left == 0 && len(batch.responses) > 0 {
+		if err := c.writeBatch(batch.responses); err != nil {
+			return nil, err
 		}
 	}
-	if batch.left = len(batch.responses); batch.left > 0 {
-		c.writeMu.Lock()
-		defer c.writeMu.Unlock()
-		for id := range batch.index {
-			if _, ok := c.batches[id]; ok {
-				return nil, fmt.Errorf("a batch holds request id %v, still being answered", id.Raw())
-			}
-		}
-		if c.batches == nil {
-			c.batches = map[jsonrpc.ID]*stdioBatch{}
-		}
-		for id := range batch.index {
-			c.batches[id] = batch
-		}
+	if len(msgs) == 0 {
+		return nil, nil
 	}
 	c.queue = msgs[1:]
 	return msgs[0], nil
@@ -219,23 +297,32 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	line, err := encodeMessage(msg)
+	if err != nil {
+		return err
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		delete(c.inflight, resp.ID)
 		if batch, ok := c.batches[resp.ID]; ok {
 			delete(c.batches, resp.ID)
-			batch.responses[batch.index[resp.ID]] = resp
+			batch.responses[batch.index[resp.ID]] = line
 			if batch.left--; batch.left > 0 {
 				return nil
 			}
 			return c.writeBatch(batch.responses)
 		}
 	}
-	line, err := encodeMessage(msg)
-	if err != nil {
-		return err
-	}
 	_, err = c.out.Write(append(line, '\n'))
+	return c.noteWrite(err)
+}
+
+// writeLine writes one encoded message as a line.
+func (c *stdioConn) writeLine(line []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(line, '\n'))
 	return c.noteWrite(err)
 }
 
@@ -252,16 +339,13 @@ func (c *stdioConn) noteWrite(err error) error {
 	return err
 }
 
-// writeBatch writes a batch's responses as one array.
-func (c *stdioConn) writeBatch(responses []*jsonrpc.Response) error {
+// writeBatch writes a batch's encoded responses as one array. Called with
+// writeMu held.
+func (c *stdioConn) writeBatch(responses [][]byte) error {
 	line := []byte{'['}
-	for i, resp := range responses {
+	for i, enc := range responses {
 		if i > 0 {
 			line = append(line, ',')
-		}
-		enc, err := encodeMessage(resp)
-		if err != nil {
-			return err
 		}
 		line = append(line, enc...)
 	}

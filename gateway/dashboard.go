@@ -146,11 +146,12 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 		return
 	}
-	if _, ok := h.verifyToken(r, token); token == "" || !ok {
+	p, ok := h.verifyToken(r, token)
+	if token == "" || !ok {
 		h.render(w, http.StatusUnauthorized, "login.html", loginPage{Message: "That token was not accepted."})
 		return
 	}
-	id, expires := h.logins.add(token)
+	id, expires := h.logins.add(p.SubjectKey, token)
 	http.SetCookie(w, h.cookie(r, id, expires))
 	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 }

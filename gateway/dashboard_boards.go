@@ -73,7 +73,13 @@ func (c *Config) boardsDir(environ []string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", usage("cannot create the principals' task boards directory (--state-dir): %v", err)
 	}
-	return dir, nil
+	// Boards are opened without following links (core/board): the
+	// gateway's own directory's are resolved once, here.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", usage("cannot resolve the principals' task boards directory (--state-dir): %v", err)
+	}
+	return real, nil
 }
 
 // principalsDir creates and returns the directory of principals' core
@@ -112,12 +118,16 @@ func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
 	return []string{"--state-dir", dir}, nil
 }
 
-// sharedTasksDB is --tasks-db made absolute, or "".
+// sharedTasksDB is --tasks-db made absolute, its directory's links
+// resolved (board.ExpandPath), or "".
 func (c *Config) sharedTasksDB() (string, error) {
 	if c.TasksDB == "" {
 		return "", nil
 	}
 	abs, err := filepath.Abs(c.TasksDB)
+	if err == nil {
+		abs, err = board.ExpandPath(abs, "")
+	}
 	if err != nil {
 		return "", usage("invalid value %q for --tasks-db: %v", c.TasksDB, err)
 	}

@@ -8,9 +8,15 @@ import (
 	"time"
 )
 
-// maxLogins bounds the dashboard logins held at once; past it the one
-// closest to expiring goes.
-const maxLogins = 1024
+// Bounds on the dashboard logins held in memory. Each principal keeps at
+// most maxLoginsPerPrincipal, its own oldest going first, so that no
+// principal can log another out by logging in over and over; maxLogins
+// bounds them all together, past which the oldest login of the principal
+// holding the most goes.
+const (
+	maxLogins             = 1024
+	maxLoginsPerPrincipal = 16
+)
 
 // loginStore holds the dashboard's logins, in memory only (a restart logs
 // everyone out). A login is found by the SHA-256 of its cookie value, so
@@ -25,6 +31,7 @@ type loginStore struct {
 // login is one browser's exchanged token.
 type login struct {
 	token   string // checked again on every use
+	subject string // the Principal.SubjectKey the token named at login
 	expires time.Time
 }
 
@@ -35,36 +42,60 @@ func newLoginStore(lifetime time.Duration) *loginStore {
 	return &loginStore{lifetime: lifetime, logins: map[[32]byte]login{}}
 }
 
-// add records a login for token and returns its cookie value (256 random
-// bits, hex) and when it expires.
-func (s *loginStore) add(token string) (string, time.Time) {
+// add records a login of the principal subject (its SubjectKey) with token
+// and returns its cookie value (256 random bits, hex) and when it expires.
+func (s *loginStore) add(subject, token string) (string, time.Time) {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	expires := time.Now().Add(s.lifetime)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.prune()
-	s.logins[sha256.Sum256([]byte(id))] = login{token: token, expires: expires}
+	s.prune(subject)
+	s.logins[sha256.Sum256([]byte(id))] = login{token: token, subject: subject, expires: expires}
 	return id, expires
 }
 
-// prune drops expired logins and, at maxLogins, the one expiring first.
-// Called with mu held.
-func (s *loginStore) prune() {
+// prune makes room for a login of subject: it drops expired logins, then
+// subject's oldest while it holds maxLoginsPerPrincipal, then, at
+// maxLogins, the oldest of the principal holding the most. Every login
+// lives as long, so the oldest is the one expiring first. Called with mu
+// held.
+func (s *loginStore) prune(subject string) {
 	now := time.Now()
-	var first [32]byte
-	var firstAt time.Time
+	held := map[string]int{}
 	for k, l := range s.logins {
 		if now.After(l.expires) {
 			delete(s.logins, k)
 			continue
 		}
-		if firstAt.IsZero() || l.expires.Before(firstAt) {
+		held[l.subject]++
+	}
+	if held[subject] >= maxLoginsPerPrincipal {
+		s.dropOldest(subject)
+	}
+	if len(s.logins) >= maxLogins {
+		most := subject
+		for sub, n := range held {
+			if n > held[most] {
+				most = sub
+			}
+		}
+		s.dropOldest(most)
+	}
+}
+
+// dropOldest ends the login of subject that expires first. Called with mu
+// held.
+func (s *loginStore) dropOldest(subject string) {
+	var first [32]byte
+	var firstAt time.Time
+	for k, l := range s.logins {
+		if l.subject == subject && (firstAt.IsZero() || l.expires.Before(firstAt)) {
 			first, firstAt = k, l.expires
 		}
 	}
-	if len(s.logins) >= maxLogins {
+	if !firstAt.IsZero() {
 		delete(s.logins, first)
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -33,6 +34,11 @@ type observer struct {
 	seenSeq  uint64
 	changed  chan struct{} // closed and replaced on every change
 	boards   map[string]cachedBoard
+	reading  map[string]*boardRead // reads of boards under way, by path
+
+	// read reads a board for the dashboard. If nil, readBoard (tests
+	// stand in a read that hangs).
+	read func(ctx context.Context, path string) dashBoard
 }
 
 // inflightCall is a tool call a core is working on.
@@ -63,6 +69,7 @@ func newObserver(t *table) *observer {
 	return &observer{
 		table: t, metrics: newMetrics(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
+		reading: map[string]*boardRead{},
 		changed: make(chan struct{}),
 	}
 }

@@ -240,29 +240,92 @@ func (o *observer) seenPrincipals() []seenPrincipal {
 	return out
 }
 
-// readBoard is the board ref names as the dashboard shows it: read again
-// when its file or write-ahead log changed since the last read, and at
-// least every boardReread.
+// readBoard is the board ref names as the dashboard shows it (see
+// boardNow).
 func (o *observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
-	stamp := fileStamp(ref.path) + "|" + fileStamp(ref.path+"-wal")
-	o.mu.Lock()
-	cached, ok := o.boards[ref.path]
-	o.mu.Unlock()
-	b := cached.board
-	if !ok || cached.stamp != stamp || time.Since(cached.at) >= boardReread {
-		b = readBoard(ctx, ref.path)
-		o.mu.Lock()
-		if len(o.boards) >= maxSeenPrincipals {
-			clear(o.boards)
-		}
-		o.boards[ref.path] = cachedBoard{stamp: stamp, at: time.Now(), board: b}
-		o.mu.Unlock()
-	}
+	b := o.boardNow(ctx, ref.path)
 	b.Subject, b.Shared, b.Path = ref.subject, ref.shared, ""
 	if showPath {
 		b.Path = ref.path
 	}
 	return b
+}
+
+// Bounds on reading a board for the dashboard. A board is a file in a
+// principal's reach (SPEC §6: "bounded in time"): its read runs apart
+// from the request, at most one at a time per board, and a request waits
+// for it only until boardWait after it started. A read that hangs (a
+// board swapped for a FIFO between its check and its open, a stuck file
+// system) then costs one goroutine for that board, never one per request,
+// and each request answers at once with the board shown unavailable.
+const (
+	boardWait        = 2 * time.Second
+	boardReadTimeout = 15 * time.Second // SQLite waits out a writer for up to 10 s
+)
+
+// boardRead is a read of a board under way.
+type boardRead struct {
+	started time.Time
+	done    chan struct{} // closed once board is set
+	board   dashBoard
+}
+
+// boardUnavailable is what the dashboard shows of a board whose read has
+// not finished in time.
+func boardUnavailable() dashBoard {
+	return dashBoard{Counts: map[string]int{}, Tasks: []dashTask{}, Error: "the board did not answer in time"}
+}
+
+// boardNow is the board at path: as last read while its file and
+// write-ahead log are unchanged, for at most boardReread; else as read
+// now, or unavailable if that read takes longer than boardWait.
+func (o *observer) boardNow(ctx context.Context, path string) dashBoard {
+	stamp := fileStamp(path) + "|" + fileStamp(path+"-wal")
+	o.mu.Lock()
+	cached, ok := o.boards[path]
+	if ok && cached.stamp == stamp && time.Since(cached.at) < boardReread {
+		o.mu.Unlock()
+		return cached.board
+	}
+	r := o.startRead(path, stamp)
+	o.mu.Unlock()
+	wait := time.NewTimer(time.Until(r.started.Add(boardWait)))
+	defer wait.Stop()
+	select {
+	case <-r.done:
+		return r.board
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return boardUnavailable()
+}
+
+// startRead returns the read of the board at path under way, starting one
+// if there is none. Called with mu held.
+func (o *observer) startRead(path, stamp string) *boardRead {
+	if r, ok := o.reading[path]; ok {
+		return r
+	}
+	r := &boardRead{started: time.Now(), done: make(chan struct{})}
+	o.reading[path] = r
+	read := o.read
+	if read == nil {
+		read = readBoard
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), boardReadTimeout)
+		defer cancel()
+		r.board = read(ctx, path)
+		o.mu.Lock()
+		if len(o.boards) >= maxSeenPrincipals {
+			clear(o.boards)
+		}
+		o.boards[path] = cachedBoard{stamp: stamp, at: time.Now(), board: r.board}
+		delete(o.reading, path)
+		o.mu.Unlock()
+		close(r.done)
+	}()
+	return r
 }
 
 // cachedBoard is a board as last read, and the state of its files then.
@@ -278,9 +341,9 @@ type cachedBoard struct {
 const boardReread = 10 * time.Second
 
 // fileStamp is what changes when a file is written: its size and
-// modification time ("" when it does not exist).
+// modification time ("" when it does not exist). A link is not followed.
 func fileStamp(path string) string {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return ""
 	}
@@ -293,10 +356,16 @@ func fileStamp(path string) string {
 func readBoard(ctx context.Context, path string) dashBoard {
 	b := dashBoard{Counts: map[string]int{}, Tasks: []dashTask{}}
 	s, err := board.OpenReadOnly(ctx, path)
-	if errors.Is(err, board.ErrNoBoard) {
+	switch {
+	case errors.Is(err, board.ErrNoBoard):
 		return b
-	}
-	if err != nil {
+	case errors.Is(err, board.ErrLink):
+		b.Error = "the board is not read: a symbolic link is on its path"
+		return b
+	case errors.Is(err, board.ErrNotRegular):
+		b.Error = "the board is not read: it is not a regular file"
+		return b
+	case err != nil:
 		b.Error = "the board cannot be read"
 		return b
 	}

@@ -78,6 +78,11 @@ func (c *Config) cgroups(iso *Isolation, log *slog.Logger) (*cgroup.Manager, err
 	m, err := cgroup.Open(cgroup.Options{Root: c.CgroupRoot, Limits: limits, Logger: log})
 	switch {
 	case err == nil:
+	case errors.Is(err, cgroup.ErrNotOwned) && c.Cgroups == "auto" && !hasLimits:
+		// Something the operator can fix: say it louder than a host
+		// without cgroups.
+		log.Warn("sessions run without cgroups of their own; cores kill what their commands leave behind (subreaper)", "reason", err)
+		return nil, nil
 	case errors.Is(err, cgroup.ErrUnavailable) && c.Cgroups == "auto" && !hasLimits:
 		log.Info("sessions run without cgroups of their own; cores kill what their commands leave behind (subreaper)", "reason", err)
 		return nil, nil

@@ -201,3 +201,45 @@ func TestScreenKeepsSessionOnBadBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestGrepHugeNumbers: grep's context, context_before, context_after,
+// head_limit and offset at or near the largest integer give sane pages (the
+// whole file as context, every entry, or an offset past the end) instead
+// of a panic, a dead session or a wrong slice from an overflowing sum.
+func TestGrepHugeNumbers(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, filepath.Join(dir, "a.txt"), "one\ntwo needle\nthree\nfour needle\nfive\n")
+	c := startCore(t, "--workdir", dir)
+	const maxInt = int64(^uint64(0) >> 1)
+	lines := []string{"$F-1-one\n", "$F:2:two needle\n", "$F-3-three\n", "$F:4:four needle\n", "$F-5-five\n"}
+	whole := strings.Join(lines, "")
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string // the result's text before its [Skipped: ...] footer; $F is the file's path
+	}{
+		{"context", map[string]any{"context": maxInt}, whole + "\n"},
+		{"context_after", map[string]any{"context_after": maxInt}, strings.Join(lines[1:], "") + "\n"},
+		{"context_before", map[string]any{"context_before": maxInt}, strings.Join(lines[:4], "") + "\n"},
+		{"both near the limit", map[string]any{"context_before": maxInt - 1, "context_after": maxInt - 1}, whole + "\n"},
+		{"head_limit", map[string]any{"context": maxInt, "head_limit": maxInt, "offset": 1}, strings.Join(lines[1:], "") + "\n[Showing lines 2-5 of 5.]\n"},
+		{"offset", map[string]any{"context": maxInt, "head_limit": maxInt, "offset": maxInt}, "\n[Offset 9223372036854775807 is past the end: there are 5 lines.]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := map[string]any{"pattern": "needle", "output_mode": "content"}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			res := c.callPromptly("grep", args)
+			got, _, _ := strings.Cut(text(res), "[Skipped")
+			want := strings.ReplaceAll(tc.want, "$F", filepath.Join(dir, "a.txt"))
+			if res.IsError || got != want {
+				t.Errorf("grep %v: got isError=%v %q, want %q", tc.args, res.IsError, text(res), want)
+			}
+		})
+	}
+	// The session is still usable.
+	if got := c.ok("grep", map[string]any{"pattern": "needle", "output_mode": "count"}); !strings.Contains(got, "a.txt:2") {
+		t.Errorf("a call after the huge numbers: got %q, want a.txt:2", got)
+	}
+}

@@ -5,9 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
+	"path/filepath"
 )
 
 // ErrNoBoard is wrapped by OpenReadOnly when no board exists at the path
@@ -17,29 +16,38 @@ var ErrNoBoard = errors.New("no task board yet")
 // OpenReadOnly opens an existing board for reading only, as the gateway's
 // dashboard does: it creates nothing (no file, no directory, no schema),
 // takes no write lock, and refuses a database whose schema this build
-// does not know. A board no process has created yet is ErrNoBoard.
+// does not know. A board no process has created yet is ErrNoBoard. As with
+// Open, a link on path is ErrLink and a board that is not a regular file
+// ErrNotRegular, found without opening anything that could block.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("open task database %s: %w", path, ErrNoBoard)
-	}
-	db, err := sql.Open("sqlite3", readOnlyDSN(path))
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
+	pl, err := locate(abs, false)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", readOnlyDSN(pl.name))
+	if err != nil {
+		pl.release()
+		return nil, fmt.Errorf("open task database %s: %w", path, err)
+	}
 	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path, place: pl}
 	v, err := userVersion(ctx, db)
 	switch {
 	case err != nil:
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	case v == 0:
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open task database %s: %w", path, ErrNoBoard)
 	case v > SchemaVersion:
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open task database %s: its schema is version %d, newer than this boris knows (%d)", path, v, SchemaVersion)
 	}
-	return &Store{db: db, path: path}, nil
+	return s, nil
 }
 
 // readOnlyDSN opens path with mode=ro: SQLite refuses every write on the
@@ -47,6 +55,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 // a writer's checkpoint.
 func readOnlyDSN(path string) string {
 	q := url.Values{}
+	q.Set("vfs", vfsName)
 	q.Set("mode", "ro")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Set("_txlock", "deferred")

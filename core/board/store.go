@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,22 +24,51 @@ const busyTimeout = 10 * time.Second
 // Store is an open board database. Its methods are safe for concurrent
 // use, and so is the file: any number of processes may open it at once.
 type Store struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	place place // where SQLite opens it; released by Close
 }
 
 // DefaultPath is where the board lives unless --tasks-db says otherwise.
 const DefaultPath = "~/.boris/boris.db"
 
-// ExpandPath resolves a leading "~/" against home and makes path absolute.
+// ExpandPath resolves a leading "~/" against home and makes path absolute
+// and real in the part that is the operator's: HOME's links are resolved
+// for "~/REST" and the directory's for any other path, once, here; REST,
+// or the file's own name, is opened without following any link (see
+// place.go), so that a principal who writes in HOME cannot make its board
+// lead elsewhere.
 func ExpandPath(path, home string) (string, error) {
 	if path == "~" || strings.HasPrefix(path, "~/") {
 		if home == "" {
 			return "", fmt.Errorf("%s: HOME is not set, so ~ means nothing; give an absolute path", path)
 		}
-		path = filepath.Join(home, strings.TrimPrefix(path, "~"))
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(realPrefix(abs), strings.TrimPrefix(path, "~")), nil
 	}
-	return filepath.Abs(path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(realPrefix(filepath.Dir(abs)), filepath.Base(abs)), nil
+}
+
+// realPrefix resolves the links of the longest part of the absolute path p
+// that exists, and keeps the rest as it is.
+func realPrefix(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // ResolvePath is ExpandPath's result, or path unchanged where that fails
@@ -53,30 +81,33 @@ func ResolvePath(path, home string) string {
 	return path
 }
 
-// Open opens the board at path, creating it (and its directory, 0700) if
-// need be, and brings its schema up to date. A new database file is
-// private to its owner (0600); SQLite gives its -wal and -shm files the
-// same mode.
+// Open opens the board at path, creating it (and its directories, 0700)
+// if need be, and brings its schema up to date. path must be absolute and
+// real (ExpandPath's): a symbolic link anywhere on it is refused (ErrLink),
+// and so is a board that is not a regular file (ErrNotRegular). A new
+// database file is private to its owner (0600); SQLite gives its -wal and
+// -shm files the same mode.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open task database %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
-	f.Close()
-	db, err := sql.Open("sqlite3", dsn(path))
+	pl, err := locate(abs, true)
 	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", dsn(pl.name))
+	if err != nil {
+		pl.release()
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
 	// One connection per process: a process's own calls queue in Go
 	// (where a cancelled context lets them go) instead of polling
 	// SQLite's lock against each other.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, place: pl}
 	if err := s.migrateRetrying(ctx); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
 	return s, nil
@@ -110,6 +141,7 @@ func (s *Store) migrateRetrying(ctx context.Context) error {
 // start and never fails half-way on another process's write.
 func dsn(path string) string {
 	q := url.Values{}
+	q.Set("vfs", vfsName)
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(wal)")
 	q.Add("_pragma", "foreign_keys(on)")
@@ -123,7 +155,13 @@ func dsn(path string) string {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.place.release != nil {
+		s.place.release()
+	}
+	return err
+}
 
 // write runs f in one write transaction, committed if f succeeds.
 func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {

@@ -18,12 +18,14 @@ const MaxLineChars = 2000
 // limit.
 type Page struct{ Offset, Limit, MaxBytes int }
 
-// window returns the page's bounds [from, to) among total entries.
+// window returns the page's bounds [from, to) among total entries. Offset
+// and Limit come from a client and may be near the largest int: they are
+// compared with what is left, never added (from+Limit would overflow).
 func (p Page) window(total int) (int, int) {
 	from := min(max(p.Offset, 0), total)
 	to := total
 	if p.Limit > 0 {
-		to = min(total, from+p.Limit)
+		to = from + min(p.Limit, total-from)
 	}
 	return from, to
 }
@@ -77,11 +79,15 @@ type ContentOptions struct {
 // inclusive.
 type span struct{ lo, hi int }
 
-// spans merges each match's context into runs of lines to show.
+// spans merges each match's context into runs of lines to show. before
+// and after come from a client and may be near the largest int: they are
+// clamped to the lines there are before being added (l+after would
+// overflow into a negative bound).
 func spans(lines []int, total, before, after int) []span {
 	var out []span
 	for _, l := range lines {
-		lo, hi := max(1, l-before), min(total, l+after)
+		lo := l - min(max(before, 0), l-1)
+		hi := l + min(max(after, 0), max(total-l, 0))
 		if n := len(out); n > 0 && lo <= out[n-1].hi+1 {
 			out[n-1].hi = max(out[n-1].hi, hi)
 			continue

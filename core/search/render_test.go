@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -19,6 +20,8 @@ func TestSpans(t *testing.T) {
 		{"overlapping merge", []int{3, 5}, 9, 1, 1, []span{{2, 6}}},
 		{"adjacent merge", []int{2, 5}, 9, 0, 2, []span{{2, 7}}},
 		{"gap of one line stays apart", []int{2, 5}, 9, 0, 1, []span{{2, 3}, {5, 6}}},
+		{"largest context", []int{2, 5}, 9, math.MaxInt, math.MaxInt, []span{{1, 9}}},
+		{"largest after", []int{9}, 9, 0, math.MaxInt, []span{{9, 9}}},
 	}
 	for _, tt := range tests {
 		if got := spans(tt.lines, tt.total, tt.before, tt.after); !cmp.Equal(got, tt.want, cmp.AllowUnexported(span{})) {
@@ -65,6 +68,8 @@ func TestRenderMaxBytes(t *testing.T) {
 		{"within", Page{Limit: 5, MaxBytes: 1000}, Rendered{From: 0, To: 5, Total: 100}},
 		{"bytes first", Page{Offset: 10, MaxBytes: 1000}, Rendered{From: 10, To: 20, Total: 100, Full: true}},
 		{"one always shows", Page{MaxBytes: 1}, Rendered{From: 0, To: 1, Total: 100, Full: true}},
+		{"largest limit", Page{Offset: 98, Limit: math.MaxInt, MaxBytes: 1000}, Rendered{From: 98, To: 100, Total: 100}},
+		{"largest offset", Page{Offset: math.MaxInt, Limit: math.MaxInt, MaxBytes: 1000}, Rendered{From: 100, To: 100, Total: 100}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := r.RenderFiles(tt.page)

@@ -51,6 +51,12 @@ import (
 // (--cgroups required).
 var ErrUnavailable = errors.New("cgroup v2 unavailable")
 
+// ErrNotOwned is wrapped by Open's errors, beside ErrUnavailable, when the
+// sessions directory exists but belongs to another user or is not
+// writable: left by a gateway that ran as someone else, it needs its owner
+// (or root) to remove it.
+var ErrNotOwned = errors.New("sessions cgroup not usable by this gateway")
+
 // ErrNoController is wrapped by Open's error when a limit is requested but
 // the controller that enforces it is not available in the root cgroup. It
 // does not wrap ErrUnavailable: the operator asked for the limit, so the

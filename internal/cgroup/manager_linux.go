@@ -209,12 +209,39 @@ func (m *Manager) lockDir() error {
 		// The gateway that held the lock may have removed the directory
 		// after we opened it, in its Close; lock the new one then.
 		if sameDir(fd, m.dir) {
+			if err := usable(fd, m.dir); err != nil {
+				_ = unix.Close(fd)
+				return err
+			}
 			m.lock = fd
 			return nil
 		}
 		_ = unix.Close(fd)
 	}
 	return fmt.Errorf("cgroup: lock %s: it keeps being removed and created again", m.dir)
+}
+
+// usable fails, wrapping ErrUnavailable, unless the sessions directory
+// open at fd (path) is one this process owns and may write: a directory
+// left by a gateway that ran as another user (root, say) can be locked
+// but not used, and every session would fail to create its group in it.
+// It is checked for its owner (the effective uid) and, as the kernel will
+// decide each write, for write access to it and its cgroup.procs.
+func usable(fd int, path string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("%w: stat %s: %w", ErrUnavailable, path, err)
+	}
+	if euid := os.Geteuid(); int(st.Uid) != euid {
+		return fmt.Errorf("%w: %w: %s belongs to uid %d, not to this gateway's uid %d (left by a gateway that ran as another user): "+
+			"remove it (rmdir, as its owner or root) or give this gateway a cgroup root of its own (--cgroup-root)", ErrUnavailable, ErrNotOwned, path, st.Uid, euid)
+	}
+	for _, p := range []string{path, filepath.Join(path, "cgroup.procs")} {
+		if err := unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS); err != nil {
+			return fmt.Errorf("%w: %w: %s is not writable by this gateway: %w", ErrUnavailable, ErrNotOwned, p, err)
+		}
+	}
+	return nil
 }
 
 // sameDir reports whether fd is the directory that is now at path.
