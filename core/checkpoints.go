@@ -3,11 +3,13 @@ package core
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +47,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 		// git reads the tree and writes only the shadow repository,
 		// granted through the descriptor the store opened without links.
 		Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
+		Spawn:   b.gitSpawn(tree),
 		Environ: environ, Log: b.log,
 	})
 	if errors.Is(err, checkpoint.ErrUnavailable) {
@@ -59,6 +62,29 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	b.ckpt, b.ckptReady, b.ckptStop = st, make(chan struct{}), cancel
 	b.ckptQueue = make(chan ckptJob, 64)
 	go b.recorder(ctx)
+}
+
+// gitSpawn returns how checkpoint git starts from a confined spawner of
+// its own (reading the tree, writing only the shadow, as Confine), made
+// at its first use; nil when commands are not confined.
+func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	if !b.sandbox.Enforced() {
+		return nil
+	}
+	var once sync.Once
+	var err error
+	return func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+		once.Do(func() {
+			b.gitSpawner, err = b.sandbox.StartReadOnlySpawner([]string{tree}, []string{"/proc/self/fd/4"}, []*os.File{shadow}, b.startHook())
+			if err != nil {
+				b.log.Warn("checkpoint git starts through the sandbox helper instead of a spawner", "err", err)
+			}
+		})
+		if b.gitSpawner == nil {
+			return 0, nil, errNoSpawner
+		}
+		return b.gitSpawner.Start(argv, dir, env, files)
+	}
 }
 
 // ckptJob is one recording for the recorder, or, with settled set, a
@@ -195,6 +221,13 @@ func (b *boris) closeCheckpoints() {
 	b.recording.close() // every queued recording done
 	close(b.ckptQueue)
 	_ = b.ckpt.Close()
+	if sp := b.gitSpawner; sp != nil {
+		sp.Close()
+		_ = sp.Wait()
+		if b.reaper != nil {
+			b.reaper.Done(sp.Pid())
+		}
+	}
 }
 
 // gate lets recordings in until it is closed, and closing waits for those

@@ -53,6 +53,7 @@ type boris struct {
 	extSDK       string             // the directory MCP_SDK names
 	extBase      string             // where calls get their files
 	extRoot      *safefile.Dir      // extBase, open: calls' files are opened through it
+	gitSpawner   *sandbox.Spawner   // starts checkpoint git, confined; nil until first used
 	extDirs      extCallDirs        // call directories kept for reuse
 	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
 	extEnviron   []string           // the environment extension tools' variables come from

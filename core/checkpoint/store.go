@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mjkoo/boris/internal/gitenv"
@@ -61,6 +62,13 @@ type Options struct {
 	// rules can grant it by /proc/self/fd/3, which no link swapped in
 	// since can redirect.
 	Confine func(argv []string) []string
+	// Spawn, if set, starts git (argv, in dir, with env and the three
+	// standard files) in a process group of its own, under the same rules
+	// as Confine, from a confined process that forks it (a helper's
+	// start costs a Go runtime each time), and reports its wait status.
+	// shadow is the shadow repository's directory, to be granted as
+	// Confine grants it. When it fails, git starts through Confine.
+	Spawn func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
 	// Environ is the environment git's PATH comes from; nil means os.Environ().
 	Environ []string
 	// Log receives warnings; nil discards them.
@@ -224,6 +232,17 @@ func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args .
 // runEnv is run with the whole environment given.
 func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	argv := append(append(append([]string{s.git}, gitenv.Args...), gitConfig...), args...)
+	if s.opts.Spawn != nil {
+		stdout, stderr, err := s.spawnRun(ctx, argv, env, stdin)
+		var started *startError
+		if !errors.As(err, &started) {
+			if err != nil {
+				return stdout, &gitError{args: args, err: err, stderr: strings.TrimSpace(string(stderr) + "\n" + string(stdout))}
+			}
+			return stdout, nil
+		}
+		s.opts.Log.Debug("git starts through the sandbox helper", "err", started.err)
+	}
 	if s.opts.Confine != nil {
 		argv = s.opts.Confine(argv)
 	}
@@ -245,6 +264,67 @@ func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...
 		return stdout.Bytes(), &gitError{args: args, err: err, stderr: strings.TrimSpace(stderr.String() + "\n" + stdout.String())}
 	}
 	return stdout.Bytes(), nil
+}
+
+// spawnRun runs argv through Options.Spawn with stdin, returning its
+// output; a *startError when it could not start. A cancelled ctx kills
+// its process group.
+func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin []byte) (stdout, stderr []byte, err error) {
+	var pipes [3][2]*os.File // stdin, stdout, stderr: read end, write end
+	for i := range pipes {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closePipes(pipes[:i])
+			return nil, nil, &startError{err}
+		}
+		pipes[i] = [2]*os.File{r, w}
+	}
+	pid, wait, err := s.opts.Spawn(s.root.File(), argv, s.opts.Tree, env, [3]*os.File{pipes[0][0], pipes[1][1], pipes[2][1]})
+	pipes[0][0].Close()
+	pipes[1][1].Close()
+	pipes[2][1].Close()
+	if err != nil {
+		pipes[0][1].Close()
+		pipes[1][0].Close()
+		pipes[2][0].Close()
+		return nil, nil, &startError{err}
+	}
+	go func() {
+		_, _ = pipes[0][1].Write(stdin)
+		pipes[0][1].Close()
+	}()
+	var outBuf, errBuf bytes.Buffer
+	var wg sync.WaitGroup
+	for i, buf := range []*bytes.Buffer{&outBuf, &errBuf} {
+		wg.Go(func() {
+			_, _ = buf.ReadFrom(pipes[i+1][0])
+			pipes[i+1][0].Close()
+		})
+	}
+	var ws syscall.WaitStatus
+	select {
+	case ws = <-wait:
+	case <-ctx.Done():
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		ws = <-wait
+	}
+	wg.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return outBuf.Bytes(), errBuf.Bytes(), ctx.Err()
+	case ws.Signaled():
+		return outBuf.Bytes(), errBuf.Bytes(), fmt.Errorf("signal: %v", ws.Signal())
+	case ws.ExitStatus() != 0:
+		return outBuf.Bytes(), errBuf.Bytes(), fmt.Errorf("exit status %d", ws.ExitStatus())
+	}
+	return outBuf.Bytes(), errBuf.Bytes(), nil
+}
+
+func closePipes(pipes [][2]*os.File) {
+	for _, p := range pipes {
+		p[0].Close()
+		p[1].Close()
+	}
 }
 
 // startError is a git that could not be started at all.

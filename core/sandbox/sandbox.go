@@ -310,17 +310,22 @@ func (s *Sandbox) WrapReadOnly(read, write []string) func([]string) []string {
 	if !s.Enforced() {
 		return nil
 	}
-	spec := Spec{
-		Read:      prune(append(append(slices.Clone(s.spec.Read), s.spec.Write...), read...)),
-		ReadFiles: s.spec.ReadFiles,
-		Write:     write,
-		Files:     s.spec.Files,
-	}
-	rules := encodeSpec(spec)
+	rules := encodeSpec(s.ReadOnlySpec(read, write))
 	return func(argv []string) []string {
 		out := make([]string, 0, 3+len(rules)+len(argv))
 		out = append(append(append(out, selfExe, HelperArg), rules...), "--")
 		return append(out, argv...)
+	}
+}
+
+// ReadOnlySpec is the commands' rules with every directory they may write
+// made readable only, read added, and write the only writable places.
+func (s *Sandbox) ReadOnlySpec(read, write []string) Spec {
+	return Spec{
+		Read:      prune(append(append(slices.Clone(s.spec.Read), s.spec.Write...), read...)),
+		ReadFiles: s.spec.ReadFiles,
+		Write:     write,
+		Files:     s.spec.Files,
 	}
 }
 

@@ -73,6 +73,18 @@ type Spawner struct {
 // (the subreaper's, or exec.Cmd.Start when nil). It fails when s is not
 // enforced.
 func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
+	return s.startSpawner(s.spec, nil, start)
+}
+
+// StartReadOnlySpawner starts a spawner under ReadOnlySpec(read, write):
+// for the git Boris runs on its own repositories, which it starts often.
+// extra are open in the spawner as descriptors 4, 5, ..., so write may
+// name them as /proc/self/fd/N (granted before anything else runs there).
+func (s *Sandbox) StartReadOnlySpawner(read, write []string, extra []*os.File, start func(*exec.Cmd) error) (*Spawner, error) {
+	return s.startSpawner(s.ReadOnlySpec(read, write), extra, start)
+}
+
+func (s *Sandbox) startSpawner(spec Spec, extra []*os.File, start func(*exec.Cmd) error) (*Spawner, error) {
 	if !s.Enforced() {
 		return nil, errors.New("sandbox: no spawner without Landlock")
 	}
@@ -82,9 +94,9 @@ func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "spawner"), os.NewFile(uintptr(fds[1]), "spawner-peer")
 	defer theirs.Close()
-	args := append([]string{SpawnerArg}, encodeSpec(s.spec)...)
+	args := append([]string{SpawnerArg}, encodeSpec(spec)...)
 	cmd := exec.Command(selfExe, args...)
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3
+	cmd.ExtraFiles = append([]*os.File{theirs}, extra...) // fd 3, then 4, ...
 	cmd.Stderr = os.Stderr
 	// No parent-death signal: the spawner must live to clean up after a
 	// core that was killed (see Spawner); the closed connection ends it.

@@ -21,6 +21,11 @@ func (s *Sandbox) StartSpawner(func(*exec.Cmd) error) (*Spawner, error) {
 	return nil, errors.New("sandbox: the spawner is Linux only")
 }
 
+// StartReadOnlySpawner fails off Linux: there is no sandbox to spawn in.
+func (s *Sandbox) StartReadOnlySpawner([]string, []string, []*os.File, func(*exec.Cmd) error) (*Spawner, error) {
+	return nil, errors.New("sandbox: the spawner is Linux only")
+}
+
 // Pid is unused off Linux.
 func (sp *Spawner) Pid() int { return 0 }
 
