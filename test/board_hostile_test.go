@@ -112,14 +112,18 @@ func TestBoardToolsRefuseHostileBoards(t *testing.T) {
 }
 
 // TestDashboardHostileBoards: a principal whose board path (under
-// --workdir-template, WORKDIR/.boris/boris.db) is a FIFO, a device or a
+// --workdir-template and an operator's BORIS_TASKS_DB=~/.boris/boris.db,
+// WORKDIR/.boris/boris.db) is a FIFO, a device or a
 // link to another principal's board gets its dashboard state at once,
 // that board shown unavailable and nothing of the other's shown; 50 such
 // state requests at once leave the gateway with no more threads or file
 // descriptors than before.
 func TestDashboardHostileBoards(t *testing.T) {
 	root := filepath.Join(realTempDir(t), "work")
-	g := startAuthGateway(t, []string{"HOME=" + realTempDir(t)}, "--token", "alice="+browserAlice, "--token", "bob="+browserBob,
+	// Boards are Boris's state, kept in the gateway's state directory by
+	// default; an operator's BORIS_TASKS_DB=~/... puts each in its
+	// principal's own directory, where the principal can plant anything.
+	g := startAuthGateway(t, []string{"HOME=" + realTempDir(t), "BORIS_TASKS_DB=~/.boris/boris.db"}, "--token", "alice="+browserAlice, "--token", "bob="+browserBob,
 		"--workdir-template", filepath.Join(root, "{sub}"))
 	gw := &gatewayProc{t: t, url: g.url, stderr: g.stderr}
 	_, bobCall := mcpAs(t, gw, browserBob)
