@@ -210,14 +210,17 @@ func TestLinksPlantedAtOwnFiles(t *testing.T) {
 // TestExtensionCallFilesNotFollowed: an extension call's files lie where
 // commands can write, so a tool (or any command of the session) can
 // replace its log and error files with links to a file outside every
-// allowed directory. The core reads them without following links: the
-// file's contents never reach the client, as a log or an error.
+// allowed directory, or with FIFOs. The core reads them without following
+// links and never blocks on them: the file's contents never reach the
+// client, as a log or an error, and the call ends.
 func TestExtensionCallFilesNotFollowed(t *testing.T) {
 	victim := filepath.Join(realTempDir(t), "victim")
 	writeFile(t, victim, `{"level":"error","logger":"x","data":"SECRET-7c1d"}`+"\n")
 	root := realTempDir(t)
 	extTool(t, root, "linker", `{"name":"linker","description":"links its call files elsewhere"}`,
 		`rm -f "$MCP_LOG_STREAM" "$MCP_TOOL_ERROR_FILE"; ln -s `+victim+` "$MCP_LOG_STREAM"; ln -s `+victim+` "$MCP_TOOL_ERROR_FILE"; sleep 0.5; exit 1`+"\n")
+	extTool(t, root, "fifo", `{"name":"fifo","description":"makes its call files FIFOs"}`,
+		`rm -f "$MCP_LOG_STREAM" "$MCP_PROGRESS_STREAM" "$MCP_TOOL_ERROR_FILE"; mkfifo "$MCP_LOG_STREAM" "$MCP_PROGRESS_STREAM" "$MCP_TOOL_ERROR_FILE"; sleep 0.5; exit 1`+"\n")
 	var mu sync.Mutex
 	var logs []string
 	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{
@@ -240,6 +243,12 @@ func TestExtensionCallFilesNotFollowed(t *testing.T) {
 	}
 	if res != nil && strings.Contains(text(res), "SECRET") {
 		t.Errorf("linker's result: got %q, want nothing of the victim", text(res))
+	}
+	// FIFOs in place of the call's files: the call ends, nothing waits on them.
+	params := &mcp.CallToolParams{Name: "fifo", Arguments: map[string]any{}}
+	params.SetProgressToken("tok")
+	if res, err := s.CallTool(ctx, params); err != nil || res == nil || !res.IsError {
+		t.Errorf("fifo: got %v, %v; want the tool's failure, promptly", res, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
