@@ -1,8 +1,9 @@
+//go:build linux
+
 package test
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,30 +55,16 @@ func TestPrincipalCheckpointsAndState(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("needs root to start the gateway as uid 65534 (the case above runs as this user)")
 		}
-		principalStateCase(t, &syscall.Credential{Uid: 65534, Gid: 65534})
+		principalStateCase(t, &syscall.Credential{Uid: nobody, Gid: nobody})
 	})
 }
 
 func principalStateCase(t *testing.T, cred *syscall.Credential) {
-	base := realTempDir(t)
-	gateway := gatewayBin(t)
+	base, gateway := realTempDir(t), gatewayBin(t)
 	if cred != nil {
 		// Everything the unprivileged gateway uses is its own: binaries,
-		// template root, state directory, HOME; in a directory it can
-		// reach (the test's own temporary directories are private).
-		var err error
-		if base, err = os.MkdirTemp("", "boris-unprivileged-"); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(base) })
-		if err := os.Chmod(base, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(base, "bin")
-		for _, src := range []string{gateway, borisBin} {
-			copyExecutable(t, src, filepath.Join(bin, filepath.Base(src)))
-		}
-		gateway = filepath.Join(bin, filepath.Base(gateway))
+		// template root, state directory, HOME.
+		base, gateway = nobodyDir(t), nobodyBinaries(t)
 	}
 	root, state, home := filepath.Join(base, "work"), filepath.Join(base, "state"), filepath.Join(base, "home")
 	for _, d := range []string{root, state, home} {
@@ -195,29 +182,6 @@ func principalStateCase(t *testing.T, cred *syscall.Credential) {
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Errorf("a filter planted in a workspace repository ran")
-	}
-}
-
-// copyExecutable copies the file src to dst (mode 0755, directories 0755).
-func copyExecutable(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
