@@ -154,10 +154,30 @@ func denyExcludes(tree string, denied []string) []string {
 	return out
 }
 
-// beforeChange waits, before a tool changes files or reads the history,
-// until every earlier change is recorded: the state this call's change
-// will be recorded against.
+// beforeChange runs before a tool changes files (or undoes): whatever
+// changed on disk since the last recording was made by no Boris call, so
+// it is recorded as a checkpoint of its own (SPEC §7: tool outside) before
+// this call's change, and an undo of the agent's change never takes it.
+// Then it waits until every earlier change is recorded: the state this
+// call's change will be recorded against.
 func (b *boris) beforeChange(ctx context.Context) {
+	if b.ckptReady == nil {
+		return
+	}
+	select {
+	case <-b.ckptReady:
+	case <-ctx.Done():
+		return
+	}
+	b.record(ctx, checkpoint.OutsideTool, b.outsideSummary())
+	b.awaitRecordings(ctx)
+}
+
+// awaitRecordings waits until every recording queued so far is done, for
+// the tools that read the history (history, diff) and for beforeChange.
+// It records nothing itself: diff without a checkpoint shows what has not
+// been recorded yet.
+func (b *boris) awaitRecordings(ctx context.Context) {
 	if b.ckptReady == nil {
 		return
 	}
@@ -175,6 +195,21 @@ func (b *boris) beforeChange(ctx context.Context) {
 	case <-done:
 	case <-ctx.Done():
 	}
+}
+
+// outsideSummary is the summary of outside checkpoints.
+const outsideSummary = "changes made outside Boris"
+
+// outsideSummary says what an outside checkpoint may hold: while
+// background tasks run, their changes too (they are recorded as theirs
+// when they end only for what they change after).
+func (b *boris) outsideSummary() string {
+	for _, t := range b.shell.Tasks() {
+		if !t.Finished() {
+			return outsideSummary + " or by background tasks still running"
+		}
+	}
+	return outsideSummary
 }
 
 // record queues a checkpoint after a tool call that may have changed

@@ -24,7 +24,7 @@ func (b *boris) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) 
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.awaitRecordings(ctx)
 	out, err := b.ckpt.Diff(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ const (
 	TaskLimit          Code = "TASK_LIMIT"           // --background-task-limit tasks already running
 	CheckpointNotFound Code = "CHECKPOINT_NOT_FOUND" // history/diff/undo: no such checkpoint kept, or nothing before it to restore
 	WorkspaceNotFound  Code = "WORKSPACE_NOT_FOUND"  // workspaceId names no workspace
+	Conflict           Code = "CONFLICT"             // undo: a later change made outside Boris touched the same files
 	// The work-tracking tools' codes (SPEC §11). Their tasks are board
 	// entries (W-12), not background commands: TASK_NOT_FOUND is not theirs.
 	BoardTaskNotFound Code = "BOARD_TASK_NOT_FOUND" // no task on the board has that id

@@ -41,7 +41,7 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.awaitRecordings(ctx)
 	cps, err := b.ckpt.History(ctx, path, limit)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,13 +19,15 @@ import (
 type undoParams struct {
 	Checkpoint string `json:"checkpoint,omitempty" jsonschema:"checkpoint id (cp_N, from history) to undo; default: the latest"`
 	Path       string `json:"path,omitempty" jsonschema:"undo only the checkpoint's changes to this file or below this directory; relative paths resolve against the working directory"`
+	Force      bool   `json:"force,omitempty" jsonschema:"undo even where a later change made outside Boris (an outside checkpoint) touched the same files; what is overwritten stays recoverable by undoing this undo"`
 }
 
 var undoTool = &mcp.Tool{
 	Name: "undo",
 	Description: "Undo a checkpoint: every file it changed (or only those at path) is put back as it was just before it — " +
 		"deleted files come back, created files are removed, contents and modes are restored byte for byte. " +
-		"Files changed again by later checkpoints are also reset to that earlier state. The undo is recorded as a checkpoint itself, so it can be undone.",
+		"Files changed again by later checkpoints are also reset to that earlier state; where a later change made outside Boris (an outside checkpoint) touched them, " +
+		"undo refuses with [CONFLICT] naming them, unless force is true. The undo is recorded as a checkpoint itself, so it can be undone.",
 	Annotations: &mcp.ToolAnnotations{Title: "Undo checkpoint", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
@@ -43,12 +46,20 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 		return nil, fail(InvalidInput, "checkpoint %s changed nothing at %s; see history with that path", id, p.Path)
 	}
 	paths := make([]string, 0, len(restores))
+	rels := make([]string, 0, len(restores))
 	for _, r := range restores {
 		paths = append(paths, b.treePath(r.Path))
+		rels = append(rels, r.Path)
 	}
-	// Changes made since the last checkpoint (outside this server) are
-	// recorded first, so the undo cannot lose them.
-	b.recordNow(ctx, "record", "changes found before undoing "+id, paths...)
+	// Changes made since the last checkpoint (outside this server, since
+	// beforeChange recorded the rest) are recorded first, so the undo
+	// cannot lose them.
+	b.recordNow(ctx, checkpoint.OutsideTool, outsideSummary, paths...)
+	if !p.Force {
+		if err := b.undoConflict(ctx, id, rels); err != nil {
+			return nil, err
+		}
+	}
 	var done []string
 	for _, r := range removalsFirst(restores) {
 		if err := b.restore(r); err != nil {
@@ -63,6 +74,25 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
 	}
 	return textResult(text), nil
+}
+
+// undoConflict refuses to undo id where a later outside checkpoint
+// changed the same files: the undo would silently discard a change the
+// agent did not make.
+func (b *boris) undoConflict(ctx context.Context, id string, rels []string) error {
+	later, err := b.ckpt.OutsideAfter(ctx, id, rels)
+	if err != nil || len(later) == 0 {
+		return err
+	}
+	var lines []string
+	for _, cp := range later {
+		for _, f := range cp.Files {
+			lines = append(lines, fmt.Sprintf("  %s %s (%s, %s)", f.Status, f.Path, cp.ID, time.Unix(cp.Time, 0).UTC().Format(time.DateTime)))
+		}
+	}
+	return fail(Conflict, "undoing %s would overwrite changes made outside Boris after it:\n%s\n"+
+		"Undo those checkpoints first, undo only other files with path, or pass force: true to overwrite them (undoing the undo brings them back)",
+		id, strings.Join(lines, "\n"))
 }
 
 func undoScope(path string) string {

@@ -129,7 +129,8 @@ func TestPlantedGitSettingsRunNothing(t *testing.T) {
 			if out := c.ok("diff", map[string]any{"checkpoint": id}); !strings.Contains(out, "three") {
 				t.Errorf("diff %s: got %q, want the change to three", id, out)
 			}
-			c.ok("undo", map[string]any{"checkpoint": id})
+			// The outside change to four touched a.txt after id: force.
+			c.ok("undo", map[string]any{"checkpoint": id, "force": true})
 			if data, err := os.ReadFile(mark); err == nil {
 				t.Fatalf("a planted program ran:\n%s", data)
 			}

@@ -122,3 +122,44 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 	})
 	return id, err
 }
+
+// OutsideTool names the checkpoints of changes no Boris call made.
+const OutsideTool = "outside"
+
+// OutsideAfter lists the checkpoints after id recorded as OutsideTool
+// that changed any of paths (tree-relative, slash-separated), newest
+// first: changes an undo of id would overwrite that the agent never made.
+func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
+	var out []Checkpoint
+	err := s.locked(func() error {
+		commit, err := s.find(ctx, id)
+		if err != nil {
+			return err
+		}
+		later, err := s.log(ctx, "", 0, "HEAD", "^"+commit)
+		if err != nil {
+			return err
+		}
+		want := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			want[p] = true
+		}
+		for _, cp := range later {
+			if cp.Tool != OutsideTool {
+				continue
+			}
+			var hit []Change
+			for _, f := range cp.Files {
+				if want[f.Path] {
+					hit = append(hit, f)
+				}
+			}
+			if len(hit) > 0 {
+				cp.Files = hit
+				out = append(out, cp)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
