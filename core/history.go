@@ -23,7 +23,8 @@ type historyParams struct {
 var historyTool = &mcp.Tool{
 	Name: "history",
 	Description: "List checkpoints, newest first. A checkpoint is recorded after every tool call that changed files in the working tree " +
-		"(str_replace, create_file, insert, bash, background tasks when they end, undo). Each shows its id (cp_N), time, the tool and call, and the files it changed " +
+		"(str_replace, create_file, insert, bash, background tasks when they end, undo), and before such a call any change made outside this server " +
+		"is recorded as its own checkpoint (tool outside). Each shows its id (cp_N), time, the tool and call, and the files it changed " +
 		"(A added, M modified, D deleted). Use diff to see a checkpoint's change and undo to revert it.",
 	Annotations: &mcp.ToolAnnotations{Title: "Checkpoint history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 }
