@@ -31,7 +31,7 @@ const recordTimeout = 2 * time.Minute
 // the background (the first change waits for it). Without git the feature
 // is off, said in one log line.
 func (b *boris) openCheckpoints(workdir string, environ []string) {
-	if b.cfg.Checkpoints != "on" {
+	if !b.cfg.checkpointsOn() {
 		return
 	}
 	tree, err := filepath.EvalSymlinks(workdir)
@@ -85,6 +85,13 @@ func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string,
 		}
 		return b.gitSpawner.Start(argv, dir, env, files)
 	}
+}
+
+// checkpointsOn reports whether checkpoints are recorded: --checkpoints
+// on, and a toolset with history, diff and undo to use them (SPEC §7:
+// not --toolset filesystem).
+func (c *Config) checkpointsOn() bool {
+	return c.Checkpoints == "on" && c.Toolset != "filesystem"
 }
 
 // ckptJob is one recording for the recorder, or, with settled set, a

@@ -274,7 +274,7 @@ func (c *Config) policy(workdir string) (*scope.Policy, error) {
 func (c *Config) ownState() []string {
 	var out []string
 	if c.StateDir != "" {
-		if c.Checkpoints == "on" {
+		if c.checkpointsOn() {
 			_ = os.MkdirAll(c.StateDir, 0o700)
 		}
 		out = append(out, c.StateDir)
@@ -396,6 +396,9 @@ func check(cfg *Config, environ []string, stdout io.Writer) error {
 		return err
 	}
 	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
+	if !cfg.checkpointsOn() {
+		checkpoints = "off"
+	}
 	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
 		ext, skipped, err := extension.Load(cfg.Extensions, (&boris{cfg: cfg}).builtinTool)
 		if err != nil {

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // Checkpoint is one recorded change.
@@ -85,8 +88,13 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 		s.watched(specs)
 		var add []string
 		for _, r := range specs {
+			// A path inside a nested repository is recorded as that
+			// repository (a reference), as a scan would find it.
+			if repo, ok := s.nestedRepo(r); ok {
+				r = repo + "/"
+			}
 			_, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(r)))
-			if s.recordable(r, err != nil) {
+			if s.recordable(r, err != nil) && !slices.Contains(add, r) {
 				add = append(add, r)
 			}
 		}
@@ -100,7 +108,15 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 			return nil, nil
 		}
 		if !all {
-			specs = changed
+			specs = specs[:0]
+			for _, r := range changed {
+				if repo, ok := s.nestedRepo(r); ok {
+					r = repo
+				}
+				if !slices.Contains(specs, r) {
+					specs = append(specs, r)
+				}
+			}
 		}
 	}
 	args := []string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}
@@ -152,11 +168,62 @@ func (s *Store) recordable(rel string, deleted bool) bool {
 	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
 		return false
 	}
+	if strings.HasSuffix(rel, "/") && !deleted && !hasCommit(abs) {
+		// A nested repository is recorded as a reference to its commit;
+		// one without any (git init, a fresh workspace) has nothing to
+		// refer to, and git refuses to add it.
+		return false
+	}
 	if deleted || s.opts.MaxFileSize <= 0 {
 		return true
 	}
 	fi, err := os.Lstat(abs)
 	return err != nil || !fi.Mode().IsRegular() || fi.Size() <= s.opts.MaxFileSize
+}
+
+// nestedRepo returns the nested repository (a directory below the tree
+// holding .git) that rel lies inside, relative to the tree.
+func (s *Store) nestedRepo(rel string) (string, bool) {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		if _, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(dir), ".git")); err == nil {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+// hasCommit reports whether the repository at dir (its .git a directory)
+// has a commit checked out, reading its HEAD and refs as files: no git
+// runs on a repository someone else configured.
+func hasCommit(dir string) bool {
+	gitDir := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+		return false
+	}
+	d, err := safefile.OpenDir(gitDir, "", false, 0)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	head, err := d.ReadFile("HEAD", 4096)
+	if err != nil {
+		return false
+	}
+	ref, isRef := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !isRef {
+		return len(strings.TrimSpace(string(head))) >= 40 // a detached commit
+	}
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
+		return false
+	}
+	if f, err := d.OpenFile(ref, os.O_RDONLY, 0); err == nil {
+		f.Close()
+		return true
+	}
+	packed, err := d.ReadFile("packed-refs", 16<<20)
+	return err == nil && strings.Contains(string(packed), " "+ref+"\n")
 }
 
 // rel turns a path into a pathspec relative to the tree.
