@@ -246,6 +246,7 @@ func (b *boris) recordIn(ctx context.Context, tool, summary string, paths ...str
 	cp, err := b.ckpt.Record(ctx, tool, summary, paths...)
 	if err != nil {
 		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
+		b.gaps.add(tool, summary, err)
 		return nil
 	}
 	if cp != nil {

@@ -47,10 +47,14 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 	if err != nil {
 		return nil, err
 	}
-	if len(cps) == 0 {
-		return textResult("No checkpoints recorded yet."), nil
-	}
 	var sb strings.Builder
+	if gaps := b.gaps.list(); len(gaps) > 0 && path == "" {
+		sb.WriteString(strings.Join(gaps, "\n") + "\n")
+	}
+	if len(cps) == 0 {
+		sb.WriteString("No checkpoints recorded yet.")
+		return textResult(sb.String()), nil
+	}
 	for _, cp := range cps {
 		fmt.Fprintf(&sb, "%s  %s  %s: %s\n", cp.ID, time.Unix(cp.Time, 0).Format("2006-01-02 15:04:05"), cp.Tool, cp.Summary)
 		for i, f := range cp.Files {

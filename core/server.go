@@ -63,6 +63,7 @@ type boris struct {
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
 	ckptStop     context.CancelFunc // stops that first recording at close
 	recording    gate               // recordings under way, waited for at close
+	gaps         ckptGaps           // changes that could not be recorded
 	boardState   boardState         // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
@@ -246,11 +247,14 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 			var res *mcp.CallToolResult
 			if res, err = h(ctx, req, in); err == nil {
 				capResult(res)
+				b.sayGaps(res)
 				return res, nil
 			}
 		}
 		b.log.Debug("tool error", "tool", t.Name, "err", err)
-		return errorResult(err), nil
+		res := errorResult(err)
+		b.sayGaps(res)
+		return res, nil
 	})
 }
 

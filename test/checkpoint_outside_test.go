@@ -71,3 +71,46 @@ func TestUndoConflictsWithOutsideChanges(t *testing.T) {
 		t.Errorf("b.txt after undoing the forced undo: got %q, want the user's back", got)
 	}
 }
+
+// TestRecordingFailureIsSaid: when a change cannot be recorded (here the
+// shadow repository's objects made read-only, which the confined git
+// cannot get around), the next tool result says so in a line, once, and
+// history lists the gap: the agent is never led to believe an undo is
+// available when it is not.
+func TestRecordingFailureIsSaid(t *testing.T) {
+	if !landlockAvailable() {
+		t.Skip("needs Landlock: checkpoint git runs confined without capabilities only then, so a read-only directory stops it even as root")
+	}
+	tree := realTempDir(t)
+	writeFile(t, filepath.Join(tree, "a.txt"), "one\n")
+	c, state := startCheckpointCore(t, tree)
+	c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "one", "new_str": "two"})
+	c.ok("history", map[string]any{})
+	objects := filepath.Join(shadowOf(t, filepath.Join(state, "boris")), "objects")
+	_ = filepath.WalkDir(objects, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o555)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		_ = filepath.WalkDir(objects, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
+	c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "two", "new_str": "three"})
+	out := c.ok("create_file", map[string]any{"path": "c.txt", "content": "c\n"})
+	if !strings.Contains(out, "[checkpoint] a change was not recorded") || !strings.Contains(out, "str_replace: a.txt") {
+		t.Fatalf("the next result: got %q, want it to say str_replace's change was not recorded", out)
+	}
+	hist := c.ok("history", map[string]any{})
+	if !strings.Contains(hist, "gap  ") || !strings.Contains(hist, "str_replace: a.txt: not recorded") {
+		t.Errorf("history: got %q, want the gap listed", hist)
+	}
+	if again := c.ok("view", map[string]any{"path": "a.txt"}); strings.Count(again, "str_replace: a.txt: not recorded") != 0 {
+		t.Errorf("a later result: got %q, want the gap said once", again)
+	}
+}
