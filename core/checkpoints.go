@@ -61,7 +61,17 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.ckpt, b.ckptReady, b.ckptStop = st, make(chan struct{}), cancel
 	b.ckptQueue = make(chan ckptJob, 64)
-	go b.recorder(ctx)
+	// Recording starts with the session's first tool call, not at start:
+	// a session that never calls a tool writes nothing (SPEC §7).
+	b.ckptStart = sync.OnceFunc(func() { go b.recorder(ctx) })
+}
+
+// startRecording starts the recorder if it has not started yet: at the
+// first tool call, or the first recording, whichever comes first.
+func (b *boris) startRecording() {
+	if b.ckptStart != nil {
+		b.ckptStart()
+	}
 }
 
 // gitSpawn returns how checkpoint git starts from a confined spawner of
@@ -111,8 +121,11 @@ func (b *boris) recorder(ctx context.Context) {
 	if err := b.ckpt.Watch(); err != nil {
 		b.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
 	}
+	done := procs.Busy()
 	b.recordNow(ctx, "start", "the working tree as the session found it")
+	done()
 	close(b.ckptReady)
+	debug.FreeOSMemory() // the first recording's garbage (a whole tree's scan)
 	for j := range b.ckptQueue {
 		if j.settled != nil {
 			close(j.settled)
@@ -171,6 +184,7 @@ func (b *boris) beforeChange(ctx context.Context) {
 	if b.ckptReady == nil {
 		return
 	}
+	b.startRecording()
 	select {
 	case <-b.ckptReady:
 	case <-ctx.Done():
@@ -188,6 +202,7 @@ func (b *boris) awaitRecordings(ctx context.Context) {
 	if b.ckptReady == nil {
 		return
 	}
+	b.startRecording()
 	select {
 	case <-b.ckptReady:
 	case <-ctx.Done():
@@ -227,6 +242,7 @@ func (b *boris) record(_ context.Context, tool, summary string, paths ...string)
 	if b.ckpt == nil || !b.recording.enter() {
 		return
 	}
+	b.startRecording()
 	b.ckptQueue <- ckptJob{tool: tool, summary: summary, paths: paths}
 }
 
@@ -345,16 +361,14 @@ func (b *boris) treeRel(abs string) string {
 	return abs
 }
 
-// settle runs once start-up is over: the client has initialized and the
-// first checkpoint is recorded. It collects and returns the free pages to
+// settle runs once start-up is over: the client has initialized. (The
+// first checkpoint waits for the first tool call, and the recorder returns
+// its garbage itself.) It collects and returns the free pages to
 // the kernel (GC pacing, package gcpace, lets a small heap grow by 64 MB
 // between collections, so what start-up left behind would otherwise stay
 // in every idle session's core), then narrows the process to one P for
 // the requests to come (see package procs).
 func (b *boris) settle() {
-	if b.ckptReady != nil {
-		<-b.ckptReady
-	}
 	debug.FreeOSMemory()
 	procs.Narrow()
 }

@@ -62,6 +62,7 @@ type boris struct {
 	ckptReady    chan struct{}      // closed once the starting state is recorded
 	ckptQueue    chan ckptJob       // recordings for the recorder, in order
 	ckptStop     context.CancelFunc // stops that first recording at close
+	ckptStart    func()             // starts the recorder, once (startRecording)
 	recording    gate               // recordings under way, waited for at close
 	gaps         ckptGaps           // changes that could not be recorded
 	boardState   boardState         // the work-tracking board (--tasks-db), opened on first use
@@ -241,6 +242,7 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		defer procs.Busy()() // overlapping calls get every CPU
+		b.startRecording()
 		b.awaitRoots(ctx)
 		in, err := decodeArgs[In](req.Params.Arguments, resolved, check())
 		if err == nil {

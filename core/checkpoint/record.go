@@ -86,7 +86,7 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 	case indexEnv == nil && len(paths) > 0:
 		// The caller knows what it changed: no scan, just those paths.
 		s.watched(specs)
-		var add []string
+		var add, gone []string
 		for _, r := range specs {
 			// A path inside a nested repository is recorded as that
 			// repository (a reference), as a scan would find it.
@@ -94,11 +94,20 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 				r = repo + "/"
 			}
 			_, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(r)))
-			if s.recordable(r, err != nil) && !slices.Contains(add, r) {
+			if !s.recordable(r, err != nil) || slices.Contains(add, r) || slices.Contains(gone, r) {
+				continue
+			}
+			if err != nil {
+				gone = append(gone, r)
+			} else {
 				add = append(add, r)
 			}
 		}
-		return s.add(ctx, nil, add)
+		if err := s.forget(ctx, gone); err != nil {
+			return nil, err
+		}
+		added, err := s.add(ctx, nil, add)
+		return append(added, gone...), err
 	case len(paths) > 0 && len(specs) == 0:
 		return nil, nil // outside the tree: not recorded
 	case indexEnv == nil && s.watch != nil:
@@ -159,6 +168,20 @@ func (s *Store) add(ctx context.Context, indexEnv []string, add []string) ([]str
 		return add, fmt.Errorf("add changes: %w", err)
 	}
 	return add, nil
+}
+
+// forget removes paths that no longer exist from the index, those it
+// holds (a path named by a tool may never have been recorded: git add
+// would refuse it).
+func (s *Store) forget(ctx context.Context, gone []string) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	list := []byte(strings.Join(gone, "\x00"))
+	if _, err := s.run(ctx, list, nil, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		return fmt.Errorf("record removals: %w", err)
+	}
+	return nil
 }
 
 // recordable says whether a changed path may go into the shadow: allowed
