@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCompatToolList checks that --anthropic-compat swaps the three file
@@ -151,6 +152,14 @@ func TestCompatGrep(t *testing.T) {
 		dir := realTempDir(t)
 		writeFile(t, filepath.Join(dir, "a.go"), "package a\n\nfunc Hello() {}\nfunc hello2() {}\n")
 		writeFile(t, filepath.Join(dir, "b.txt"), "HELLO there\n")
+		// grep lists files newest first: the same order in both trees,
+		// whatever the clock's granularity.
+		for i, name := range []string{"a.go", "b.txt"} {
+			at := time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
+			if err := os.Chtimes(filepath.Join(dir, name), at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
 		return dir
 	}
 	splitDir, compatDir := mk(), mk()
