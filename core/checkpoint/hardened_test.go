@@ -157,3 +157,31 @@ func write(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRecordVanishedFile: a path found changed that vanishes before git
+// adds it (a file removed while being recorded) does not fail the
+// recording; the paths still there are recorded.
+func TestRecordVanishedFile(t *testing.T) {
+	tree, state := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(tree, "a.txt"), "one\n")
+	s, err := Open(context.Background(), Options{Tree: tree, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.Record(ctx, "start", "start"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(tree, "b.txt"), "two\n")
+	if _, err := s.add(ctx, nil, []string{"b.txt", "vanished.txt"}); err != nil {
+		t.Fatalf("add with a vanished path: %v", err)
+	}
+	if _, err := s.commit(ctx, "b\n"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.run(ctx, nil, nil, "ls-tree", "-r", "--name-only", "HEAD")
+	if err != nil || !strings.Contains(string(out), "b.txt") {
+		t.Errorf("the recorded tree: %q, %v; want b.txt in it", out, err)
+	}
+}

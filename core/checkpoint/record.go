@@ -165,9 +165,36 @@ func (s *Store) add(ctx context.Context, indexEnv []string, add []string) ([]str
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "ignored by one of your .gitignore") {
 			return add, nil // an ignored path named by a file tool: not recorded
 		}
+		if errors.As(err, &ge) && strings.Contains(ge.stderr, "did not match any files") && indexEnv == nil {
+			return s.addAgain(ctx, add) // a file vanished since it was found
+		}
 		return add, fmt.Errorf("add changes: %w", err)
 	}
 	return add, nil
+}
+
+// addAgain adds paths once more after some vanished while they were
+// being recorded: those still there are added, the rest leave the index.
+func (s *Store) addAgain(ctx context.Context, paths []string) ([]string, error) {
+	var here, gone []string
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err == nil {
+			here = append(here, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if err := s.forget(ctx, gone); err != nil {
+		return paths, err
+	}
+	if len(here) == 0 {
+		return paths, nil
+	}
+	list := []byte(strings.Join(here, "\x00"))
+	if _, err := s.run(ctx, list, nil, "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		return paths, fmt.Errorf("add changes: %w", err)
+	}
+	return paths, nil
 }
 
 // forget removes paths that no longer exist from the index, those it
