@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 
-.PHONY: all build run test vet bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -35,6 +35,17 @@ test:
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+## soak-checkpoints: the model-based checkpoint test (random agent calls, outside changes and
+##   undos checked against a model) for many more steps and seeds than make test runs;
+##   SOAK_SEEDS and SOAK_STEPS change them
+SOAK_SEEDS ?= 1 2 3 4 5 6 7 8
+SOAK_STEPS ?= 1500
+soak-checkpoints:
+	@for seed in $(SOAK_SEEDS); do \
+		echo "seed $$seed, $(SOAK_STEPS) steps"; \
+		BORIS_MODEL_SEED=$$seed BORIS_MODEL_STEPS=$(SOAK_STEPS) $(GO) test -count=1 -timeout 60m -run '^TestCheckpointModel$$' ./test || exit 1; \
+	done
 
 ## bench: startup and call latency against @modelcontextprotocol/server-filesystem
 bench:
