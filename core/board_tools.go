@@ -96,7 +96,7 @@ func boardExcludes(tree, db string) []string {
 		return nil
 	}
 	// tree has its symlinks resolved; so must db, though it may not exist yet.
-	rel, err := filepath.Rel(tree, resolveExisting(db))
+	rel, err := filepath.Rel(tree, board.RealPrefix(db))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil
 	}
@@ -105,21 +105,6 @@ func boardExcludes(tree, db string) []string {
 		out = append(out, "/"+gitignoreEscape(filepath.ToSlash(rel)+suffix))
 	}
 	return out
-}
-
-// resolveExisting resolves the symlinks of the longest part of p that
-// exists, and keeps the rest as it is.
-func resolveExisting(p string) string {
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if dir == filepath.Dir(dir) {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }
 
 // gitignoreEscape makes a path a gitignore pattern matching only itself.

@@ -291,15 +291,21 @@ func (r *modelRun) undo() {
 	if res.IsError {
 		r.fail("undo %v: got error %q, want success", args, text(res))
 	}
-	before := r.m.snapshotOf(modelPaths...)
+	r.m.undone(cp, paths)
+}
+
+// undone applies a successful undo of cp at paths: each back to its state
+// before cp, recorded as a checkpoint of its own.
+func (m *model) undone(cp *modelCheckpoint, paths []string) {
+	before := m.snapshotOf(modelPaths...)
 	for _, p := range paths {
 		if was := cp.before[p]; was == nil {
-			delete(r.m.tree, p)
+			delete(m.tree, p)
 		} else {
-			r.m.tree[p] = was
+			m.tree[p] = was
 		}
 	}
-	r.m.commit("undo", before)
+	m.commit("undo", before)
 }
 
 // TestCheckpointModel runs the model for BORIS_MODEL_STEPS steps (200)
@@ -361,15 +367,7 @@ func TestCheckpointModel(t *testing.T) {
 		case !conflict && res.IsError:
 			r.fail("final undo %v: got error %q, want success", args, text(res))
 		case !conflict:
-			before := r.m.snapshotOf(modelPaths...)
-			for _, p := range paths {
-				if was := cp.before[p]; was == nil {
-					delete(r.m.tree, p)
-				} else {
-					r.m.tree[p] = was
-				}
-			}
-			r.m.commit("undo", before)
+			r.m.undone(cp, paths)
 		}
 		r.check()
 	}

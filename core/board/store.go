@@ -47,18 +47,18 @@ func ExpandPath(path, home string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(realPrefix(abs), strings.TrimPrefix(path, "~")), nil
+		return filepath.Join(RealPrefix(abs), strings.TrimPrefix(path, "~")), nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(realPrefix(filepath.Dir(abs)), filepath.Base(abs)), nil
+	return filepath.Join(RealPrefix(filepath.Dir(abs)), filepath.Base(abs)), nil
 }
 
-// realPrefix resolves the links of the longest part of the absolute path p
+// RealPrefix resolves the links of the longest part of the absolute path p
 // that exists, and keeps the rest as it is.
-func realPrefix(p string) string {
+func RealPrefix(p string) string {
 	rest := ""
 	for dir := p; ; dir = filepath.Dir(dir) {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
