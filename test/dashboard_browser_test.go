@@ -8,9 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // Tokens of the dashboard's browser test.
@@ -28,35 +26,9 @@ func startDashGateway(t *testing.T) *gatewayProc {
 	args := []string{"--listen", "127.0.0.1:0", "--state-dir", realTempDir(t),
 		"--token", "alice=" + browserAlice, "--token", "bob=" + browserBob,
 		"--", "--workdir", dir, "--allow-dir", dir}
-	g := &gatewayProc{
-		t: t, cmd: exec.Command(gatewayBin(t), args...), dir: dir,
-		stderr: &syncWriter{b: &strings.Builder{}}, exited: make(chan struct{}),
-	}
-	g.cmd.Env = cleanEnv("HOME=" + realTempDir(t))
-	g.cmd.Stderr = g.stderr
-	if err := g.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		g.waitErr = g.cmd.Wait()
-		close(g.exited)
-	}()
-	t.Cleanup(func() {
-		if !g.stop(syscall.SIGTERM, 15*time.Second) {
-			_ = g.cmd.Process.Kill()
-			<-g.exited
-		}
-		if t.Failed() {
-			t.Logf("boris-gateway log:\n%s", g.stderr)
-		}
-	})
-	waitFor(t, "boris-gateway to listen", func() bool {
-		if m := gatewayListeningRe.FindStringSubmatch(g.stderr.String()); m != nil {
-			g.url = m[1]
-		}
-		return g.url != ""
-	})
-	return g
+	cmd := exec.Command(gatewayBin(t), args...)
+	cmd.Env = cleanEnv("HOME=" + realTempDir(t))
+	return runGatewayProc(t, cmd, dir, false)
 }
 
 // mcpAs opens a session with token and returns a function calling tools

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // nobody is the unprivileged user the tests run a gateway as.
@@ -132,35 +131,7 @@ func TestGatewayUnprivilegedStaleCgroup(t *testing.T) {
 	})
 
 	t.Run("auto", func(t *testing.T) {
-		g := &gatewayProc{t: t, cmd: command("auto"), dir: work, stderr: &syncWriter{b: &strings.Builder{}}, exited: make(chan struct{})}
-		g.cmd.Stderr = g.stderr
-		if err := g.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			g.waitErr = g.cmd.Wait()
-			close(g.exited)
-		}()
-		t.Cleanup(func() {
-			if !g.stop(syscall.SIGTERM, 15*time.Second) {
-				_ = g.cmd.Process.Kill()
-				<-g.exited
-			}
-			if t.Failed() {
-				t.Logf("boris-gateway log:\n%s", g.stderr)
-			}
-		})
-		waitFor(t, "boris-gateway to listen", func() bool {
-			select {
-			case <-g.exited:
-				t.Fatalf("boris-gateway exited before listening: %v\n%s", g.waitErr, g.stderr)
-			default:
-			}
-			if m := gatewayListeningRe.FindStringSubmatch(g.stderr.String()); m != nil {
-				g.url = m[1]
-			}
-			return g.url != ""
-		})
+		g := runGatewayProc(t, command("auto"), work, false)
 		warned := false
 		for line := range strings.Lines(g.stderr.String()) {
 			warned = warned || strings.Contains(line, "level=WARN") && strings.Contains(line, "subreaper") && strings.Contains(line, stale)
