@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/gitenv"
 )
 
 // Workspaces (SPEC §8): named, git-versioned directories under
@@ -64,8 +65,8 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 		return nil
 	}
 	gitPath, err := exec.LookPath("git")
-	if path := envLookup(environ, "PATH"); path != "" {
-		gitPath, err = lookPathIn("git", path)
+	if envLookup(environ, "PATH") != "" {
+		gitPath, err = gitenv.Look(environ) // the lookup checkpoints use
 	}
 	if err != nil {
 		return usage("--workspaces-root needs the git binary, which is not on PATH")
@@ -80,19 +81,6 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 		return usage("invalid value %q for --workspaces-root: %v", b.cfg.WorkspacesRoot, err)
 	}
 	return nil
-}
-
-// lookPathIn finds an executable named name in the directories of path.
-func lookPathIn(name, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // fsPath resolves a filesystem tool's path argument. With workspaceID
