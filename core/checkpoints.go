@@ -131,10 +131,27 @@ func (b *boris) recorder(ctx context.Context) {
 			close(j.settled)
 		} else {
 			done := procs.Busy()
-			b.recordIn(context.Background(), j.tool, j.summary, j.paths...)
+			if j.tool == pruneJob {
+				b.prune()
+			} else {
+				b.recordIn(context.Background(), j.tool, j.summary, j.paths...)
+			}
 			done()
 		}
 		b.recording.leave()
+	}
+}
+
+// pruneJob is the recorder's job that prunes old checkpoints, after
+// recordings in process, which leave it to the recorder.
+const pruneJob = "\x00prune"
+
+// prune prunes old checkpoints if it is due.
+func (b *boris) prune() {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := b.ckpt.Prune(ctx); err != nil {
+		b.log.Warn("pruning old checkpoints", "err", err)
 	}
 }
 
@@ -244,6 +261,32 @@ func (b *boris) record(_ context.Context, tool, summary string, paths ...string)
 	}
 	b.startRecording()
 	b.ckptQueue <- ckptJob{tool: tool, summary: summary, paths: paths}
+}
+
+// recordFiles records the change a file tool has just made at paths,
+// before the call answers: in process when the store can (the files are
+// already recorded ones: no git runs, and the next call waits for
+// nothing), else through the recorder as record does. Recording it before
+// the answer means a change made on disk after it is not taken for the
+// call's: the next call finds it and records it as outside.
+func (b *boris) recordFiles(ctx context.Context, tool, summary string, paths ...string) {
+	if b.ckpt == nil || !b.recording.enter() {
+		return
+	}
+	cp, err := b.ckpt.RecordFiles(tool, summary, paths...)
+	b.recording.leave()
+	switch {
+	case errors.Is(err, checkpoint.ErrSlow):
+		b.record(ctx, tool, summary, paths...)
+	case err != nil:
+		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
+		b.gaps.add(tool, summary, err)
+	case cp != nil:
+		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
+		if b.ckpt.PruneDue() {
+			b.record(ctx, pruneJob, "")
+		}
+	}
 }
 
 // recordNow records a checkpoint at once, for undo, which must name it.

@@ -37,7 +37,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "create_file", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "create_file", b.treeRel(abs), abs)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"

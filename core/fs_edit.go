@@ -52,7 +52,7 @@ func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if err := b.policy.WriteFile(abs, []byte(after), 0o644); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "edit_file", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "edit_file", b.treeRel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", text, abs)
 }
 

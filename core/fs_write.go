@@ -33,7 +33,7 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "write_file", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "write_file", b.treeRel(abs), abs)
 	action := "Create"
 	if existed {
 		action = "Update"
@@ -86,7 +86,7 @@ func (b *boris) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p
 	if err := b.policy.MkdirAll(abs); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "create_directory", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "create_directory", b.treeRel(abs), abs)
 	return b.fsCommitted(ctx, ws, "create_directory", "Mkdir", "Successfully created directory "+p.Path, abs)
 }
 
@@ -117,6 +117,6 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 		}
 		return nil, err
 	}
-	b.record(ctx, "move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
+	b.recordFiles(ctx, "move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
 	return b.fsCommitted(ctx, ws, "move_file", "Move", "Successfully moved "+p.Source+" to "+p.Destination, src, dst)
 }

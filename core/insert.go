@@ -32,7 +32,7 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "insert", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "insert", b.treeRel(abs), abs)
 	added := countLines([]byte(text))
 	return textResult(fmt.Sprintf("Inserted %d lines after line %d of %s. The region now reads:\n%s",
 		added, after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil

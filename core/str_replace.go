@@ -50,7 +50,7 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
-	b.record(ctx, "str_replace", b.treeRel(abs), abs)
+	b.recordFiles(ctx, "str_replace", b.treeRel(abs), abs)
 	return textResult(e.report(abs)), nil
 }
 

@@ -43,6 +43,9 @@ func (s *Store) Diff(ctx context.Context, id, path string) (string, error) {
 // diffs that against the latest checkpoint, so new files show too and
 // the shadow's own index is left as it was.
 func (s *Store) worktreeDiff(ctx context.Context, path string, pathspec []string) ([]byte, error) {
+	if err := s.flush(ctx); err != nil {
+		return nil, err
+	}
 	tmp, name, err := s.root.CreateTemp("diff-index-")
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)

@@ -21,6 +21,25 @@ func (s *Store) countAndPrune(ctx context.Context) error {
 	return s.writeInt("count", s.opts.Keep)
 }
 
+// PruneDue reports whether more checkpoints are kept than Keep allows:
+// recordings in process count but leave pruning to Prune.
+func (s *Store) PruneDue() bool {
+	return s.readInt("count") > s.opts.Keep+max(s.opts.Keep/4, 1)
+}
+
+// Prune prunes old checkpoints if more are kept than Keep allows.
+func (s *Store) Prune(ctx context.Context) error {
+	return s.locked(func() error {
+		if !s.PruneDue() {
+			return nil
+		}
+		if err := s.prune(ctx); err != nil {
+			return err
+		}
+		return s.writeInt("count", s.opts.Keep)
+	})
+}
+
 // prune rewrites history to its newest Keep commits, the oldest of them
 // made parentless, and deletes every object no longer reachable.
 func (s *Store) prune(ctx context.Context) error {

@@ -103,6 +103,11 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 				add = append(add, r)
 			}
 		}
+		if len(add)+len(gone) > 0 {
+			if err := s.flush(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.forget(ctx, gone); err != nil {
 			return nil, err
 		}
@@ -126,6 +131,19 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 					specs = append(specs, r)
 				}
 			}
+			// Most of what the watcher names is unchanged since the
+			// latest checkpoint (a file rewritten with the same bytes, a
+			// temporary file come and gone): told in process, no git.
+			if specs = s.dropUnchanged(specs); len(specs) == 0 {
+				return nil, nil
+			}
+		}
+	}
+	if indexEnv == nil {
+		// git compares the tree with the index: bring it up to the
+		// latest checkpoint first.
+		if err := s.flush(ctx); err != nil {
+			return nil, err
 		}
 	}
 	args := []string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}

@@ -218,7 +218,7 @@ func (s *Store) stateRel() string {
 // keeps an untracked cache, no reflogs, paths unquoted, never bare.
 var gitConfig = []string{
 	"-c", "core.untrackedCache=true", "-c", "core.logAllRefUpdates=false", "-c", "core.quotePath=false",
-	"-c", "core.bare=false", "-c", "advice.addIgnoredFile=false",
+	"-c", "core.bare=false", "-c", "advice.addIgnoredFile=false", "-c", "gc.auto=0",
 }
 
 // run runs git with args and stdin, returning stdout. extraEnv is added to

@@ -58,6 +58,13 @@ var DiffArgs = []string{"--no-ext-diff", "--no-textconv", "--no-color"}
 // no ident or encoding rewrite, no diff or merge driver.
 const Attributes = "* -text -filter -ident -working-tree-encoding !diff !merge -export-subst\n"
 
+// Name and Email are the identity of every commit Boris makes: git's
+// through Env, and the checkpoints it writes itself.
+const (
+	Name  = "boris"
+	Email = "boris@localhost"
+)
+
 // Env is git's whole environment: PATH and TMPDIR from environ, a fixed
 // identity, and nothing else of the user's (no GIT_* variable, no HOME, so
 // no ~/.gitconfig, ~/.config/git or global attributes), plus extra.
@@ -65,8 +72,8 @@ func Env(environ []string, extra ...string) []string {
 	env := []string{
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1",
 		"GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "GIT_LITERAL_PATHSPECS=1",
-		"GIT_AUTHOR_NAME=boris", "GIT_AUTHOR_EMAIL=boris@localhost",
-		"GIT_COMMITTER_NAME=boris", "GIT_COMMITTER_EMAIL=boris@localhost",
+		"GIT_AUTHOR_NAME=" + Name, "GIT_AUTHOR_EMAIL=" + Email,
+		"GIT_COMMITTER_NAME=" + Name, "GIT_COMMITTER_EMAIL=" + Email,
 		"LC_ALL=C",
 	}
 	for _, kv := range environ {

@@ -173,7 +173,11 @@ func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 		unix.Close(fd)
 		return nil, d.pathErr("open", name, ErrNotRegular)
 	}
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err == nil {
+		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK) // O_APPEND stays
+	}
+	if err != nil {
 		unix.Close(fd)
 		return nil, d.pathErr("fcntl", name, err)
 	}

@@ -137,3 +137,25 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAppendKeepsAppending: a file opened with O_APPEND is written at its
+// end every time (the open's non-blocking flag is cleared, not the rest).
+func TestAppendKeepsAppending(t *testing.T) {
+	d, err := OpenDir(t.TempDir(), "", true, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := d.OpenFile("log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteString(line)
+		must(t, err)
+		must(t, f.Close())
+	}
+	if got, err := d.ReadFile("log", 0); err != nil || string(got) != "one\ntwo\n" {
+		t.Errorf("after two appends: %q, %v; want \"one\\ntwo\\n\"", got, err)
+	}
+}

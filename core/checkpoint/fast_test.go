@@ -1,0 +1,209 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func openTestStore(t *testing.T, tree string) *Store {
+	t.Helper()
+	// A warning (such as a failed index update, which the store repairs)
+	// is a bug here.
+	log := slog.New(slog.NewTextHandler(failWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	s, err := Open(context.Background(), Options{Tree: tree, StateDir: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Record(context.Background(), "start", "start"); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// failWriter fails the test with whatever is written to it.
+type failWriter struct{ t *testing.T }
+
+func (w failWriter) Write(p []byte) (int, error) {
+	w.t.Errorf("logged: %s", p)
+	return len(p), nil
+}
+
+func gitOut(t *testing.T, s *Store, args ...string) string {
+	t.Helper()
+	out, err := s.run(context.Background(), nil, nil, args...)
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestRecordFilesMatchesGit is a differential test of recording in
+// process against git itself: one tree, two shadows; every change is
+// recorded in process in one and through git add in the other, and the
+// trees recorded must be the same objects, the in-process shadow must
+// pass git fsck, and its index, once flushed, must match the tree.
+func TestRecordFilesMatchesGit(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 26))
+			tree := t.TempDir()
+			var files []string
+			for i := range 40 {
+				dir := []string{"", "a", "a/b", "a/b/c", "d", "d/é", "z z"}[r.IntN(7)]
+				rel := filepath.Join(dir, fmt.Sprintf("f%d%s", i, []string{".go", "", ".txt", "-x"}[r.IntN(4)]))
+				if err := os.MkdirAll(filepath.Join(tree, dir), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				write(t, filepath.Join(tree, rel), fmt.Sprintf("file %d\n", i))
+				files = append(files, rel)
+			}
+			fast, slow := openTestStore(t, tree), openTestStore(t, tree)
+			ctx := context.Background()
+			for step := range 40 {
+				var changed []string
+				for range 1 + r.IntN(3) {
+					rel := files[r.IntN(len(files))]
+					abs := filepath.Join(tree, rel)
+					switch r.IntN(5) {
+					case 0:
+						if err := os.Chmod(abs, []os.FileMode{0o644, 0o755}[r.IntN(2)]); err != nil && !errors.Is(err, os.ErrNotExist) {
+							t.Fatal(err)
+						}
+					case 1:
+						os.Remove(abs)
+						if err := os.Symlink(fmt.Sprintf("target-%d", r.IntN(3)), abs); err != nil {
+							t.Fatal(err)
+						}
+					case 2: // the same bytes again: nothing to record
+					default:
+						os.Remove(abs)
+						write(t, abs, strings.Repeat(fmt.Sprintf("step %d line\n", step), r.IntN(50)))
+					}
+					changed = append(changed, abs)
+				}
+				cp, err := fast.RecordFiles("str_replace", "edit", changed...)
+				if err != nil {
+					t.Fatalf("step %d: RecordFiles: %v", step, err)
+				}
+				cp2, err := slow.Record(ctx, "str_replace", "edit", changed...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (cp == nil) != (cp2 == nil) {
+					t.Fatalf("step %d: in process recorded %v, git recorded %v", step, cp, cp2)
+				}
+				if got, want := gitOut(t, fast, "rev-parse", "HEAD^{tree}"), gitOut(t, slow, "rev-parse", "HEAD^{tree}"); got != want {
+					t.Fatalf("step %d: tree recorded in process %s, by git %s", step, got, want)
+				}
+			}
+			gitOut(t, fast, "fsck", "--strict", "--no-dangling")
+			h, err := fast.History(ctx, "", 0)
+			if err != nil || len(h) < 2 || h[0].Tool != "str_replace" || len(h[0].Files) == 0 {
+				t.Fatalf("history after recordings in process: %+v, %v", h, err)
+			}
+			// A recording through git brings the index up to the latest
+			// checkpoint first, so it finds nothing left to record.
+			if cp, err := fast.Record(ctx, "bash", "scan"); cp != nil || err != nil {
+				t.Fatalf("a scan after recordings in process recorded %+v, %v; want nothing", cp, err)
+			}
+			if got := gitOut(t, fast, "diff-index", "--cached", "--name-only", "HEAD"); got != "" {
+				t.Errorf("index against HEAD after flush: %q, want nothing", got)
+			}
+			if got := gitOut(t, fast, "status", "--porcelain"); got != "" {
+				t.Errorf("status after flush: %q, want clean", got)
+			}
+		})
+	}
+}
+
+// TestRecordFilesLeavesToGit: what the in-process recording cannot decide
+// (a new file, which .gitignore may leave out; a nested repository; a
+// removed file) is left to git with ErrSlow, and git then records it.
+func TestRecordFilesLeavesToGit(t *testing.T) {
+	tree := t.TempDir()
+	write(t, filepath.Join(tree, ".gitignore"), "*.log\n")
+	write(t, filepath.Join(tree, "kept.txt"), "kept\n")
+	s := openTestStore(t, tree)
+	for _, c := range []struct {
+		name string
+		make func(abs string)
+	}{
+		{"new.txt", func(abs string) { write(t, abs, "new\n") }},
+		{"ignored.log", func(abs string) { write(t, abs, "log\n") }},
+		{"kept.txt", func(abs string) { os.Remove(abs) }},
+	} {
+		abs := filepath.Join(tree, c.name)
+		c.make(abs)
+		if _, err := s.RecordFiles("write_file", c.name, abs); !errors.Is(err, ErrSlow) {
+			t.Errorf("%s: RecordFiles: %v, want ErrSlow", c.name, err)
+		}
+		if _, err := s.Record(context.Background(), "write_file", c.name, abs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := gitOut(t, s, "ls-tree", "-r", "--name-only", "HEAD"), ".gitignore\nnew.txt"; got != want {
+		t.Errorf("recorded files %q, want %q", got, want)
+	}
+}
+
+// TestRecordFilesBetweenGitRecordings: recordings in process and through
+// git, interleaved on one file and with a mode change, agree: a recording
+// through git of another file records only that file.
+func TestRecordFilesBetweenGitRecordings(t *testing.T) {
+	tree := t.TempDir()
+	a, b, e := filepath.Join(tree, "a.txt"), filepath.Join(tree, "b.txt"), filepath.Join(tree, "d/e.txt")
+	write(t, a, "v1\n")
+	if err := os.MkdirAll(filepath.Join(tree, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, e, "e1\n")
+	s := openTestStore(t, tree)
+	ctx := context.Background()
+	record := func(tool string, paths ...string) {
+		t.Helper()
+		if _, err := s.Record(ctx, tool, tool, paths...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chmod := func(p string) {
+		t.Helper()
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chmod(a)
+	record("outside")
+	write(t, a, "v2\n")
+	chmod(a)
+	if _, err := s.RecordFiles("str_replace", "a", a); err != nil {
+		t.Fatal(err)
+	}
+	record("outside", a)
+	write(t, a, "v1\n")
+	record("undo", a)
+	write(t, a, "v2\n")
+	record("undo", a)
+	write(t, a, "v3\n")
+	if _, err := s.RecordFiles("create_file", "a", a); err != nil {
+		t.Fatal(err)
+	}
+	write(t, e, "e2\n")
+	if _, err := s.RecordFiles("create_file", "e", e); err != nil {
+		t.Fatal(err)
+	}
+	write(t, b, "b\n")
+	if cp, err := s.Record(ctx, "outside", "o", b); err != nil || cp == nil {
+		t.Fatal(cp, err)
+	}
+	if got := gitOut(t, s, "diff-tree", "--name-only", "-r", "HEAD^", "HEAD"); got != "b.txt" {
+		t.Errorf("the last recording changed %q, want only b.txt", got)
+	}
+}

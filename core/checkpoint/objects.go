@@ -1,0 +1,186 @@
+package checkpoint
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The shadow's loose objects, read and written in process in git's object
+// format (gitformat-loose(5), gitformat-tree): a recording of named files
+// runs no git process. Only loose objects are read: nothing packs the
+// shadow (gc.auto is off, prune only deletes), and an object found packed
+// all the same sends the recording back to git (errNotLoose).
+
+// oid is an object's SHA-1 name.
+type oid [sha1.Size]byte
+
+func (o oid) String() string { return hex.EncodeToString(o[:]) }
+
+// parseOID parses a 40-digit hex name.
+func parseOID(s string) (oid, error) {
+	var o oid
+	if len(s) != 2*sha1.Size {
+		return o, fmt.Errorf("not an object name: %q", s)
+	}
+	_, err := hex.Decode(o[:], []byte(s))
+	return o, err
+}
+
+// errNotLoose is wrapped when an object is not among the loose objects.
+var errNotLoose = errors.New("object not stored loose")
+
+// maxObject bounds an object read in process: trees and commits are
+// small; a larger one is hostile or not ours.
+const maxObject = 64 << 20
+
+// objectPath is where a loose object lives below the git directory.
+func objectPath(o oid) (dir, name string) {
+	h := o.String()
+	return "objects/" + h[:2], h[2:]
+}
+
+// hashObject is the name git gives an object of kind with data.
+func hashObject(kind string, data []byte) oid {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s %d\x00", kind, len(data))
+	h.Write(data)
+	var o oid
+	h.Sum(o[:0])
+	return o
+}
+
+// writeObject stores data as a loose object of kind, unless it is already
+// there, and returns its name.
+func (s *Store) writeObject(kind string, data []byte) (oid, error) {
+	o := hashObject(kind, data)
+	dir, name := objectPath(o)
+	d, err := s.root.Sub(dir, true, 0o755)
+	if err != nil {
+		return o, fmt.Errorf("write object: %w", err)
+	}
+	defer d.Close()
+	if f, err := d.OpenFile(name, os.O_RDONLY, 0); err == nil {
+		f.Close()
+		return o, nil
+	}
+	var buf bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed) // git's core.looseCompression default
+	fmt.Fprintf(zw, "%s %d\x00", kind, len(data))
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		return o, fmt.Errorf("write object: %w", err)
+	}
+	if err := d.WriteFile(name, buf.Bytes(), 0o444); err != nil {
+		return o, fmt.Errorf("write object: %w", err)
+	}
+	return o, nil
+}
+
+// readObject reads the loose object o, which must be of kind.
+func (s *Store) readObject(o oid, kind string) ([]byte, error) {
+	dir, name := objectPath(o)
+	raw, err := s.root.ReadFile(dir+"/"+name, maxObject)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s %s: %w", kind, o, errNotLoose)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", kind, o, err)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", kind, o, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, maxObject+64))
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", kind, o, err)
+	}
+	header, body, ok := bytes.Cut(data, []byte{0})
+	k, size, _ := strings.Cut(string(header), " ")
+	if n, err := strconv.Atoi(size); !ok || err != nil || k != kind || n != len(body) {
+		return nil, fmt.Errorf("read %s %s: not a well-formed %s object", kind, o, kind)
+	}
+	if hashObject(kind, body) != o {
+		return nil, fmt.Errorf("read %s %s: contents do not match the name", kind, o)
+	}
+	return body, nil
+}
+
+// Tree entry modes, as git writes them.
+const (
+	modeTree    = "40000"
+	modeFile    = "100644"
+	modeExec    = "100755"
+	modeSymlink = "120000"
+	modeGitlink = "160000"
+)
+
+// treeEntry is one entry of a tree object.
+type treeEntry struct {
+	mode string
+	name string
+	id   oid
+}
+
+// parseTree parses a tree object's body.
+func parseTree(data []byte) ([]treeEntry, error) {
+	var es []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp <= 0 || nul < sp+2 || len(data) < nul+1+sha1.Size {
+			return nil, errors.New("malformed tree object")
+		}
+		e := treeEntry{mode: string(data[:sp]), name: string(data[sp+1 : nul])}
+		copy(e.id[:], data[nul+1:])
+		if e.name == "." || e.name == ".." || strings.Contains(e.name, "/") {
+			return nil, fmt.Errorf("malformed tree object: entry %q", e.name)
+		}
+		es = append(es, e)
+		data = data[nul+1+sha1.Size:]
+	}
+	return es, nil
+}
+
+// formatTree writes entries as a tree object's body, in git's order
+// (a tree sorts as if its name ended in "/").
+func formatTree(es []treeEntry) []byte {
+	key := func(e treeEntry) string {
+		if e.mode == modeTree {
+			return e.name + "/"
+		}
+		return e.name
+	}
+	slices.SortFunc(es, func(a, b treeEntry) int { return strings.Compare(key(a), key(b)) })
+	var buf bytes.Buffer
+	for _, e := range es {
+		buf.WriteString(e.mode)
+		buf.WriteByte(' ')
+		buf.WriteString(e.name)
+		buf.WriteByte(0)
+		buf.Write(e.id[:])
+	}
+	return buf.Bytes()
+}
+
+// commitTree reads the tree a commit object names.
+func (s *Store) commitTree(c oid) (oid, error) {
+	data, err := s.readObject(c, "commit")
+	if err != nil {
+		return oid{}, err
+	}
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	t, ok := strings.CutPrefix(string(line), "tree ")
+	if !ok {
+		return oid{}, fmt.Errorf("read commit %s: no tree", c)
+	}
+	return parseOID(t)
+}
