@@ -113,4 +113,3 @@ func linuxTarball(ctx context.Context) (string, error) {
 	}
 	return "", errors.New("linux-source is installed but " + linuxSource + " is missing")
 }
-

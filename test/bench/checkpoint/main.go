@@ -45,8 +45,8 @@ const prog = "bench-checkpoint"
 
 // config holds the command-line settings.
 type config struct {
-	calls  int // timed calls of each kind per core
-	warmup int // untimed calls of each kind per core first
+	calls  int    // timed calls of each kind per core
+	warmup int    // untimed calls of each kind per core first
 	files  int    // files in the large tree
 	linux  bool   // also measure on the kernel sources
 	cache  string // where the kernel sources are extracted
