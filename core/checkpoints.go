@@ -109,6 +109,7 @@ func (c *Config) checkpointsOn() bool {
 type ckptJob struct {
 	tool, summary string
 	paths         []string
+	capture       *checkpoint.Capture // what the call left, taken as it ended
 	settled       chan struct{}
 }
 
@@ -131,9 +132,12 @@ func (b *boris) recorder(ctx context.Context) {
 			close(j.settled)
 		} else {
 			done := procs.Busy()
-			if j.tool == pruneJob {
+			switch {
+			case j.tool == pruneJob:
 				b.prune()
-			} else {
+			case j.capture != nil:
+				b.recordCaptured(j.tool, j.summary, j.capture)
+			default:
 				b.recordIn(context.Background(), j.tool, j.summary, j.paths...)
 			}
 			done()
@@ -252,15 +256,37 @@ func (b *boris) outsideSummary() string {
 }
 
 // record queues a checkpoint after a tool call that may have changed
-// files: at paths, or anywhere in the tree with none. The recorder makes
-// it after the call has answered; a failure is logged, not returned: the
-// change itself has been made.
+// files: at paths, or anywhere in the tree with none. What the call
+// changed is captured now, as it ends (checkpoint.Capture), and recorded
+// by the recorder after the call has answered, so a change made on disk
+// in between is not taken for the call's. A failure is logged and said in
+// the next result, not returned: the change itself has been made.
 func (b *boris) record(_ context.Context, tool, summary string, paths ...string) {
 	if b.ckpt == nil || !b.recording.enter() {
 		return
 	}
 	b.startRecording()
-	b.ckptQueue <- ckptJob{tool: tool, summary: summary, paths: paths}
+	j := ckptJob{tool: tool, summary: summary, paths: paths}
+	if tool != checkpoint.OutsideTool && tool != pruneJob {
+		// Outside checkpoints record what is on disk when they run.
+		j.capture = b.ckpt.Capture(paths...)
+	}
+	b.ckptQueue <- j
+}
+
+// recordCaptured records a captured change, bounded by recordTimeout.
+func (b *boris) recordCaptured(tool, summary string, c *checkpoint.Capture) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	cp, err := b.ckpt.RecordCaptured(ctx, tool, summary, c)
+	if err != nil {
+		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
+		b.gaps.add(tool, summary, err)
+		return
+	}
+	if cp != nil {
+		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
+	}
 }
 
 // recordFiles records the change a file tool has just made at paths,

@@ -68,7 +68,7 @@ func (s *Store) worktreeDiff(ctx context.Context, path string, pathspec []string
 	if path != "" {
 		paths = []string{path}
 	}
-	if _, err := s.stage(ctx, env, paths); err != nil {
+	if _, err := s.stage(ctx, env, paths, nil); err != nil {
 		return nil, err
 	}
 	return s.run(ctx, nil, env, append(append([]string{"diff", "--cached"}, gitenv.DiffArgs...), append([]string{"HEAD"}, pathspec...)...)...)

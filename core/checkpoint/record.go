@@ -47,14 +47,16 @@ const (
 func (s *Store) Record(ctx context.Context, tool, summary string, paths ...string) (*Checkpoint, error) {
 	var cp *Checkpoint
 	err := s.locked(func() (err error) {
-		cp, err = s.record(ctx, tool, summary, paths)
+		cp, err = s.recordWith(ctx, tool, summary, paths, nil)
 		return err
 	})
 	return cp, err
 }
 
-func (s *Store) record(ctx context.Context, tool, summary string, paths []string) (*Checkpoint, error) {
-	changed, err := s.stage(ctx, nil, paths)
+// recordWith records what changed at paths (everywhere with none), or
+// what c captured when it is not nil.
+func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []string, c *Capture) (*Checkpoint, error) {
+	changed, err := s.stage(ctx, nil, paths, c)
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
@@ -73,9 +75,10 @@ func (s *Store) record(ctx context.Context, tool, summary string, paths []string
 	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary)}, nil
 }
 
-// stage adds what changed at paths (everything with none) to the index
-// (indexEnv nil: the shadow's own) and returns the paths it added.
-func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
+// stage adds what changed at paths (everything with none), or what c
+// captured, to the index (indexEnv nil: the shadow's own) and returns the
+// paths it added.
+func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string, c *Capture) ([]string, error) {
 	var specs []string
 	for _, p := range paths {
 		if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
@@ -85,7 +88,11 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 	switch {
 	case indexEnv == nil && len(paths) > 0:
 		// The caller knows what it changed: no scan, just those paths.
-		s.watched(specs)
+		// (With a capture, what the watcher says about them since is read
+		// after git has added them: keepCaptured.)
+		if c == nil {
+			s.watched(specs)
+		}
 		var add, gone []string
 		for _, r := range specs {
 			// A path inside a nested repository is recorded as that
@@ -112,12 +119,23 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 			return nil, err
 		}
 		added, err := s.add(ctx, nil, add)
-		return append(added, gone...), err
+		if err != nil {
+			return append(added, gone...), err
+		}
+		kept, err := s.keepCaptured(ctx, c)
+		return append(append(added, gone...), kept...), err
 	case len(paths) > 0 && len(specs) == 0:
 		return nil, nil // outside the tree: not recorded
-	case indexEnv == nil && s.watch != nil:
-		// The watcher knows what may have changed: a scan of just that.
-		changed, all := s.watch.changes()
+	case indexEnv == nil && (s.watch != nil || c != nil):
+		// The watcher knows what may have changed (or knew, when the
+		// call ended: c): a scan of just that.
+		var changed []string
+		var all bool
+		if c != nil {
+			changed, all = c.seen, c.all
+		} else {
+			changed, all = s.watch.changes()
+		}
 		if !all && len(changed) == 0 {
 			return nil, nil
 		}
@@ -134,8 +152,10 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 			// Most of what the watcher names is unchanged since the
 			// latest checkpoint (a file rewritten with the same bytes, a
 			// temporary file come and gone): told in process, no git.
-			if specs = s.dropUnchanged(specs); len(specs) == 0 {
-				return nil, nil
+			if c == nil || len(c.entries) == 0 {
+				if specs = s.dropUnchanged(specs); len(specs) == 0 {
+					return nil, nil
+				}
 			}
 		}
 	}
@@ -154,7 +174,12 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string) ([
 	if err != nil {
 		return nil, fmt.Errorf("find changes: %w", err)
 	}
-	return s.add(ctx, indexEnv, parseStatus(out, s.recordable))
+	added, err := s.add(ctx, indexEnv, parseStatus(out, s.recordable))
+	if err != nil || indexEnv != nil {
+		return added, err
+	}
+	kept, err := s.keepCaptured(ctx, c)
+	return append(added, kept...), err
 }
 
 // parseStatus lists the recordable paths of status -z output.

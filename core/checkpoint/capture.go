@@ -1,0 +1,209 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A change recorded through git is recorded after its call has answered
+// (git add reads the files then). A Capture closes the gap: when the call
+// ends, before it answers, it takes what changed (the paths a tool names,
+// or those the watcher saw) and the bytes of each changed file, as blobs.
+// When the recording later finds a path changed again since (the watcher
+// says so: a change after the answer, which no Boris call made), the
+// checkpoint gets the captured bytes, and the later change stays for the
+// next outside checkpoint.
+
+// Capture is what a call changed, read when it ended. Make one with
+// Capture and record it with RecordCaptured.
+type Capture struct {
+	named   []string            // paths the tool named; nil: what the watcher saw
+	seen    []string            // what the watcher saw (named nil)
+	all     bool                // the watcher could not say: scan everything
+	entries map[string]captured // the bytes of the changed files and links
+}
+
+// captured is one path as the call left it.
+type captured struct {
+	mode string // "" when the path was gone
+	id   oid
+}
+
+// Capture bounds: beyond them, the rest is read when it is recorded.
+const (
+	maxCaptureFile  = maxCompare
+	maxCaptureTotal = 64 << 20
+)
+
+// Capture takes what a call that has just ended changed: at paths
+// (relative or absolute, within the tree) or, with none, whatever the
+// watcher saw change since the last recording.
+func (s *Store) Capture(paths ...string) *Capture {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Capture{entries: map[string]captured{}}
+	var rels []string
+	if len(paths) > 0 {
+		for _, p := range paths {
+			if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+				c.named = append(c.named, r)
+			}
+		}
+		rels = c.named
+		if s.watch != nil {
+			s.watch.drain()
+			s.watch.forgetPending(rels)
+		}
+	} else if s.watch == nil {
+		c.all = true
+	} else {
+		c.seen, c.all = s.watch.changes()
+		rels = c.seen
+	}
+	if s.watch == nil {
+		return c // no way to tell a later change: nothing to keep
+	}
+	total := int64(0)
+	for _, rel := range rels {
+		if total > maxCaptureTotal || !s.capturable(rel) {
+			continue
+		}
+		e, n, ok := s.captureOne(rel)
+		if ok {
+			c.entries[rel] = e
+			total += n
+		}
+	}
+	return c
+}
+
+// capturable says whether rel is a path whose bytes a capture keeps: one
+// the checkpoints record as a file (not .git, a nested repository or a
+// refused path).
+func (s *Store) capturable(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".git" || part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
+	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
+		return false
+	}
+	_, nested := s.nestedRepo(rel)
+	return !nested
+}
+
+// captureOne reads rel: a file or link as a blob, a missing path as gone.
+func (s *Store) captureOne(rel string) (captured, int64, bool) {
+	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != nil {
+		return captured{}, 0, true
+	}
+	var data []byte
+	mode := modeFile
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return captured{}, 0, false
+		}
+		data, mode = []byte(target), modeSymlink
+	case unix.S_IFREG:
+		if st.Size > maxCaptureFile || (s.opts.MaxFileSize > 0 && st.Size > s.opts.MaxFileSize) {
+			return captured{}, 0, false
+		}
+		if st.Mode&0o100 != 0 {
+			mode = modeExec
+		}
+		var err error
+		if data, err = readRegular(abs, st.Size); err != nil {
+			return captured{}, 0, false
+		}
+	default:
+		return captured{}, 0, false // a directory: git reads what is in it
+	}
+	id, err := s.writeObject("blob", data)
+	if err != nil {
+		return captured{}, 0, false
+	}
+	return captured{mode: mode, id: id}, int64(len(data)), true
+}
+
+// RecordCaptured records a captured change: what changed at its paths,
+// with the bytes the call left wherever a path has changed again since.
+func (s *Store) RecordCaptured(ctx context.Context, tool, summary string, c *Capture) (*Checkpoint, error) {
+	var cp *Checkpoint
+	err := s.locked(func() (err error) {
+		cp, err = s.recordWith(ctx, tool, summary, c.named, c)
+		return err
+	})
+	return cp, err
+}
+
+// keepCaptured runs after git has added what changed from disk: each
+// captured path changed again since the capture (the watcher saw it) is
+// set in the index to the captured bytes, and left for the watcher to
+// hand the next recording, an outside one. A path git left out as
+// ignored stays out. It returns the paths it set.
+func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) {
+	if c == nil || s.watch == nil || len(c.entries) == 0 {
+		return nil, nil
+	}
+	s.watch.drain()
+	var raced []string
+	for rel := range c.entries {
+		if s.watch.pending[rel] {
+			raced = append(raced, rel)
+		} else if c.named != nil {
+			s.watch.forgetPending([]string{rel})
+		}
+	}
+	if len(raced) == 0 {
+		return nil, nil
+	}
+	if err := s.flush(ctx); err != nil {
+		return nil, err
+	}
+	// check-ignore takes paths, not pathspecs, and refuses the literal
+	// pathspec setting every other command gets.
+	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
+	out, err := s.runEnv(ctx, env, []byte(strings.Join(raced, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
+	var ge *gitError
+	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
+		return nil, fmt.Errorf("check captured paths: %w", err)
+	}
+	ignored := map[string]bool{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		ignored[string(p)] = true
+	}
+	var info bytes.Buffer
+	var set []string
+	for _, rel := range raced {
+		switch e := c.entries[rel]; {
+		case ignored[rel]:
+			continue
+		case e.mode == "":
+			fmt.Fprintf(&info, "0 %s\t%s\x00", oid{}, rel)
+		default:
+			fmt.Fprintf(&info, "%s %s\t%s\x00", e.mode, e.id, rel)
+		}
+		set = append(set, rel)
+	}
+	if len(set) == 0 {
+		return nil, nil
+	}
+	if _, err := s.run(ctx, info.Bytes(), nil, "update-index", "-z", "--index-info"); err != nil {
+		return nil, fmt.Errorf("keep captured contents: %w", err)
+	}
+	return set, nil
+}
