@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-func openTestStore(t *testing.T, tree string) *Store {
+func openTestStore(t testing.TB, tree string) *Store {
 	t.Helper()
 	// A warning (such as a failed index update, which the store repairs)
 	// is a bug here.
@@ -29,7 +29,7 @@ func openTestStore(t *testing.T, tree string) *Store {
 }
 
 // failWriter fails the test with whatever is written to it.
-type failWriter struct{ t *testing.T }
+type failWriter struct{ t testing.TB }
 
 func (w failWriter) Write(p []byte) (int, error) {
 	w.t.Errorf("logged: %s", p)

@@ -151,7 +151,7 @@ func TestGuardRestoresPlantedFiles(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, path, data string) {
+func write(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)

@@ -468,5 +468,5 @@ func (s *Store) readInt(name string) int {
 }
 
 func (s *Store) writeInt(name string, n int) error {
-	return s.root.WriteFile(name, []byte(fmt.Sprintln(n)), 0o600)
+	return s.root.Overwrite(name, []byte(fmt.Sprintln(n)), 0o600)
 }

@@ -159,3 +159,29 @@ func TestAppendKeepsAppending(t *testing.T) {
 		t.Errorf("after two appends: %q, %v; want \"one\\ntwo\\n\"", got, err)
 	}
 }
+
+// TestOverwrite: in place, shorter or longer, and created when missing;
+// a link planted at the name is refused, not written through.
+func TestOverwrite(t *testing.T) {
+	base := t.TempDir()
+	d, err := OpenDir(base, "", true, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, data := range []string{"12345\n", "7\n", "123456789\n"} {
+		must(t, d.Overwrite("n", []byte(data), 0o600))
+		if got, err := d.ReadFile("n", 0); err != nil || string(got) != data {
+			t.Errorf("after Overwrite(%q): %q, %v", data, got, err)
+		}
+	}
+	target := filepath.Join(t.TempDir(), "target")
+	must(t, os.WriteFile(target, []byte("keep"), 0o600))
+	must(t, os.Symlink(target, filepath.Join(base, "link")))
+	if err := d.Overwrite("link", []byte("x"), 0o600); err == nil {
+		t.Error("Overwrite through a link: got no error")
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the link's target: %q, want keep", got)
+	}
+}
