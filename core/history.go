@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,5 +76,22 @@ func (b *boris) checkpointPath(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	return b.policy.Resolve(b.shell.Dir(), path)
+	// A link is named by its own path, which is what the checkpoints
+	// record: only its directories are resolved.
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(b.shell.Dir(), path)
+	}
+	dir, base := filepath.Split(filepath.Clean(path))
+	if base == "" {
+		return b.policy.Resolve(b.shell.Dir(), path)
+	}
+	rdir, err := b.policy.Resolve(b.shell.Dir(), dir)
+	if err != nil {
+		return "", err
+	}
+	abs := filepath.Join(rdir, base)
+	if err := b.policy.Check(abs); err != nil {
+		return "", err
+	}
+	return abs, nil
 }

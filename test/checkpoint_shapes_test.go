@@ -52,6 +52,25 @@ func TestCheckpointTreeShapes(t *testing.T) {
 			gitIn(t, tree, "init", "-q")
 			return nil
 		}},
+		{"tree with a submodule", func(t *testing.T, tree string) []string {
+			src := realTempDir(t)
+			writeFile(t, filepath.Join(src, "m.txt"), "m\n")
+			gitIn(t, src, "init", "-q")
+			gitIn(t, src, "add", "m.txt")
+			gitIn(t, src, "commit", "-qm", "m")
+			gitIn(t, tree, "init", "-q")
+			gitIn(t, tree, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "mod")
+			return nil
+		}},
+		{"tree is a worktree of another repository", func(t *testing.T, tree string) []string {
+			main := realTempDir(t)
+			writeFile(t, filepath.Join(main, "r.txt"), "r\n")
+			gitIn(t, main, "init", "-q")
+			gitIn(t, main, "add", "r.txt")
+			gitIn(t, main, "commit", "-qm", "r")
+			gitIn(t, main, "worktree", "add", "-q", filepath.Join(tree, "wt"))
+			return nil
+		}},
 		{"state directory inside the tree", func(t *testing.T, tree string) []string {
 			return []string{"XDG_STATE_HOME=" + filepath.Join(tree, ".state")}
 		}},
@@ -110,5 +129,30 @@ func TestFilesystemToolsetKeepsNoCheckpoints(t *testing.T) {
 	_ = c.session.Close()
 	if entries, _ := os.ReadDir(filepath.Join(state, "boris")); len(entries) != 0 {
 		t.Errorf("state directory after a filesystem-toolset session: %v, want nothing", entries)
+	}
+}
+
+// TestCheckpointPathOfALink: history, diff and undo with the path of a
+// link name the link itself (what the checkpoints record), not the file
+// it points to: undo {path: link} puts the link back and leaves its
+// target alone.
+func TestCheckpointPathOfALink(t *testing.T) {
+	tree := realTempDir(t)
+	writeFile(t, filepath.Join(tree, "a.txt"), "a\n")
+	writeFile(t, filepath.Join(tree, "b.txt"), "b\n")
+	if err := os.Symlink("a.txt", filepath.Join(tree, "link")); err != nil {
+		t.Fatal(err)
+	}
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", tree}, env: []string{"XDG_STATE_HOME=" + realTempDir(t), "BORIS_STATE_DIR="}})
+	c.ok("bash", map[string]any{"command": "ln -sfn b.txt link && echo a2 > a.txt"})
+	if hist := c.ok("history", map[string]any{"path": "link"}); !strings.Contains(hist, "M link") || strings.Contains(hist, "M a.txt") {
+		t.Errorf("history of link: got %q, want the link's change and not a.txt's", hist)
+	}
+	c.ok("undo", map[string]any{"path": "link"})
+	if got, err := os.Readlink(filepath.Join(tree, "link")); err != nil || got != "a.txt" {
+		t.Errorf("link after undo: %q, %v; want it pointing at a.txt again", got, err)
+	}
+	if got := readFile(t, filepath.Join(tree, "a.txt")); got != "a2\n" {
+		t.Errorf("a.txt after undo of the link: %q, want a2 (untouched)", got)
 	}
 }
