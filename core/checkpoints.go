@@ -262,14 +262,27 @@ func (b *boris) outsideSummary() string {
 // in between is not taken for the call's. A failure is logged and said in
 // the next result, not returned: the change itself has been made.
 func (b *boris) record(_ context.Context, tool, summary string, paths ...string) {
+	b.queueRecording(tool, summary, paths, false)
+}
+
+// recordTask queues the checkpoint of a background task that has ended.
+// It ran alongside other calls and whatever else changed the tree, so its
+// checkpoint is marked mixed: undoing it asks for force.
+func (b *boris) recordTask(summary string) {
+	b.queueRecording("bash", summary, nil, true)
+}
+
+// queueRecording queues a recording, captured now unless it is an
+// outside one (which records what is on disk when it runs).
+func (b *boris) queueRecording(tool, summary string, paths []string, mixed bool) {
 	if b.ckpt == nil || !b.recording.enter() {
 		return
 	}
 	b.startRecording()
 	j := ckptJob{tool: tool, summary: summary, paths: paths}
 	if tool != checkpoint.OutsideTool && tool != pruneJob {
-		// Outside checkpoints record what is on disk when they run.
 		j.capture = b.ckpt.Capture(paths...)
+		j.capture.Mixed = mixed
 	}
 	b.ckptQueue <- j
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,7 +45,7 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 	if b.ckpt != nil {
 		go func() {
 			<-t.Done()
-			b.record(context.Background(), "bash", "background task "+t.ID()+": "+shortCommand(t.Command()))
+			b.recordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
 		}()
 	}
 	text := fmt.Sprintf("task_id: %s\nstatus: %s\n", t.ID(), statusRunning)

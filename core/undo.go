@@ -86,11 +86,15 @@ func (b *boris) undoConflict(ctx context.Context, id string, rels []string) erro
 	}
 	var lines []string
 	for _, cp := range later {
+		what := ""
+		if cp.Mixed {
+			what = ", a background task's change: it may hold changes made outside Boris while the task ran"
+		}
 		for _, f := range cp.Files {
-			lines = append(lines, fmt.Sprintf("  %s %s (%s, %s)", f.Status, f.Path, cp.ID, time.Unix(cp.Time, 0).UTC().Format(time.DateTime)))
+			lines = append(lines, fmt.Sprintf("  %s %s (%s, %s%s)", f.Status, f.Path, cp.ID, time.Unix(cp.Time, 0).UTC().Format(time.DateTime), what))
 		}
 	}
-	return fail(Conflict, "undoing %s would overwrite changes made outside Boris after it:\n%s\n"+
+	return fail(Conflict, "undoing %s would overwrite changes that may have been made outside Boris:\n%s\n"+
 		"Undo those checkpoints first, undo only other files with path, or pass force: true to overwrite them (undoing the undo brings them back)",
 		id, strings.Join(lines, "\n"))
 }

@@ -25,6 +25,10 @@ import (
 // Capture is what a call changed, read when it ended. Make one with
 // Capture and record it with RecordCaptured.
 type Capture struct {
+	// Mixed is set by the caller when the call ran alongside others (a
+	// background task): its checkpoint is marked (Checkpoint.Mixed).
+	Mixed bool
+
 	named   []string            // paths the tool named; nil: what the watcher saw
 	seen    []string            // what the watcher saw (named nil)
 	all     bool                // the watcher could not say: scan everything

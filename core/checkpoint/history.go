@@ -61,6 +61,9 @@ func parseEntry(rec string) (Checkpoint, bool) {
 		if v, ok := strings.CutPrefix(line, toolTrailer); ok {
 			cp.Tool = strings.TrimSpace(v)
 		}
+		if line == mixedTrailer {
+			cp.Mixed = true
+		}
 	}
 	cp.Summary = strings.TrimPrefix(subject, cp.Tool+": ")
 	for _, line := range strings.Split(f[3], "\n") {
@@ -127,8 +130,9 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 const OutsideTool = "outside"
 
 // OutsideAfter lists the checkpoints after id recorded as OutsideTool
-// that changed any of paths (tree-relative, slash-separated), newest
-// first: changes an undo of id would overwrite that the agent never made.
+// or Mixed, and id itself when it is Mixed, that changed any of paths
+// (tree-relative, slash-separated), newest first: changes an undo of id
+// would overwrite that the agent may never have made.
 func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
 	var out []Checkpoint
 	err := s.locked(func() error {
@@ -140,12 +144,17 @@ func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]
 		if err != nil {
 			return err
 		}
+		self, err := s.log(ctx, "", 1, commit)
+		if err != nil {
+			return err
+		}
+		later = append(later, self...)
 		want := make(map[string]bool, len(paths))
 		for _, p := range paths {
 			want[p] = true
 		}
 		for _, cp := range later {
-			if cp.Tool != OutsideTool {
+			if cp.Tool != OutsideTool && !cp.Mixed {
 				continue
 			}
 			var hit []Change

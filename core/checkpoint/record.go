@@ -21,7 +21,11 @@ type Checkpoint struct {
 	Summary string   // one line: what the call was
 	Time    int64    // Unix seconds
 	Files   []Change // what changed, by path relative to the tree
-	commit  string
+	// Mixed marks a change recorded when a call that ran alongside others
+	// ended (a background task): it may hold changes made outside Boris
+	// while it ran, which no watcher can tell apart.
+	Mixed  bool
+	commit string
 }
 
 // Change is one path a checkpoint changed: A(dded), M(odified), D(eleted),
@@ -36,8 +40,9 @@ const idPrefix = "cp_"
 
 // Trailers in a checkpoint's commit message.
 const (
-	seqTrailer  = "Boris-Checkpoint: "
-	toolTrailer = "Boris-Tool: "
+	seqTrailer   = "Boris-Checkpoint: "
+	toolTrailer  = "Boris-Tool: "
+	mixedTrailer = "Boris-Mixed: yes"
 )
 
 // Record records what changed in the tree since the last checkpoint, at
@@ -62,6 +67,10 @@ func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []st
 	}
 	seq := s.readInt("seq") + 1
 	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
+	mixed := c != nil && c.Mixed
+	if mixed {
+		msg += mixedTrailer + "\n"
+	}
 	committed, err := s.commit(ctx, msg)
 	if err != nil || !committed {
 		return nil, err // nothing changed but over-large or refused files
@@ -72,7 +81,7 @@ func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []st
 	if err := s.countAndPrune(ctx); err != nil {
 		s.opts.Log.Warn("pruning old checkpoints", "err", err)
 	}
-	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary)}, nil
+	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary), Mixed: mixed}, nil
 }
 
 // stage adds what changed at paths (everything with none), or what c
