@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
@@ -211,8 +212,54 @@ func (b *boris) beforeChange(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
+	b.taskRecs.awaitFinished(ctx)
 	b.record(ctx, checkpoint.OutsideTool, b.outsideSummary())
 	b.awaitRecordings(ctx)
+}
+
+// taskRecordings holds the background tasks whose checkpoint is not
+// queued yet, so that a task that has ended is recorded as its own before
+// the next call's outside checkpoint could take its change.
+type taskRecordings struct {
+	mu      sync.Mutex
+	pending map[*shell.Task]chan struct{}
+}
+
+// add registers t and returns what to call once its checkpoint is queued.
+func (r *taskRecordings) add(t *shell.Task) func() {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	if r.pending == nil {
+		r.pending = map[*shell.Task]chan struct{}{}
+	}
+	r.pending[t] = ch
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.pending, t)
+		r.mu.Unlock()
+		close(ch)
+	}
+}
+
+// awaitFinished waits until every task that has ended has its checkpoint
+// queued (it is, moments after it ends).
+func (r *taskRecordings) awaitFinished(ctx context.Context) {
+	r.mu.Lock()
+	var wait []chan struct{}
+	for t, ch := range r.pending {
+		if t.Finished() {
+			wait = append(wait, ch)
+		}
+	}
+	r.mu.Unlock()
+	for _, ch := range wait {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // awaitRecordings waits until every recording queued so far is done, for
@@ -229,6 +276,7 @@ func (b *boris) awaitRecordings(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
+	b.taskRecs.awaitFinished(ctx)
 	if !b.recording.enter() {
 		return // closing
 	}

@@ -65,6 +65,7 @@ type boris struct {
 	ckptStart    func()             // starts the recorder, once (startRecording)
 	recording    gate               // recordings under way, waited for at close
 	gaps         ckptGaps           // changes that could not be recorded
+	taskRecs     taskRecordings     // background tasks whose checkpoint is not queued yet
 	boardState   boardState         // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging

@@ -43,9 +43,11 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 	}
 	b.log.Debug("task started", "task_id", t.ID())
 	if b.ckpt != nil {
+		queued := b.taskRecs.add(t)
 		go func() {
 			<-t.Done()
 			b.recordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
+			queued()
 		}()
 	}
 	text := fmt.Sprintf("task_id: %s\nstatus: %s\n", t.ID(), statusRunning)

@@ -142,6 +142,10 @@ func (b *boris) restore(r checkpoint.Restore) error {
 		}
 	}
 	if r.Symlink {
+		// Its directory may be gone since (WriteFile makes a file's).
+		if err := b.policy.MkdirAll(filepath.Dir(abs)); err != nil {
+			return err
+		}
 		return b.policy.Symlink(string(r.Data), abs)
 	}
 	mode := fs.FileMode(0o644)

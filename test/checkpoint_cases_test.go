@@ -208,3 +208,22 @@ func TestFileToolCheckpointLeavesOutChangesAfterItAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoPutsBackALinkWhoseDirectoryIsGone: undoing the removal of a
+// symbolic link after its directory was removed too makes the directory
+// again, as it does for a file (found by the model, seed 1).
+func TestUndoPutsBackALinkWhoseDirectoryIsGone(t *testing.T) {
+	tree := realTempDir(t)
+	if err := os.MkdirAll(filepath.Join(tree, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nowhere", filepath.Join(tree, "d", "link")); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startCheckpointCore(t, tree)
+	c.ok("bash", map[string]any{"command": "rm -r d"}) // cp_2
+	c.ok("undo", map[string]any{"checkpoint": "cp_2"})
+	if got, err := os.Readlink(filepath.Join(tree, "d", "link")); err != nil || got != "nowhere" {
+		t.Errorf("d/link after undo: %q, %v; want the link back", got, err)
+	}
+}

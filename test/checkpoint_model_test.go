@@ -2,373 +2,475 @@ package test
 
 import (
 	"fmt"
+	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-// The model-based checkpoint test: seeded random interleavings of the
-// agent's calls (create_file, str_replace, bash), changes made outside
-// Boris (write, delete, chmod) and undos (latest, earlier, by path,
-// forced, of an undo), checked after every step against a model of what
-// each checkpoint holds. BORIS_MODEL_SEED and BORIS_MODEL_STEPS replay or
-// lengthen a run; `make soak-checkpoints` runs many.
-
-// modelFile is a file's state in the model: nil means absent.
-type modelFile struct {
-	data string
-	exec bool
-}
-
-// modelCheckpoint is what one checkpoint changed: each path's state
-// before and after.
-type modelCheckpoint struct {
-	id            int
-	tool          string
-	before, after map[string]*modelFile
-}
-
-// model is the expected tree and checkpoint history.
-type model struct {
-	tree    map[string]*modelFile
-	pending map[string]*modelFile // outside changes not yet recorded: state before them
-	cps     []*modelCheckpoint
-	next    int // the next checkpoint's number
-}
-
-var modelPaths = []string{"a.txt", "b.txt", "d/c.txt", "d/e.txt"}
-
-func sameFile(a, b *modelFile) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
-// commit records a checkpoint of tool for the paths whose state differs
-// from before, as the core would (nothing when nothing changed).
-func (m *model) commit(tool string, before map[string]*modelFile) *modelCheckpoint {
-	cp := &modelCheckpoint{tool: tool, before: map[string]*modelFile{}, after: map[string]*modelFile{}}
-	for p, was := range before {
-		if now := m.tree[p]; !sameFile(was, now) {
-			cp.before[p], cp.after[p] = was, now
+// TestCheckpointModel is a model-based test of checkpoints (SPEC §7). It
+// drives one core through a random interleaving, over six files in two
+// directories (so that changes collide), of the agent's calls
+// (create_file, str_replace, bash appending, overwriting, removing,
+// moving, chmodding and linking, background tasks), changes the test
+// makes on disk itself, as an editor would (outside Boris: create, edit,
+// delete, rename, chmod), and undos of every kind: of the latest
+// checkpoint, of an earlier one, with a path, of the previous undo,
+// forced. The model (checkpoint_model_state_test.go) says what each
+// checkpoint holds, which undos must refuse with CONFLICT and what the
+// tree must hold. After every step the tree must equal the model, byte
+// for byte and mode for mode; history must list the model's checkpoints;
+// an undo without force must leave every outside change in place. At the
+// end, undoing every agent checkpoint newest first, forcing nothing, must
+// leave the initial tree plus every change made outside Boris (unwind).
+//
+// BORIS_MODEL_SEED picks the interleaving (default 1), BORIS_MODEL_STEPS
+// its length (default 300). A failure prints both, the steps, the history
+// and the paths that differ. make soak-checkpoints runs longer ones.
+func TestCheckpointModel(t *testing.T) {
+	seed := envUint(t, "BORIS_MODEL_SEED", 1)
+	steps := int(envUint(t, "BORIS_MODEL_STEPS", 300))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replay with BORIS_MODEL_SEED=%d BORIS_MODEL_STEPS=%d", seed, steps)
 		}
+	})
+	// New files get mode 0644, from create_file and the shell alike,
+	// whatever the machine's umask. The core inherits it; no other test
+	// runs meanwhile (this one is not parallel).
+	umask := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(umask) })
+	r := newModelRun(t, seed, steps)
+	for r.step = 1; r.step <= steps; r.step++ {
+		r.randomStep()
 	}
-	if len(cp.before) == 0 {
-		return nil
-	}
-	cp.id = m.next
-	m.next++
-	m.cps = append(m.cps, cp)
-	return cp
+	r.unwind()
 }
 
-// flush records pending outside changes, as the core does before a call
-// that changes files.
-func (m *model) flush() {
-	if len(m.pending) > 0 {
-		m.commit("outside", m.pending)
-		m.pending = map[string]*modelFile{}
-	}
-}
-
-// snapshotOf saves the state of paths before a change.
-func (m *model) snapshotOf(paths ...string) map[string]*modelFile {
-	out := map[string]*modelFile{}
-	for _, p := range paths {
-		out[p] = m.tree[p]
-	}
-	return out
-}
-
-// undoPlan is what undoing cp (restricted to path when set) would do: the
-// paths it restores, and whether a later outside checkpoint conflicts.
-func (m *model) undoPlan(cp *modelCheckpoint, path string) (paths []string, conflict bool) {
-	for p := range cp.before {
-		if path == "" || p == path {
-			paths = append(paths, p)
-		}
-	}
-	for _, later := range m.cps {
-		if later.id <= cp.id || later.tool != "outside" {
-			continue
-		}
-		for _, p := range paths {
-			if _, ok := later.before[p]; ok {
-				conflict = true
-			}
-		}
-	}
-	return paths, conflict
-}
-
-// modelRun drives one core with a seeded sequence of steps.
+// modelRun is one run: the core, its tree, the model and the random source.
 type modelRun struct {
-	t    *testing.T
-	c    *core
-	tree string
-	m    *model
-	rng  *rand.Rand
-	log  []string
-	n    int // content counter: every write is unique
-
-	undos, conflicts int // done and refused, for the log
+	t          *testing.T
+	c          *core
+	dir        string
+	seed       uint64
+	steps      int
+	step       int
+	rng        *rand.Rand
+	m          *model
+	log        []string          // the steps so far, one line each
+	tokens     int               // tokens handed out
+	lastSnap   map[string]string // the tree after the last step
+	lastUndoID int               // the latest checkpoint an undo made, 0 for none
+	state      string            // the core's state directory, where the shadow repository is
+	verified   int               // checkpoints whose recorded trees were checked
 }
 
-func (r *modelRun) fail(format string, args ...any) {
-	r.t.Helper()
-	r.t.Fatalf("%s\nsteps:\n  %s\nhistory:\n%s", fmt.Sprintf(format, args...), strings.Join(r.log, "\n  "),
-		text(r.c.call("history", map[string]any{"limit": 400})))
-}
-
-// check compares the real tree with the model, file by file, and the
-// latest checkpoint's id with the model's.
-func (r *modelRun) check() {
-	r.t.Helper()
-	for _, p := range modelPaths {
-		want := r.m.tree[p]
-		fi, err := os.Lstat(filepath.Join(r.tree, p))
-		if want == nil {
-			if err == nil {
-				r.fail("%s: exists, want it absent", p)
-			}
-			continue
-		}
-		if err != nil {
-			r.fail("%s: %v, want %q", p, err, want.data)
-		}
-		data, _ := os.ReadFile(filepath.Join(r.tree, p))
-		if string(data) != want.data || (fi.Mode()&0o100 != 0) != want.exec {
-			r.fail("%s: got %q exec %v, want %q exec %v", p, data, fi.Mode()&0o100 != 0, want.data, want.exec)
+// newModelRun writes a random initial tree and starts a core on it, and
+// waits for the core to record it, so that no change of the test's lands
+// in that first checkpoint.
+func newModelRun(t *testing.T, seed uint64, steps int) *modelRun {
+	r := &modelRun{t: t, dir: realTempDir(t), seed: seed, steps: steps, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	start := mTree{modelPaths[0]: {data: r.content(true), mode: r.pickMode()}}
+	for _, p := range modelPaths[1:] {
+		if r.rng.IntN(3) > 0 {
+			start[p] = mEntry{data: r.content(true), mode: r.pickMode()}
 		}
 	}
-}
-
-// checkLatest checks that the latest checkpoint is the model's.
-func (r *modelRun) checkLatest() {
-	r.t.Helper()
-	want := "cp_" + strconv.Itoa(r.m.next-1)
-	if got := latestID(r.t, r.c); got != want {
-		r.fail("latest checkpoint: got %s, want %s", got, want)
+	for p, e := range start {
+		r.writeEntry(p, e)
 	}
+	r.m = &model{disk: maps.Clone(start), rec: mTree{}}
+	r.m.record("start", nil)
+	// No pruning: every checkpoint is kept, so that the end can undo them all.
+	r.c, r.state = startCheckpointCore(t, r.dir, "--checkpoint-keep", "1000000")
+	r.checkHistory()
+	r.checkTree()
+	return r
 }
 
-func (r *modelRun) content() string {
-	r.n++
-	return fmt.Sprintf("v%d\n", r.n)
-}
-
-// agent makes one of the agent's calls.
-func (r *modelRun) agent() {
-	p := modelPaths[r.rng.IntN(len(modelPaths))]
-	before := r.m.snapshotOf(modelPaths...)
-	switch cur := r.m.tree[p]; {
-	case r.rng.IntN(3) == 0 && cur != nil:
-		next := r.content()
-		r.log = append(r.log, "str_replace "+p)
-		r.c.ok("str_replace", map[string]any{"path": p, "old_str": strings.TrimSpace(cur.data), "new_str": strings.TrimSpace(next)})
-		r.m.flush()
-		r.m.tree[p] = &modelFile{data: next, exec: cur.exec}
-		r.m.commit("str_replace", before)
-	case r.rng.IntN(2) == 0:
-		data := r.content()
-		r.log = append(r.log, "create_file "+p)
-		r.c.ok("create_file", map[string]any{"path": p, "content": data})
-		r.m.flush()
-		exec := cur != nil && cur.exec // an overwritten file keeps its mode
-		r.m.tree[p] = &modelFile{data: data, exec: exec}
-		r.m.commit("create_file", before)
+// randomStep runs one step: an agent's call, changes outside Boris or an undo.
+func (r *modelRun) randomStep() {
+	switch n := r.rng.IntN(100); {
+	case n < 12:
+		r.createFile()
+	case n < 22:
+		r.strReplace()
+	case n < 40:
+		r.bash()
+	case n < 45:
+		r.background()
+	case n < 68:
+		r.outside()
 	default:
-		cmd, apply := r.bashChange(p)
-		r.log = append(r.log, "bash "+cmd)
-		r.c.ok("bash", map[string]any{"command": cmd})
-		r.m.flush()
-		apply()
-		r.m.commit("bash", before)
+		r.randomUndo()
 	}
+	r.checkTree()
 }
 
-// bashChange picks a shell command changing p and what it does to the model.
-func (r *modelRun) bashChange(p string) (string, func()) {
-	cur := r.m.tree[p]
-	switch {
-	case cur != nil && r.rng.IntN(3) == 0:
-		return "rm " + p, func() { delete(r.m.tree, p) }
-	case cur != nil && r.rng.IntN(2) == 0:
-		if cur.exec {
-			return "chmod -x " + p, func() { r.m.tree[p] = &modelFile{data: cur.data} }
-		}
-		return "chmod +x " + p, func() { r.m.tree[p] = &modelFile{data: cur.data, exec: true} }
-	}
-	data := r.content()
-	exec := cur != nil && cur.exec
-	return fmt.Sprintf("mkdir -p %s && printf '%%s\\n' %s > %s", filepath.Dir(p), strings.TrimSpace(data), p),
-		func() { r.m.tree[p] = &modelFile{data: data, exec: exec} }
-}
+// --- the agent's calls ---
 
-// outside changes a file on disk, as an editor or another process would.
-func (r *modelRun) outside() {
-	p := modelPaths[r.rng.IntN(len(modelPaths))]
-	abs := filepath.Join(r.tree, p)
-	if _, ok := r.m.pending[p]; !ok {
-		r.m.pending[p] = r.m.tree[p]
-	}
-	cur := r.m.tree[p]
-	switch {
-	case cur != nil && r.rng.IntN(3) == 0:
-		r.log = append(r.log, "outside rm "+p)
-		if err := os.Remove(abs); err != nil {
-			r.t.Fatal(err)
-		}
-		delete(r.m.tree, p)
-	case cur != nil && r.rng.IntN(2) == 0:
-		r.log = append(r.log, "outside chmod "+p)
-		mode := os.FileMode(0o755)
-		if cur.exec {
-			mode = 0o644
-		}
-		if err := os.Chmod(abs, mode); err != nil {
-			r.t.Fatal(err)
-		}
-		r.m.tree[p] = &modelFile{data: cur.data, exec: !cur.exec}
-	default:
-		data := r.content()
-		r.log = append(r.log, "outside write "+p)
-		writeFile(r.t, abs, data) // keeps an existing file's mode
-		r.m.tree[p] = &modelFile{data: data, exec: cur != nil && cur.exec}
-	}
-}
-
-// undo undoes a random agent checkpoint (or the latest), maybe by path,
-// maybe forced, and checks the refusal or the result against the model.
-func (r *modelRun) undo() {
-	var agents []*modelCheckpoint
-	for _, cp := range r.m.cps {
-		if cp.tool != "outside" && cp.id > 1 {
-			agents = append(agents, cp)
-		}
-	}
-	if len(agents) == 0 {
+func (r *modelRun) createFile() {
+	p := pick(r, modelPaths)
+	if r.m.disk[p].link {
+		r.bash()
 		return
 	}
-	r.m.flush() // undo records pending outside changes first
-	cp := agents[len(agents)-1]
-	if r.rng.IntN(2) == 0 {
-		cp = agents[r.rng.IntN(len(agents))]
+	content := r.content(false)
+	t := maps.Clone(r.m.disk)
+	t[p] = mEntry{data: content, mode: modeOf(t, p)}
+	cp := r.m.call("create_file", t, []string{p})
+	r.logf("create_file %s %q -> %s", p, content, cpName(cp))
+	r.call("create_file", map[string]any{"path": p, "content": content})
+}
+
+// tokenRe matches the words content and token write: each one unique.
+var tokenRe = regexp.MustCompile(`w\d{6}`)
+
+// strReplace replaces a token in a regular file, or creates a file when
+// no file has one.
+func (r *modelRun) strReplace() {
+	var files []string
+	for _, p := range modelPaths {
+		if e, ok := r.m.disk[p]; ok && !e.link && tokenRe.MatchString(e.data) {
+			files = append(files, p)
+		}
 	}
-	args := map[string]any{"checkpoint": "cp_" + strconv.Itoa(cp.id)}
-	path := ""
+	if len(files) == 0 {
+		r.createFile()
+		return
+	}
+	p := pick(r, files)
+	old := pick(r, tokenRe.FindAllString(r.m.disk[p].data, -1))
+	replacement := r.token()
 	if r.rng.IntN(3) == 0 {
-		keys := slices.Sorted(func(yield func(string) bool) {
-			for k := range cp.before {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		path = keys[r.rng.IntN(len(keys))]
-		args["path"] = path
+		replacement += " " + r.token()
 	}
-	force := r.rng.IntN(4) == 0
+	t := maps.Clone(r.m.disk)
+	e := t[p]
+	e.data = strings.Replace(e.data, old, replacement, 1)
+	t[p] = e
+	cp := r.m.call("str_replace", t, []string{p})
+	r.logf("str_replace %s %s -> %q: %s", p, old, replacement, cpName(cp))
+	r.call("str_replace", map[string]any{"path": p, "old_str": old, "new_str": replacement})
+}
+
+// bash runs one to three shell changes in one command.
+func (r *modelRun) bash() {
+	t := maps.Clone(r.m.disk)
+	var cmds []string
+	for range 1 + r.rng.IntN(3) {
+		if c := r.shellChange(t, false); c != "" {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) == 0 {
+		cmds = append(cmds, "mkdir -p "+pick(r, modelDirs)) // changes no file: no checkpoint
+	}
+	command := strings.Join(cmds, " && ")
+	cp := r.m.call("bash", t, nil)
+	r.logf("bash %q -> %s", command, cpName(cp))
+	if out := r.call("bash", map[string]any{"command": command}); !strings.HasSuffix(out, "exit_code: 0") {
+		r.fail("bash %q: got %q, want exit code 0", command, out)
+	}
+}
+
+// background starts a background task that writes a file and waits for
+// it to end: its change is recorded when it ends.
+func (r *modelRun) background() {
+	t := maps.Clone(r.m.disk)
+	command := ""
+	for range 20 {
+		if command = r.shellChange(t, true); command != "" {
+			break
+		}
+	}
+	if command == "" { // every file a symbolic link
+		r.bash()
+		return
+	}
+	cp := r.m.call("bash", t, nil)
+	if cp != nil {
+		cp.mixed = true
+	}
+	r.logf("background %q -> %s", command, cpName(cp))
+	out := r.call("bash", map[string]any{"command": command, "run_in_background": true})
+	id := taskIDRe.FindStringSubmatch(out)
+	if id == nil {
+		r.fail("bash in the background: got %q, want a task_id", out)
+	}
+	out = r.call("task_output", map[string]any{"task_id": id[1], "block": true, "timeout": 30000})
+	if !strings.Contains(out, "status: completed") || !strings.HasSuffix(out, "exit_code: 0") {
+		r.fail("task_output %s: got %q, want it completed with exit code 0", id[1], out)
+	}
+}
+
+// shellChange returns a command making one random change, and applies
+// the change to t; "" when the change picked does not apply. With write,
+// the change is a write to a file.
+func (r *modelRun) shellChange(t mTree, write bool) string {
+	p := pick(r, modelPaths)
+	e, exists := t[p]
+	mkdir := "mkdir -p " + path.Dir(p) + " && "
+	n := r.rng.IntN(8)
+	if write {
+		n %= 3
+	}
+	switch {
+	case n <= 2 && e.link: // writing would follow the link out of the set
+		return ""
+	case n == 0:
+		tok := r.token()
+		r.writeTo(t, p, e.data+tok+"\n")
+		return mkdir + fmt.Sprintf(`printf '%%s\n' %s >> %s`, tok, p)
+	case n == 1:
+		r.writeTo(t, p, e.data+"\x01\x00\xff")
+		return mkdir + `printf '\001\000\377' >> ` + p
+	case n == 2:
+		tok := r.token()
+		r.writeTo(t, p, tok+"\r\n")
+		return mkdir + fmt.Sprintf(`printf '%%s\r\n' %s > %s`, tok, p)
+	case n == 3 && exists:
+		delete(t, p)
+		return "rm -f " + p
+	case n == 4 && exists:
+		dst := pick(r, modelPaths)
+		if dst == p {
+			return ""
+		}
+		t[dst] = e
+		delete(t, p)
+		return "mkdir -p " + path.Dir(dst) + " && mv -f " + p + " " + dst
+	case n == 5 && exists && !e.link:
+		e.mode ^= 0o111
+		t[p] = e
+		if e.mode&0o100 != 0 {
+			return "chmod a+x " + p
+		}
+		return "chmod a-x " + p
+	case n == 6:
+		return "mkdir -p " + pick(r, modelDirs)
+	case n == 7:
+		target := "nowhere-" + r.token() // dangling: nothing follows it
+		t[p] = mEntry{link: true, data: target}
+		return "rm -f " + p + " && " + mkdir + "ln -s " + target + " " + p
+	}
+	return ""
+}
+
+// writeTo is a shell's write of data to p.
+func (r *modelRun) writeTo(t mTree, p, data string) {
+	t[p] = mEntry{data: data, mode: modeOf(t, p)}
+}
+
+// modeOf is the mode a file written at p gets: an existing file keeps its
+// own, a new one gets 0644 (create_file's, and the shell's under umask 022).
+func modeOf(t mTree, p string) fs.FileMode {
+	if e, ok := t[p]; ok {
+		return e.mode
+	}
+	return 0o644
+}
+
+// --- changes outside Boris ---
+
+// outside makes one or two changes on disk directly, as an editor or
+// another program would: create, edit, delete, rename, chmod. They are
+// recorded when the next call that changes files starts.
+func (r *modelRun) outside() {
+	var did []string
+	for range 1 + r.rng.IntN(2) {
+		if d := r.outsideChange(); d != "" {
+			did = append(did, d)
+		}
+	}
+	r.logf("outside: %s", strings.Join(did, "; "))
+	r.checkTree()
+	r.checkHistory() // waits for recordings under way: after the change, so it hides nothing
+}
+
+func (r *modelRun) outsideChange() string {
+	p := pick(r, modelPaths)
+	e, exists := r.m.disk[p]
+	t := maps.Clone(r.m.disk)
+	var did string
+	switch n := r.rng.IntN(5); {
+	case !exists || n == 0:
+		if exists {
+			r.check(os.Remove(r.abs(p)))
+		}
+		t[p] = mEntry{data: r.content(true), mode: r.pickMode()}
+		r.writeEntry(p, t[p])
+		did = "create " + p
+	case n == 1 && !e.link:
+		e.data = r.content(true)
+		t[p] = e
+		r.check(os.WriteFile(r.abs(p), []byte(e.data), 0o644)) // keeps the mode
+		did = "edit " + p
+	case n == 2:
+		delete(t, p)
+		r.check(os.Remove(r.abs(p)))
+		did = "delete " + p
+	case n == 3:
+		dst := pick(r, modelPaths)
+		if dst == p {
+			return ""
+		}
+		t[dst] = e
+		delete(t, p)
+		r.check(os.MkdirAll(filepath.Dir(r.abs(dst)), 0o755))
+		r.check(os.Rename(r.abs(p), r.abs(dst)))
+		did = "rename " + p + " " + dst
+	case n == 4 && !e.link:
+		e.mode ^= 0o111
+		t[p] = e
+		r.check(os.Chmod(r.abs(p), e.mode))
+		did = fmt.Sprintf("chmod %o %s", e.mode, p)
+	default:
+		return ""
+	}
+	r.m.disk = t
+	return did
+}
+
+// --- undo ---
+
+// randomUndo undoes the latest checkpoint, the previous undo or an
+// earlier checkpoint (mostly the agent's); with a path or not, forced or
+// not.
+func (r *modelRun) randomUndo() {
+	var agent []int
+	for _, cp := range r.m.cps {
+		if cp.tool != "outside" && cp.tool != "start" {
+			agent = append(agent, cp.id)
+		}
+	}
+	id := 0 // the latest
+	switch n := r.rng.IntN(10); {
+	case n < 3:
+	case n < 5 && r.lastUndoID != 0:
+		id = r.lastUndoID
+	case n < 9 && len(agent) > 0:
+		id = pick(r, agent)
+	default: // any, the first and outside ones too
+		id = 1 + r.rng.IntN(len(r.m.cps))
+	}
+	at := ""
+	if r.rng.IntN(3) == 0 {
+		at = pick(r, append(slices.Clone(modelPaths), modelDirs...))
+	}
+	r.undo(id, at, r.rng.IntN(4) == 0)
+}
+
+var (
+	undidRe   = regexp.MustCompile(`^Undid (cp_\d+): `)
+	undoCPRe  = regexp.MustCompile(`This undo is checkpoint (cp_\d+); undo it to redo`)
+	errCodeRe = regexp.MustCompile(`^\[([A-Z_]+)\] `)
+)
+
+// undo calls undo{checkpoint: cp_id (0: none, the latest), path: at,
+// force}, checks its answer against the model and, when it went ahead
+// without force, that it left every outside change in place. It returns
+// the code the model expects it to fail with, "" for none.
+func (r *modelRun) undo(id int, at string, force bool) string {
+	args, desc := map[string]any{}, "latest"
+	if id != 0 {
+		desc = fmt.Sprintf("cp_%d", id)
+		args["checkpoint"] = desc
+	}
+	if at != "" {
+		args["path"] = at
+		desc += " at " + at
+	}
 	if force {
 		args["force"] = true
+		desc += " forced"
 	}
-	paths, conflict := r.m.undoPlan(cp, path)
-	r.log = append(r.log, fmt.Sprintf("undo %v", args))
-	res := r.c.call("undo", args)
-	if conflict && !force {
-		if !res.IsError || !strings.HasPrefix(text(res), "[CONFLICT]") {
-			r.fail("undo %v: got %q, want CONFLICT (a later outside change touched its files)", args, text(res))
+	r.m.record("outside", nil) // as the undo will first
+	outside := r.m.outsideMade()
+	code, target, made := r.m.undo(id, at, force)
+	if made != nil {
+		r.lastUndoID = made.id
+	}
+	r.logf("undo %s -> %s", desc, orStr(code, cpName(made)))
+	res := r.callResult("undo", args)
+	got := text(res)
+	if !res.IsError && !force && (target == nil || target.tool != "outside") {
+		r.checkOutsideKept(desc, outside)
+	}
+	undid, own := undidRe.FindStringSubmatch(got), undoCPRe.FindStringSubmatch(got)
+	switch m := errCodeRe.FindStringSubmatch(got); {
+	case res.IsError && (m == nil || m[1] != code):
+		r.fail("undo %s: got error %q, want %s", desc, got, orStr(code, "success"))
+	case res.IsError && code == "CONFLICT":
+		for _, o := range r.m.outsideAfter(target, target.pathsAt(at)) {
+			if !strings.Contains(got, cpName(o)+",") {
+				r.fail("undo %s: got %q, want the conflict to name %s (%s)", desc, got, cpName(o), o)
+			}
 		}
-		r.conflicts++
-		return
+	case res.IsError:
+	case code != "":
+		r.fail("undo %s: got success %q, want [%s]", desc, got, code)
+	case undid == nil || undid[1] != cpName(target):
+		r.fail("undo %s: got %q, want it to undo %s", desc, got, cpName(target))
+	case made != nil && own == nil:
+		r.fail("undo %s: got %q, which names no checkpoint of the undo's own; want %s (%s): the undo changed files and is not recorded", desc, got, cpName(made), made)
+	case made == nil && own != nil, made != nil && own[1] != cpName(made):
+		r.fail("undo %s: got %q, want the undo's own checkpoint to be %s", desc, got, cpName(made))
 	}
-	r.undos++
-	if res.IsError {
-		r.fail("undo %v: got error %q, want success", args, text(res))
-	}
-	r.m.undone(cp, paths)
+	r.checkTree()
+	r.checkHistory()
+	return code
 }
 
-// undone applies a successful undo of cp at paths: each back to its state
-// before cp, recorded as a checkpoint of its own.
-func (m *model) undone(cp *modelCheckpoint, paths []string) {
-	before := m.snapshotOf(modelPaths...)
-	for _, p := range paths {
-		if was := cp.before[p]; was == nil {
-			delete(m.tree, p)
-		} else {
-			m.tree[p] = was
+// checkOutsideKept fails unless every path in outside (what changes made
+// outside Boris left, before the undo) is as it was: an undo without force
+// never overwrites one, unless it undoes that outside checkpoint itself
+// (the caller leaves those out).
+func (r *modelRun) checkOutsideKept(desc string, outside []string) {
+	now := r.snap()
+	for _, p := range outside {
+		if k := filepath.FromSlash(p); now[k] != r.lastSnap[k] {
+			r.fail("undo %s, without force, overwrote %s, which held a change made outside Boris: it held %s, now %s",
+				desc, p, orStr(r.lastSnap[k], "nothing"), orStr(now[k], "nothing"))
 		}
 	}
-	m.commit("undo", before)
 }
 
-// TestCheckpointModel runs the model for BORIS_MODEL_STEPS steps (200)
-// from BORIS_MODEL_SEED (a fixed one), checking the tree after every step
-// and the latest checkpoint's id after every changing call, then undoes
-// every remaining agent checkpoint newest first and checks each refusal
-// and result the same way.
-func TestCheckpointModel(t *testing.T) {
-	seed, steps := uint64(20261126), 200
-	if v, err := strconv.ParseUint(os.Getenv("BORIS_MODEL_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("BORIS_MODEL_STEPS")); err == nil && v > 0 {
-		steps = v
-	}
-	t.Logf("seed %d, %d steps (BORIS_MODEL_SEED, BORIS_MODEL_STEPS replay it)", seed, steps)
-	tree := realTempDir(t)
-	r := &modelRun{t: t, tree: tree, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		m: &model{tree: map[string]*modelFile{}, pending: map[string]*modelFile{}, next: 2}}
-	for _, p := range modelPaths[:2] {
-		data := r.content()
-		writeFile(t, filepath.Join(tree, p), data)
-		r.m.tree[p] = &modelFile{data: data}
-	}
-	// Enough checkpoints kept that none is pruned during the run.
-	c, _ := startCheckpointCore(t, tree, "--checkpoint-keep", strconv.Itoa(4*steps+50))
-	r.c = c
-	c.ok("history", map[string]any{}) // the first call: the start checkpoint, cp_1
-	r.m.cps = append(r.m.cps, &modelCheckpoint{id: 1, tool: "start"})
-	for range steps {
-		switch k := r.rng.IntN(10); {
-		case k < 5:
-			r.agent()
-			r.checkLatest()
-		case k < 8:
-			r.outside()
-		default:
-			r.undo()
-			r.checkLatest()
+// unwind undoes every agent checkpoint, newest first, forcing nothing.
+// Where one is refused (CONFLICT: a later outside checkpoint changed one
+// of its files), each of its files no later outside checkpoint changed is
+// undone alone, with path. Then every file no outside checkpoint changed
+// is back as the session found it, and every other holds what the last
+// outside checkpoint of it left there: the initial tree plus every change
+// made outside Boris, byte for byte and mode for mode.
+func (r *modelRun) unwind() {
+	r.logf("--- undo every agent checkpoint, newest first")
+	var agent []*mCheckpoint
+	for _, cp := range slices.Backward(r.m.cps[1:]) {
+		if cp.tool != "outside" {
+			agent = append(agent, cp)
 		}
-		r.check()
 	}
-	t.Logf("%d checkpoints, %d undos, %d refused as conflicts", r.m.next-1, r.undos, r.conflicts)
-	// Undo every agent checkpoint newest first, forcing nothing: each is
-	// refused exactly where a later outside change touched its files.
-	r.m.flush()
-	for i := len(r.m.cps) - 1; i >= 0; i-- {
-		cp := r.m.cps[i]
-		if cp.tool == "outside" || cp.id <= 1 {
+	for _, cp := range agent {
+		if r.undo(cp.id, "", false) != "CONFLICT" {
 			continue
 		}
-		paths, conflict := r.m.undoPlan(cp, "")
-		args := map[string]any{"checkpoint": "cp_" + strconv.Itoa(cp.id)}
-		r.log = append(r.log, fmt.Sprintf("final undo %v", args))
-		res := r.c.call("undo", args)
-		switch {
-		case conflict && (!res.IsError || !strings.HasPrefix(text(res), "[CONFLICT]")):
-			r.fail("final undo %v: got %q, want CONFLICT", args, text(res))
-		case !conflict && res.IsError:
-			r.fail("final undo %v: got error %q, want success", args, text(res))
-		case !conflict:
-			r.m.undone(cp, paths)
+		for _, p := range cp.pathsAt("") {
+			if len(r.m.outsideAfter(cp, []string{p})) == 0 {
+				r.undo(cp.id, p, false)
+			}
 		}
-		r.check()
+	}
+	if diff := cmp.Diff(r.m.initialPlusOutside().render(), r.snap()); diff != "" {
+		r.fail("after undoing every agent checkpoint, the tree is not the initial tree plus every change made outside Boris (-want +got):\n%s", diff)
 	}
 }

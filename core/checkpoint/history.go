@@ -148,7 +148,9 @@ func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]
 		if err != nil {
 			return err
 		}
-		later = append(later, self...)
+		if len(self) == 1 && self[0].Mixed {
+			later = append(later, self[0])
+		}
 		want := make(map[string]bool, len(paths))
 		for _, p := range paths {
 			want[p] = true
