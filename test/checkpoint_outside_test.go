@@ -1,7 +1,9 @@
 package test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -101,16 +103,62 @@ func TestRecordingFailureIsSaid(t *testing.T) {
 			return nil
 		})
 	})
-	c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "two", "new_str": "three"})
+	// A command's change is recorded by git, after the call answered.
+	c.ok("bash", map[string]any{"command": "echo three > a.txt"})
 	out := c.ok("create_file", map[string]any{"path": "c.txt", "content": "c\n"})
-	if !strings.Contains(out, "[checkpoint] a change was not recorded") || !strings.Contains(out, "str_replace: a.txt") {
-		t.Fatalf("the next result: got %q, want it to say str_replace's change was not recorded", out)
+	if !strings.Contains(out, "[checkpoint] a change was not recorded") || !strings.Contains(out, "bash: echo three > a.txt") {
+		t.Fatalf("the next result: got %q, want it to say bash's change was not recorded", out)
 	}
 	hist := c.ok("history", map[string]any{})
-	if !strings.Contains(hist, "gap  ") || !strings.Contains(hist, "str_replace: a.txt: not recorded") {
+	if !strings.Contains(hist, "gap  ") || !strings.Contains(hist, "bash: echo three > a.txt: not recorded") {
 		t.Errorf("history: got %q, want the gap listed", hist)
 	}
-	if again := c.ok("view", map[string]any{"path": "a.txt"}); strings.Count(again, "str_replace: a.txt: not recorded") != 0 {
+	if again := c.ok("view", map[string]any{"path": "a.txt"}); strings.Count(again, "not recorded") != 0 {
 		t.Errorf("a later result: got %q, want the gap said once", again)
+	}
+}
+
+// TestRecordingFailureOnAFullDiskIsSaid: with the state directory on a
+// full file system, a file tool's change, recorded in process before the
+// call answers, cannot be recorded: its own result says so, and history
+// lists the gap.
+func TestRecordingFailureOnAFullDiskIsSaid(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to mount a small tmpfs as a full disk")
+	}
+	state := realTempDir(t)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", state).CombinedOutput(); err != nil {
+		t.Skipf("needs mount -t tmpfs (root with CAP_SYS_ADMIN): %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", state).Run() })
+	tree := realTempDir(t)
+	writeFile(t, filepath.Join(tree, "a.txt"), "one\n")
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", tree}, env: []string{"XDG_STATE_HOME=" + state, "BORIS_STATE_DIR="}})
+	c.ok("history", map[string]any{}) // the start is recorded
+	filler, err := os.Create(filepath.Join(state, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]byte, 64<<10)
+	for {
+		if _, err := filler.Write(block); err != nil {
+			break // ENOSPC: the disk is full
+		}
+	}
+	filler.Close()
+	for i := range 64 { // and no inode is left for a new file either
+		if f, err := os.Create(filepath.Join(state, fmt.Sprintf("f%d", i))); err == nil {
+			f.Close()
+		}
+	}
+	out := c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "one", "new_str": "two"})
+	if !strings.Contains(out, "[checkpoint] a change was not recorded") || !strings.Contains(out, "str_replace: a.txt") {
+		t.Fatalf("str_replace on a full disk: got %q, want its result to say its change was not recorded", out)
+	}
+	if got := readFile(t, filepath.Join(tree, "a.txt")); got != "two\n" {
+		t.Errorf("a.txt: got %q, want the edit made all the same", got)
+	}
+	if hist := c.ok("history", map[string]any{}); !strings.Contains(hist, "gap  ") {
+		t.Errorf("history: got %q, want the gap listed", hist)
 	}
 }
