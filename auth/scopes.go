@@ -4,7 +4,7 @@ package auth
 // itself never reaches the core; only these flags do.
 //
 //	boris:exec   bash, task_output, task_stop
-//	boris:write  str_replace, create_file (str_replace_editor's writing commands)
+//	boris:write  str_replace, create_file (the editor tool's writing commands)
 //	boris:read   view, grep, glob
 //
 // Without boris:exec the core runs with --disable-tools bash (which removes

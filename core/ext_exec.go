@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 )
 
@@ -30,7 +31,16 @@ const extShebangMax = 256
 // to the next PATH entry. Anything else env would
 // treat differently (an option, more than one word, a NAME with a slash,
 // a relative or empty PATH entry) is left to env.
+//
+// A program without the execute bit that the framework would run through
+// bash (extension.RunsThroughBash: a .sh or .bash name, or a #! line) is
+// [bash, path], bash found as extBash finds it. It runs under the same
+// sandbox as any other: reading the file is all bash needs, and the
+// sandbox grants execute wherever it grants read.
 func extArgv(path string, env []string) []string {
+	if viaBash, err := extension.RunsThroughBash(path); err == nil && viaBash {
+		return []string{extBash(env), path}
+	}
 	name := extEnvInterpreter(path)
 	if name == "" {
 		return []string{path}
@@ -39,6 +49,17 @@ func extArgv(path string, env []string) []string {
 		return []string{bin, path}
 	}
 	return []string{path}
+}
+
+// extBash is the bash the framework's `bash path` would start: the first
+// on the tool's PATH, taken only from the system directories (one
+// elsewhere, say in a directory the agent can write, is passed over for
+// /bin/bash), as extArgv takes env's interpreter.
+func extBash(env []string) string {
+	if bin := extLookPath("bash", envLookup(env, "PATH")); bin != "" && extSystemBinary(bin) {
+		return bin
+	}
+	return "/bin/bash"
 }
 
 // extEnvInterpreter is NAME when path's first line is `#!/usr/bin/env

@@ -124,3 +124,43 @@ func TestExtArgvSameAsKernel(t *testing.T) {
 		t.Errorf("the script saw %q run through env, %q run by extArgv", kernel, direct)
 	}
 }
+
+// TestExtArgvWithoutExecuteBit: a script without the execute bit runs as
+// `bash path`, with a bash from the system directories only.
+func TestExtArgvWithoutExecuteBit(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil || !extSystemBinary(bash) {
+		t.Skip("bash is not in a system directory on PATH here")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin")
+	if err := os.Mkdir(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fake, "bash"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "tool.sh")
+	if err := os.WriteFile(script, []byte("#!/usr/bin/env bash\necho hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "tool.py")
+	if err := os.WriteFile(other, []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, pathEnv string
+		want                []string
+	}{
+		{"system bash", script, filepath.Dir(bash), []string{bash, script}},
+		{"a bash elsewhere first on PATH", script, fake + ":" + filepath.Dir(bash), []string{"/bin/bash", script}},
+		{"no bash on PATH", script, fake, []string{"/bin/bash", script}},
+		{"not a script: left to the kernel, which refuses it", other, filepath.Dir(bash), []string{other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := extArgv(tc.path, []string{"PATH=" + tc.pathEnv}); !cmp.Equal(got, tc.want) {
+				t.Errorf("extArgv = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

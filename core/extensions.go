@@ -98,7 +98,7 @@ func (b *boris) builtinTool(name string) bool {
 			return true
 		}
 	}
-	return name == "str_replace_editor" || name == "insert"
+	return name == editorBare.name || name == editor20250728.name || name == "insert"
 }
 
 // extensionSpecs are the extension tools. They run programs, so they go

@@ -42,7 +42,7 @@ func (b *boris) grepCompat(ctx context.Context, _ *mcp.CallToolRequest, p grepCo
 
 // grepSpec registers grep with the parameter spelling the mode asks for.
 func (b *boris) grepSpec() toolSpec {
-	if b.cfg.AnthropicCompat {
+	if b.cfg.AnthropicCompat.Enabled() {
 		return toolSpec{"grep", func(s *mcp.Server) { addTool(s, b, grepTool, b.grepCompat) }}
 	}
 	return toolSpec{"grep", func(s *mcp.Server) { addTool(s, b, grepTool, b.grep) }}

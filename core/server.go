@@ -80,7 +80,8 @@ type toolSpec struct {
 // specs lists every tool in registration order. It is the single place
 // tools are wired in; tools/list order is the SDK's (sorted by name), so it
 // is deterministic whatever the order here. With --anthropic-compat the
-// three file tools become one str_replace_editor (SPEC §2.9).
+// three file tools become one editor tool, str_replace_editor or
+// str_replace_based_edit_tool by version (SPEC §2.9).
 func (b *boris) specs() []toolSpec {
 	var specs []toolSpec
 	if b.cfg.Toolset != "boris" {
@@ -105,8 +106,8 @@ func (b *boris) borisSpecs() []toolSpec {
 	}
 	specs = append(specs, b.checkpointSpecs()...)
 	specs = append(specs, b.boardSpecs()...)
-	if b.cfg.AnthropicCompat {
-		return append(specs, toolSpec{"str_replace_editor", func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
+	if b.cfg.AnthropicCompat.Enabled() {
+		return append(specs, toolSpec{b.editorVersion().name, func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
 	}
 	specs = append(specs, toolSpec{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }})
 	if b.cfg.ReadOnly {

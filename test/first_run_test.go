@@ -23,7 +23,7 @@ func TestFirstRunSettingErrors(t *testing.T) {
 		{"env not a bool", []string{"BORIS_READ_ONLY=maybe"}, nil, `invalid value "maybe" for BORIS_READ_ONLY: want true or false`},
 		{"env not a size", []string{"BORIS_MAX_FILE_SIZE=lots"}, nil, `invalid value "lots" for BORIS_MAX_FILE_SIZE: want a positive size`},
 		{"bool flag", nil, []string{"--read-only=maybe"}, `invalid value "maybe" for --read-only: want true or false`},
-		{"single-dash bool flag", nil, []string{"-anthropic-compat=2"}, `invalid value "2" for --anthropic-compat: want true or false`},
+		{"single-dash bool flag", nil, []string{"-anthropic-compat=2"}, `invalid value "2" for --anthropic-compat: want true, false, 20250124 or 20250728 (an editor version Boris does not know, or not a boolean)`},
 		{"flag without its value", nil, []string{"--timeout"}, `--timeout needs a value`},
 		{"env out of range", []string{"BORIS_TIMEOUT=0"}, nil, `invalid value 0 for BORIS_TIMEOUT: want seconds between 1 and 600`},
 		{"flag out of range", nil, []string{"--timeout", "700"}, `invalid value 700 for --timeout: want seconds between 1 and 600`},

@@ -48,10 +48,11 @@ const MaxCompletions = 100
 // LoadCompletions reads the completions every directory in dirs registers
 // in server.d/register.json. A register.json that is not the documented
 // strict JSON (version 1, known keys only) is skipped whole; an entry with
-// no name, a duplicate name, or a script that is missing, not executable
-// or outside the directory is skipped alone. Declarative tools, resources,
-// resource templates and prompts in register.json are reported as not
-// supported: Boris reads those from their directories.
+// no name, a duplicate name, or a script that is missing, neither
+// executable nor a script (RunsThroughBash), or outside the directory is
+// skipped alone. Declarative tools, resources, resource templates and
+// prompts in register.json are reported as not supported: Boris reads
+// those from their directories.
 func LoadCompletions(dirs []string) ([]*Completion, []Skipped, error) {
 	var out []*Completion
 	var skipped []Skipped
@@ -160,12 +161,8 @@ func loadCompletion(root, reg string, raw json.RawMessage) (*Completion, error) 
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("%s is not an executable file (chmod +x it)", e.Path)
+	if _, err := RunsThroughBash(real); err != nil {
+		return nil, fmt.Errorf("%s: %v", e.Path, err)
 	}
 	c.Exec = real
 	return c, nil

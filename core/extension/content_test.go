@@ -214,11 +214,13 @@ func TestLoadCompletions(t *testing.T) {
 		"server.d/register.json": `{"version":1,"prompts":[{"name":"p"}],"completions":[
 			{"name":"ok","path":"completions/ok.sh","timeoutSecs":5},
 			{"name":"ok","path":"completions/ok.sh"},
-			{"name":"plain","path":"completions/plain.sh"},
+			{"name":"plain","path":"completions/plain.txt"},
+			{"name":"script","path":"completions/script.sh"},
 			{"name":"out","path":"../outside.sh"},
 			{"path":"completions/ok.sh"}]}`,
-		"completions/ok.sh":    "#!/bin/sh\necho []\n",
-		"completions/plain.sh": "not executable",
+		"completions/ok.sh":     "#!/bin/sh\necho []\n",
+		"completions/plain.txt": "not executable, not a script",
+		"completions/script.sh": "echo '[]' # no execute bit: run through bash for its .sh name",
 	})
 	put(t, bad, map[string]string{"server.d/register.json": `{"version":2,"completions":[]}`})
 	put(t, strict, map[string]string{"server.d/register.json": `{"version":1,"extra":true}`})
@@ -226,15 +228,15 @@ func TestLoadCompletions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(comps) != 1 || comps[0].Name != "ok" || comps[0].Timeout != 5 || comps[0].Exec != filepath.Join(good, "completions", "ok.sh") {
-		t.Errorf("loaded %+v, want ok only", comps)
+	if len(comps) != 2 || comps[0].Name != "ok" || comps[0].Timeout != 5 || comps[0].Exec != filepath.Join(good, "completions", "ok.sh") || comps[1].Name != "script" {
+		t.Errorf("loaded %+v, want ok and script", comps)
 	}
 	var all []string
 	for _, s := range skipped {
 		all = append(all, s.Reason)
 	}
 	joined := strings.Join(all, "\n")
-	for _, want := range []string{"already defined", "not an executable", "leads outside", "no name", "prompts/ directory", `want "version": 1`, `unknown field "extra"`} {
+	for _, want := range []string{"already defined", "not executable and not a script", "leads outside", "no name", "prompts/ directory", `want "version": 1`, `unknown field "extra"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("skipped reasons lack %q:\n%s", want, joined)
 		}

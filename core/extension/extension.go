@@ -202,8 +202,8 @@ func schema(raw json.RawMessage, input bool) (*jsonschema.Schema, error) {
 }
 
 // executable finds the tool's program in dir: tool.sh, else the one
-// executable file named tool or tool.<anything>. It must be a regular
-// executable file whose real path lies inside root.
+// file named tool or tool.<anything>. It must be a regular file that the
+// framework would run (RunsThroughBash) whose real path lies inside root.
 func executable(root, dir string) (string, error) {
 	candidates := []string{filepath.Join(dir, "tool.sh")}
 	if _, err := os.Lstat(candidates[0]); err != nil {
@@ -223,12 +223,8 @@ func executable(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s is not an executable file (chmod +x it)", candidates[0])
+	if _, err := RunsThroughBash(real); err != nil {
+		return "", fmt.Errorf("%s: %v", candidates[0], err)
 	}
 	return real, nil
 }

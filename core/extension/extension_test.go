@@ -34,8 +34,14 @@ func TestLoadSkipsWhatCannotBeUsedAndLoadsTheRest(t *testing.T) {
 	writeTool(t, root, "noschema", `{"name":"noschema"}`, okScript)
 	writeTool(t, root, "malformed", `{"name": "broken",`, okScript)
 	writeTool(t, root, "badname", `{"name":"has space"}`, okScript)
+	// Without the execute bit: a script (a #! line) runs through bash, as
+	// the framework runs it; anything else is refused.
 	writeTool(t, root, "notexec", `{"name":"notexec"}`, "")
 	if err := os.WriteFile(filepath.Join(root, "tools", "notexec", "tool.sh"), []byte(okScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTool(t, root, "notrunnable", `{"name":"notrunnable"}`, "")
+	if err := os.WriteFile(filepath.Join(root, "tools", "notrunnable", "tool.py"), []byte("print('no')\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeTool(t, root, "noexe", `{"name":"noexe"}`, "")
@@ -65,8 +71,8 @@ func TestLoadSkipsWhatCannotBeUsedAndLoadsTheRest(t *testing.T) {
 	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, ",") != "good,noschema" {
-		t.Errorf("loaded %v, want good and noschema", names)
+	if strings.Join(names, ",") != "good,noschema,notexec" {
+		t.Errorf("loaded %v, want good, noschema and notexec", names)
 	}
 	g := tools[0]
 	if g.Timeout != 7 || g.Input.Properties["x"] == nil || g.Annotations == nil || !g.Annotations.ReadOnlyHint || g.Exec != filepath.Join(mustReal(t, root), "tools", "good", "tool.sh") {
@@ -78,7 +84,7 @@ func TestLoadSkipsWhatCannotBeUsedAndLoadsTheRest(t *testing.T) {
 	want := map[string]string{
 		"malformed":   "malformed metadata",
 		"badname":     "tool name",
-		"notexec":     "not an executable file",
+		"notrunnable": "not executable and not a script",
 		"noexe":       "no executable",
 		"zdup":        "already defined",
 		"builtin":     "built-in tool",

@@ -140,7 +140,7 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 			help:  sf.Tag.Get("help"),
 			value: newValue(v.Field(i)),
 		}
-		f.isBool = sf.Type.Kind() == reflect.Bool
+		f.isBool = sf.Type.Kind() == reflect.Bool || isBoolFlag(f.value)
 		f.v, f.bounds = v.Field(i), boundsOf(sf)
 		fs.Var(f.value, name, f.help)
 		fields = append(fields, f)
@@ -232,6 +232,17 @@ func (t *textValue) String() string {
 		return ""
 	}
 	return fmt.Sprint(t.v.Interface())
+}
+
+// IsBoolFlag passes on the field type's own IsBoolFlag: a setting whose
+// value is optional on the command line (--flag alone means "true", as
+// for a boolean; --flag=VALUE gives another).
+func (t *textValue) IsBoolFlag() bool { return isBoolFlag(t.tu) }
+
+// isBoolFlag reports whether v may stand alone on the command line.
+func isBoolFlag(v any) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 type durationValue struct{ v reflect.Value }

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+set -euo pipefail
+# shellcheck disable=SC1091
+source "${MCP_SDK:?MCP_SDK environment variable not set}/tool-sdk.sh"
+mcp_log_info "shipped.logger" "about to work"
+mcp_result_success "$(mcp_json_obj message "Check your logging notifications")"

@@ -1,0 +1,1 @@
+echo "plain-sh ran under bash ${BASH_VERSINFO[0]}"

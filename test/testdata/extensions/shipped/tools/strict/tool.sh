@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+set -euo pipefail
+# shellcheck disable=SC1091
+source "${MCP_SDK:?MCP_SDK environment variable not set}/tool-sdk.sh"
+mcp_result_success "$(mcp_json_obj message "strict ran" mode "demo")"
