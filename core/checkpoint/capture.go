@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // A change recorded through git is recorded after its call has answered
@@ -108,32 +106,15 @@ func (s *Store) capturable(rel string) bool {
 
 // captureOne reads rel: a file or link as a blob, a missing path as gone.
 func (s *Store) captureOne(rel string) (captured, int64, bool) {
-	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
+	limit := int64(maxCaptureFile)
+	if s.opts.MaxFileSize > 0 {
+		limit = min(limit, s.opts.MaxFileSize)
+	}
+	mode, data, err := s.readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), limit)
+	if errors.Is(err, os.ErrNotExist) {
 		return captured{}, 0, true
 	}
-	var data []byte
-	mode := modeFile
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return captured{}, 0, false
-		}
-		data, mode = []byte(target), modeSymlink
-	case unix.S_IFREG:
-		if st.Size > maxCaptureFile || (s.opts.MaxFileSize > 0 && st.Size > s.opts.MaxFileSize) {
-			return captured{}, 0, false
-		}
-		if st.Mode&0o100 != 0 {
-			mode = modeExec
-		}
-		var err error
-		if data, err = readRegular(abs, st.Size); err != nil {
-			return captured{}, 0, false
-		}
-	default:
+	if err != nil {
 		return captured{}, 0, false // a directory: git reads what is in it
 	}
 	id, err := s.writeObject("blob", data)

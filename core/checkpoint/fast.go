@@ -144,53 +144,50 @@ func (s *Store) readHead() (ref string, commit oid, err error) {
 // as a blob of the shadow: ErrSlow when it is not one the fast path takes.
 func (s *Store) fileEntry(p string) (fileEntry, error) {
 	rel := s.rel(p)
-	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) || !s.capturable(rel) {
 		return fileEntry{}, ErrSlow
-	}
-	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" || part == "" || part == "." || part == ".." {
-			return fileEntry{}, ErrSlow
-		}
 	}
 	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
-		return fileEntry{}, ErrSlow
-	}
-	if _, nested := s.nestedRepo(rel); nested {
-		return fileEntry{}, ErrSlow
-	}
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
-		return fileEntry{}, ErrSlow // vanished: git forgets it
-	}
-	var data []byte
-	mode := modeFile
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return fileEntry{}, ErrSlow
-		}
-		data, mode = []byte(target), modeSymlink
-	case unix.S_IFREG:
-		if s.opts.MaxFileSize > 0 && st.Size > s.opts.MaxFileSize {
-			return fileEntry{}, ErrSlow
-		}
-		if st.Mode&0o100 != 0 {
-			mode = modeExec
-		}
-		var err error
-		if data, err = readRegular(abs, st.Size); err != nil {
-			return fileEntry{}, ErrSlow
-		}
-	default:
-		return fileEntry{}, ErrSlow
+	mode, data, err := s.readTreeFile(abs, s.opts.MaxFileSize)
+	if err != nil {
+		return fileEntry{}, ErrSlow // vanished (git forgets it), too large, not a file
 	}
 	id, err := s.writeObject("blob", data)
 	if err != nil {
 		return fileEntry{}, err
 	}
 	return fileEntry{rel: rel, mode: mode, id: id}, nil
+}
+
+// errNotFile is returned by readTreeFile for what is neither a file nor
+// a link, or is over its limit.
+var errNotFile = errors.New("not a file or link the checkpoints take as it is")
+
+// readTreeFile reads the file or link at abs as a checkpoint records it:
+// its mode and bytes (a link's target). It fails with an error wrapping
+// os.ErrNotExist when nothing is there, and errNotFile for a directory,
+// anything else, or a file over limit (0: none).
+func (s *Store) readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
+	var st unix.Stat_t
+	if err := unix.Lstat(abs, &st); err != nil {
+		return "", nil, &os.PathError{Op: "lstat", Path: abs, Err: err}
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		target, err := os.Readlink(abs)
+		return modeSymlink, []byte(target), err
+	case unix.S_IFREG:
+		if limit > 0 && st.Size > limit {
+			return "", nil, errNotFile
+		}
+		mode = modeFile
+		if st.Mode&0o100 != 0 {
+			mode = modeExec
+		}
+		data, err = readRegular(abs, st.Size)
+		return mode, data, err
+	}
+	return "", nil, errNotFile
 }
 
 // readRegular reads the regular file at abs without following a link
@@ -340,37 +337,11 @@ func (s *Store) unchanged(tree oid, rel string) bool {
 	if err != nil {
 		return false
 	}
-	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
-		return errors.Is(err, unix.ENOENT) && !found
+	mode, data, err := s.readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), maxCompare)
+	if errors.Is(err, os.ErrNotExist) {
+		return !found
 	}
-	if !found {
-		return false
-	}
-	var data []byte
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		target, err := os.Readlink(abs)
-		if err != nil || e.mode != modeSymlink {
-			return false
-		}
-		data = []byte(target)
-	case unix.S_IFREG:
-		mode := modeFile
-		if st.Mode&0o100 != 0 {
-			mode = modeExec
-		}
-		if e.mode != mode || st.Size > maxCompare {
-			return false
-		}
-		if data, err = readRegular(abs, st.Size); err != nil {
-			return false
-		}
-	default:
-		return false
-	}
-	return hashObject("blob", data) == e.id
+	return err == nil && found && e.mode == mode && hashObject("blob", data) == e.id
 }
 
 // lookup finds the entry at parts below tree; found is false when there
