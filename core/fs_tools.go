@@ -109,9 +109,11 @@ func (b *boris) filesystemSpecs() []toolSpec {
 }
 
 // fsResult is a successful result as server-filesystem gives it: the text,
-// and {content: text} as structuredContent. Text past maxResultText is cut
+// and {content: text} as structuredContent, bytes that are not UTF-8
+// decoded as Node decodes them (decodeString). Text past maxResultText is cut
 // with a note in both, so the result stays bounded.
 func fsResult(text string) *mcp.CallToolResult {
+	text = decodeString(text) // a file name that is not UTF-8, as Node decodes it
 	if len(text) > maxResultText {
 		cut := maxResultText
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
