@@ -75,7 +75,19 @@ func (b *boris) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
 // globMatch matches a slash-separated relative path against a glob
 // pattern as minimatch does with {dot: true} for the patterns agents use:
 // "*", "?", "[...]", "{a,b}" and "**". A malformed pattern matches nothing.
+// Where doublestar and minimatch differ, minimatch is followed:
+//   - a "**" that ends the pattern stands for one or more path segments,
+//     not zero: "src/**" matches what is inside src, not src itself
+//     ("**/lib/**" does not match "a/lib");
+//   - a pattern ending in "/" matches only paths ending in "/", which
+//     relative paths never do.
 func globMatch(pattern, rel string) bool {
+	switch {
+	case strings.HasSuffix(pattern, "/"):
+		return false
+	case strings.HasSuffix(pattern, "/**"):
+		pattern += "/*" // at least one more segment; doublestar's "*" matches dot files too
+	}
 	ok, err := doublestar.Match(pattern, rel)
 	return err == nil && ok
 }
