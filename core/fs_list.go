@@ -108,6 +108,11 @@ func (b *boris) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolReque
 	entries := make([]sizedEntry, len(infos))
 	for i, fi := range infos {
 		entries[i] = sizedEntry{name: fi.Name(), dir: fi.IsDir(), size: b.targetSize(filepath.Join(abs, fi.Name()), fi)}
+		if !utf8.ValidString(fi.Name()) {
+			// Node has the name decoded, and stats what that names:
+			// nothing, so server-filesystem shows 0 B.
+			entries[i].name, entries[i].size = decodeString(fi.Name()), 0
+		}
 	}
 	return fsResult(formatSized(entries, p.SortBy == "size")), nil
 }

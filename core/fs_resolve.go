@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -118,6 +119,11 @@ func (b *boris) equivalentEntry(dir, name string) (string, error) {
 	want := norm.NFC.String(name)
 	var found []string
 	for _, e := range entries {
+		if !utf8.ValidString(e.Name()) && decodeString(e.Name()) == name {
+			// Node lists this entry under its decoded name, then cannot
+			// find it by that name: server-filesystem refuses it.
+			return "", fail(PathNotFound, "%s: the entry of that name is %q, which is not UTF-8; the filesystem tools cannot name it", filepath.Join(dir, name), e.Name())
+		}
 		if norm.NFC.String(e.Name()) == want {
 			found = append(found, e.Name())
 		}

@@ -159,3 +159,30 @@ func TestFsEmptyPath(t *testing.T) {
 		t.Errorf(`read_text_file "": %q, want [IS_DIRECTORY]`, got)
 	}
 }
+
+// TestFsNameNotUTF8: an entry whose name is not UTF-8 is shown decoded
+// (one U+FFFD per maximal subpart), and that decoded name is refused
+// rather than taken as a new file's, as in server-filesystem.
+func TestFsNameNotUTF8(t *testing.T) {
+	ctx := context.Background()
+	b, dir := newFsBoris(t)
+	if err := os.WriteFile(filepath.Join(dir, "bad\xe2\x82.txt"), []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shown := "bad\uFFFD.txt"
+	if got := fsText(b.fsListDirectory(ctx, nil, fsPathParams{Path: dir})); got != "[FILE] "+shown {
+		t.Errorf("list_directory: %q, want %q", got, "[FILE] "+shown)
+	}
+	if got := fsText(b.fsListDirectoryWithSizes(ctx, nil, fsListSizesParams{Path: dir})); !strings.HasPrefix(got, "[FILE] "+shown+strings.Repeat(" ", 22)+"        0 B\n") {
+		t.Errorf("list_directory_with_sizes: %q, want the decoded name at 0 B", got)
+	}
+	if got := fsText(b.fsWriteFile(ctx, nil, fsWriteParams{Path: filepath.Join(dir, shown), Content: "x"})); !strings.HasPrefix(got, "[PATH_NOT_FOUND] ") {
+		t.Errorf("write_file to the decoded name: %q, want [PATH_NOT_FOUND]", got)
+	}
+	if got := names(t, dir); len(got) != 1 {
+		t.Errorf("the directory holds %q, want the one file", got)
+	}
+	if got := fsText(b.fsSearchFiles(ctx, nil, fsSearchParams{Path: dir, Pattern: "**"})); got != "No matches found" {
+		t.Errorf("search_files: %q, want no match (server-filesystem cannot name it)", got)
+	}
+}
