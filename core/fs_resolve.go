@@ -52,6 +52,11 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if err != nil {
 		return "", nil, err
 	}
+	if !utf8.ValidString(abs) {
+		// Node decodes the resolved path, then names another file (or
+		// none): server-filesystem cannot reach it.
+		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+	}
 	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
 		return abs, ws, nil // it exists (or the tool meets the error itself)
 	}
@@ -66,7 +71,10 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if err != nil || mapped == "" {
 		return abs, ws, err
 	}
-	return b.fsPath(workspaceID, mapped)
+	if abs, ws, err = b.fsPath(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
+		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+	}
+	return abs, ws, err
 }
 
 // fsEquivalent maps lex, a clean absolute path that names nothing

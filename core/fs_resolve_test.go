@@ -185,4 +185,20 @@ func TestFsNameNotUTF8(t *testing.T) {
 	if got := fsText(b.fsSearchFiles(ctx, nil, fsSearchParams{Path: dir, Pattern: "**"})); got != "No matches found" {
 		t.Errorf("search_files: %q, want no match (server-filesystem cannot name it)", got)
 	}
+	// A link to it resolves to a path Node cannot name: refused, neither
+	// read nor replaced by a file of the decoded name.
+	if err := os.Symlink("bad\xe2\x82.txt", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []string{
+		fsText(b.fsReadTextFile(ctx, nil, fsReadTextParams{Path: filepath.Join(dir, "l")})),
+		fsText(b.fsWriteFile(ctx, nil, fsWriteParams{Path: filepath.Join(dir, "l"), Content: "x"})),
+	} {
+		if !strings.HasPrefix(got, "[PATH_NOT_FOUND] ") || !strings.Contains(got, "not UTF-8") {
+			t.Errorf("through a link to it: %q, want [PATH_NOT_FOUND] ... not UTF-8", got)
+		}
+	}
+	if got := names(t, dir); len(got) != 2 {
+		t.Errorf("the directory holds %q, want the file and the link", got)
+	}
 }
