@@ -588,3 +588,42 @@ func TestFilesystemDifferentialGenerated(t *testing.T) {
 		})
 	}
 }
+
+// TestFilesystemDecodingOracle: read_multiple_files of files of random
+// bytes (biased to the edges of UTF-8's ranges) gives the text Node gives:
+// one U+FFFD per maximal subpart of an ill-formed sequence.
+func TestFilesystemDecodingOracle(t *testing.T) {
+	ready(t)
+	edges := []byte{0x0a, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff}
+	r := rand.New(rand.NewPCG(27, 6))
+	files := make([][]byte, 400)
+	for i := range files {
+		files[i] = make([]byte, r.IntN(16))
+		for j := range files[i] {
+			files[i][j] = edges[r.IntN(len(edges))]
+		}
+	}
+	ref, boris := startFsTwinsWith(t, func(p string) {
+		if err := os.MkdirAll(filepath.Join(p, "ws"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range files {
+			if err := os.WriteFile(filepath.Join(p, "ws", fmt.Sprintf("f%03d", i)), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	for from := 0; from < len(files); from += 100 {
+		var paths []string
+		for i := from; i < from+100; i++ {
+			paths = append(paths, fmt.Sprintf("$P/ws/f%03d", i))
+		}
+		args, _ := json.Marshal(map[string]any{"paths": paths})
+		c := fsCall{tool: "read_multiple_files", args: string(args)}
+		want, _ := callFs(t, ref, c)
+		got, _ := callFs(t, boris, c)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("files %d to %d (-server-filesystem +boris):\n%s", from, from+99, diff)
+		}
+	}
+}
