@@ -25,7 +25,10 @@ type fsEditParams struct {
 
 // fsEditFile implements edit_file: apply the edits in order (each to the
 // result of the ones before), answer with a fenced git-style diff, and
-// write the result unless dryRun. A CRLF file stays CRLF.
+// write the result unless dryRun. The file is edited as text, decoded as
+// server-filesystem decodes it (decodeText); bytes that are not UTF-8
+// outside the edited part are written back as they were
+// (keepUndecodable). A CRLF file stays CRLF.
 func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEditParams) (*mcp.CallToolResult, error) {
 	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -36,24 +39,25 @@ func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 		return nil, err
 	}
 	raw := string(data)
-	before := lfOnly(raw)
+	text := decodeString(raw) // what server-filesystem edits
+	before := lfOnly(text)
 	after, err := applyFsEdits(before, p.Edits)
 	if err != nil {
 		return nil, err
 	}
-	text := fencedDiff(unifiedPatch(abs, before, after))
+	diff := fencedDiff(unifiedPatch(abs, before, after))
 	if p.DryRun {
-		return fsResult(text), nil
+		return fsResult(diff), nil
 	}
 	if isCRLF(raw) {
 		after = strings.ReplaceAll(after, "\n", "\r\n")
 	}
 	b.beforeChange(ctx)
-	if err := b.policy.WriteFile(abs, []byte(after), 0o644); err != nil {
+	if err := b.policy.WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
 	b.recordFiles(ctx, "edit_file", b.treeRel(abs), abs)
-	return b.fsCommitted(ctx, ws, "edit_file", "Update", text, abs)
+	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }
 
 // lfOnly turns CRLF line ends into LF.

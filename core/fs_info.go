@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,8 +29,8 @@ const maxSearchResults = 100_000
 // fsSearchFiles implements search_files: every file and directory under
 // path whose path relative to it matches pattern (a glob: "*" within a
 // directory, "**" across), depth first in name order, as full paths.
-// Excluded paths are neither shown nor entered; entries the policy
-// refuses (a symlink leading out, a denied file) are left out.
+// Excluded paths are neither shown nor entered; entries it may not show
+// (searchable) are left out.
 func (b *boris) fsSearchFiles(_ context.Context, _ *mcp.CallToolRequest, p fsSearchParams) (*mcp.CallToolResult, error) {
 	root, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -56,7 +58,7 @@ func (b *boris) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
 			return
 		}
 		full := filepath.Join(dir, fi.Name())
-		if _, err := b.policy.Resolve("/", full); err != nil {
+		if !b.searchable(full, fi) {
 			continue
 		}
 		relPath := joinRel(rel, fi.Name())
@@ -72,10 +74,43 @@ func (b *boris) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
 	}
 }
 
+// searchable reports whether search_files shows an entry: as
+// server-filesystem, which validates each entry's path and skips those it
+// refuses, not one the policy refuses (a symlink leading out, a denied
+// file), nor a symlink whose target does not exist, nor a name that is
+// not UTF-8 (which Node cannot name again once decoded).
+func (b *boris) searchable(full string, fi fs.FileInfo) bool {
+	if !utf8.ValidString(fi.Name()) {
+		return false
+	}
+	res, err := b.policy.Resolve("/", full)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Lstat(res); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // globMatch matches a slash-separated relative path against a glob
 // pattern as minimatch does with {dot: true} for the patterns agents use:
 // "*", "?", "[...]", "{a,b}" and "**". A malformed pattern matches nothing.
+// Where doublestar and minimatch differ, minimatch is followed:
+//   - a "**" that ends the pattern stands for one or more path segments,
+//     not zero: "src/**" matches what is inside src, not src itself
+//     ("**/lib/**" does not match "a/lib");
+//   - a pattern ending in "/" matches only paths ending in "/", which
+//     relative paths never do.
 func globMatch(pattern, rel string) bool {
+	switch {
+	case strings.HasSuffix(pattern, "/"):
+		return false
+	case strings.HasSuffix(pattern, "/**"):
+		pattern += "/*" // at least one more segment; doublestar's "*" matches dot files too
+	}
 	ok, err := doublestar.Match(pattern, rel)
 	return err == nil && ok
 }

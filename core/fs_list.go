@@ -108,6 +108,11 @@ func (b *boris) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolReque
 	entries := make([]sizedEntry, len(infos))
 	for i, fi := range infos {
 		entries[i] = sizedEntry{name: fi.Name(), dir: fi.IsDir(), size: b.targetSize(filepath.Join(abs, fi.Name()), fi)}
+		if !utf8.ValidString(fi.Name()) {
+			// Node has the name decoded, and stats what that names:
+			// nothing, so server-filesystem shows 0 B.
+			entries[i].name, entries[i].size = decodeString(fi.Name()), 0
+		}
 	}
 	return fsResult(formatSized(entries, p.SortBy == "size")), nil
 }
@@ -302,19 +307,19 @@ func (t *treeWriter) newline(level int) {
 // appendJSString appends s as a JSON string the way JavaScript's
 // JSON.stringify writes it (and so server-filesystem): only '"', '\\' and
 // control characters escaped, the short escapes where JSON has them,
-// lowercase hex otherwise; bytes that are not UTF-8 become U+FFFD, as
-// Node's decoding of a file name makes them.
+// lowercase hex otherwise; bytes that are not UTF-8 become U+FFFD, one
+// per maximal subpart, as Node's decoding of a file name makes them.
 func appendJSString(out []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
+			size, valid := nextPiece(s[i:])
+			if valid {
 				out = append(out, s[i:i+size]...)
+			} else {
+				out = utf8.AppendRune(out, utf8.RuneError)
 			}
 			i += size
 			continue

@@ -18,7 +18,8 @@ type fsReadTextParams struct {
 }
 
 // fsReadTextFile implements read_text_file and its deprecated alias
-// read_file: the whole file, or its first or last N lines.
+// read_file: the whole file, or its first or last N lines, decoded as
+// server-filesystem decodes it (decodeText).
 func (b *boris) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsReadTextParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -33,13 +34,14 @@ func (b *boris) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsRe
 	if err != nil {
 		return nil, err
 	}
+	text := decodeText(data)
 	switch {
 	case tail != 0:
-		return fsResult(tailLines(string(data), tail)), nil
+		return fsResult(tailLines(text, tail)), nil
 	case head != 0:
-		return fsResult(headLines(string(data), head)), nil
+		return fsResult(headLines(text, head)), nil
 	}
-	return fsResult(string(data)), nil
+	return fsResult(text), nil
 }
 
 // lineCount reads head or tail: JavaScript compares a fractional count
@@ -105,7 +107,7 @@ func (b *boris) fsReadMultipleFiles(_ context.Context, _ *mcp.CallToolRequest, p
 			parts[i] = path + ": Error - " + classify(err).Error()
 			continue
 		}
-		parts[i] = path + ":\n" + string(data) + "\n"
+		parts[i] = path + ":\n" + decodeText(data) + "\n"
 	}
 	return fsResult(strings.Join(parts, "\n---\n")), nil
 }

@@ -9,10 +9,6 @@ package core
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -109,9 +105,11 @@ func (b *boris) filesystemSpecs() []toolSpec {
 }
 
 // fsResult is a successful result as server-filesystem gives it: the text,
-// and {content: text} as structuredContent. Text past maxResultText is cut
+// and {content: text} as structuredContent, bytes that are not UTF-8
+// decoded as Node decodes them (decodeString). Text past maxResultText is cut
 // with a note in both, so the result stays bounded.
 func fsResult(text string) *mcp.CallToolResult {
+	text = decodeString(text) // a file name that is not UTF-8, as Node decodes it
 	if len(text) > maxResultText {
 		cut := maxResultText
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -120,30 +118,4 @@ func fsResult(text string) *mcp.CallToolResult {
 		text = text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: head or tail, a narrower path or pattern.]\n", len(text), maxResultText)
 	}
 	return structured(text, map[string]any{"content": text})
-}
-
-// windowsDrive matches a Windows drive path, which on a POSIX host would
-// otherwise become a file literally named "C:\...".
-var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
-
-// fsResolve resolves a filesystem tool's path argument through fsPath, as
-// server-filesystem reads it: "~" and "~/..." name the home directory, a
-// Windows drive path is refused, and a relative path resolves against the
-// working directory when that is allowed, else against the first allowed
-// directory (where server-filesystem resolves it).
-func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error) {
-	if windowsDrive.MatchString(path) {
-		return "", nil, fail(AccessDenied, "Windows-style path received on a POSIX host: %s", path)
-	}
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[1:])
-		}
-	}
-	if workspaceID == "" && path != "" && !filepath.IsAbs(path) {
-		if allowed := b.policy.Allowed(); len(allowed) > 0 && b.policy.Check(b.shell.Dir()) != nil {
-			path = filepath.Join(allowed[0], path)
-		}
-	}
-	return b.fsPath(workspaceID, path)
 }

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -63,7 +64,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	sdkLog, _ := cfg.logger(stderr, sdkFloor)
 	if cfg.Check {
-		return check(cfg, environ, stdout)
+		return check(cfg, environ, stdout, log)
 	}
 	// Commands must not read this process's memory or environment.
 	if err := sandbox.NonDumpable(); err != nil {
@@ -197,7 +198,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if err != nil {
 		return nil, err
 	}
-	if b.policy, err = cfg.policy(workdir); err != nil {
+	if b.policy, err = cfg.policy(workdir, log); err != nil {
 		return nil, err
 	}
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
@@ -246,8 +247,12 @@ func (c *Config) workdir() (string, error) {
 
 // policy builds the file tools' scoping from --allow-dir and --deny-dir,
 // and what --workspaces-root adds to them (the root is made if missing).
-func (c *Config) policy(workdir string) (*scope.Policy, error) {
-	allow, deny := c.AllowDirs, c.DenyDirs
+func (c *Config) policy(workdir string, log *slog.Logger) (*scope.Policy, error) {
+	allow, err := c.reachableAllowDirs(workdir, log)
+	if err != nil {
+		return nil, err
+	}
+	deny := c.DenyDirs
 	if root := c.workspacesRoot(workdir); root != "" {
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			return nil, usage("invalid value %q for --workspaces-root: %v", c.WorkspacesRoot, err)
@@ -265,6 +270,41 @@ func (c *Config) policy(workdir string) (*scope.Policy, error) {
 		return nil, usage("invalid --state-dir or --tasks-db: %v", err)
 	}
 	return p, nil
+}
+
+// reachableAllowDirs is --allow-dir as the toolset takes it. With
+// --toolset filesystem, as server-filesystem takes its directories (a
+// Claude Desktop configuration may name one that does not exist yet), an
+// entry that does not exist or is not a directory is skipped with a
+// warning, and only none left is an error (exit status 1, as
+// server-filesystem's). Boris's own toolsets refuse such an entry as a bad
+// setting (SPEC §2.1: exit status 2).
+func (c *Config) reachableAllowDirs(workdir string, log *slog.Logger) ([]string, error) {
+	if c.Toolset != "filesystem" || len(c.AllowDirs) == 0 {
+		return c.AllowDirs, nil
+	}
+	var kept []string
+	for _, d := range c.AllowDirs {
+		abs := d
+		if d != "" && !filepath.IsAbs(d) {
+			abs = filepath.Join(workdir, d)
+		}
+		fi, err := os.Stat(abs)
+		switch {
+		case d == "":
+			kept = append(kept, d) // refused by scope.New as a bad setting
+		case err != nil:
+			log.Warn("cannot access --allow-dir directory, skipping it", "dir", abs, "err", err)
+		case !fi.IsDir():
+			log.Warn("--allow-dir is not a directory, skipping it", "dir", abs)
+		default:
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("none of the --allow-dir directories is accessible: %s", strings.Join(c.AllowDirs, ", "))
+	}
+	return kept, nil
 }
 
 // ownState lists the files Boris keeps for itself, which no tool may
@@ -381,12 +421,12 @@ func (b *boris) reapSpawner() {
 
 // check is --check: validate everything a session would need, print what
 // would be enforced as JSON on stdout, and start nothing.
-func check(cfg *Config, environ []string, stdout io.Writer) error {
+func check(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) error {
 	workdir, err := cfg.workdir()
 	if err != nil {
 		return err
 	}
-	policy, err := cfg.policy(workdir)
+	policy, err := cfg.policy(workdir, log)
 	if err != nil {
 		return err
 	}

@@ -230,7 +230,8 @@ type handlerFunc[In any] func(ctx context.Context, req *mcp.CallToolRequest, in 
 // same "[INVALID_INPUT] ..." form as every other tool error. A tool that
 // sets its InputSchema advertises that one instead (a narrower view of In's,
 // such as a read-only command enum); arguments are still validated against
-// In's.
+// In's. Advertised schemas state optional parameters as plain optional
+// properties (plainOptional).
 func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	schema := mustSchema[In](t.Name)
 	resolved, err := schema.Resolve(nil)
@@ -239,8 +240,11 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	}
 	check := sync.OnceValue(func() *argCheck { return newArgCheck(schema) }) // on the tool's first call
 	tool := *t
-	if tool.InputSchema == nil {
-		tool.InputSchema = schema
+	switch in := tool.InputSchema.(type) {
+	case nil:
+		tool.InputSchema = plainOptional(schema)
+	case *jsonschema.Schema:
+		tool.InputSchema = plainOptional(in)
 	}
 	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		defer procs.Busy()() // overlapping calls get every CPU

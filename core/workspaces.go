@@ -230,7 +230,7 @@ func withOutput[Out any](t *mcp.Tool) *mcp.Tool {
 		panic(fmt.Sprintf("output schema for tool %s: %v", t.Name, err))
 	}
 	out := *t
-	out.OutputSchema = schema
+	out.OutputSchema = plainOptional(schema) // its lists are never null
 	return &out
 }
 

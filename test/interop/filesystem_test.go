@@ -106,13 +106,20 @@ func makeFsFixture(t *testing.T, p string) {
 // startFsTwins starts the real server and Boris on twin fixtures.
 func startFsTwins(t *testing.T) (ref, boris fsTwin) {
 	t.Helper()
+	return startFsTwinsWith(t, func(p string) { makeFsFixture(t, p) })
+}
+
+// startFsTwinsWith starts the real server and Boris, each on the fixture
+// build makes under its twin's parent directory.
+func startFsTwinsWith(t *testing.T, build func(p string)) (ref, boris fsTwin) {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref, boris = fsTwin{name: "server-filesystem", p: filepath.Join(root, "r")}, fsTwin{name: "boris", p: filepath.Join(root, "b")}
-	makeFsFixture(t, ref.p)
-	makeFsFixture(t, boris.p)
+	build(ref.p)
+	build(boris.p)
 	server := filepath.Join(here, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 	ref.s = connectFs(t, exec.Command(nodeBin, server, ref.dir()))
 	cmd := exec.Command(filepath.Join(binDir, "boris"), "--toolset", "filesystem", "--allow-dir", boris.dir(), "--workdir", boris.dir(), "--checkpoints", "off")

@@ -1,0 +1,147 @@
+package core
+
+// How the filesystem toolset turns a path argument into a file, as
+// server-filesystem's validatePath does (lib.js): "~" expanded, a Windows
+// drive path refused, "" and other relative paths resolved against an
+// allowed directory; then, when the path does not name an existing file,
+// each component looked up among its directory's entries, so that a name
+// spelled in another Unicode normalization form (NFD "cafe\u0301" asked
+// for as NFC "caf\u00e9") names the file that exists, and a symlink
+// whose target is missing is refused rather than followed.
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// windowsDrive matches a Windows drive path, which on a POSIX host would
+// otherwise become a file literally named "C:\...".
+var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+
+// fsResolve resolves a filesystem tool's path argument, checked by the
+// policy (and the workspace, with a workspaceID). A relative path, "" included
+// (server-filesystem resolves "" to the allowed directory), resolves
+// against the working directory when that is allowed, else against the
+// first allowed directory (where server-filesystem resolves it). A path
+// that names nothing existing is mapped by fsEquivalent.
+func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error) {
+	if windowsDrive.MatchString(path) {
+		return "", nil, fail(AccessDenied, "Windows-style path received on a POSIX host: %s", path)
+	}
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[1:])
+		}
+	}
+	if path == "" {
+		path = "."
+	}
+	if workspaceID == "" && !filepath.IsAbs(path) {
+		if allowed := b.policy.Allowed(); len(allowed) > 0 && b.policy.Check(b.shell.Dir()) != nil {
+			path = filepath.Join(allowed[0], path)
+		}
+	}
+	abs, ws, err := b.fsPath(workspaceID, path)
+	if err != nil {
+		return "", nil, err
+	}
+	if !utf8.ValidString(abs) {
+		// Node decodes the resolved path, then names another file (or
+		// none): server-filesystem cannot reach it.
+		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+	}
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return abs, ws, nil // it exists (or the tool meets the error itself)
+	}
+	base := b.shell.Dir()
+	if ws != nil {
+		base = ws.Dir
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, path)
+	}
+	mapped, err := b.fsEquivalent(filepath.Clean(path))
+	if err != nil || mapped == "" {
+		return abs, ws, err
+	}
+	if abs, ws, err = b.fsPath(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
+		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+	}
+	return abs, ws, err
+}
+
+// fsEquivalent maps lex, a clean absolute path that names nothing
+// existing, as server-filesystem's resolveUnicodeEquivalentPath does:
+// from its deepest ancestor that resolves, each further component is the
+// entry of that exact name, else the one entry whose NFC form is the
+// component's (two such entries are ambiguous: an error); the first that
+// has neither, and what follows it, are kept as given (a file to create).
+// An entry that is a symlink whose target does not exist is refused: the
+// tools neither write through it nor replace it. "" means lex is kept.
+func (b *boris) fsEquivalent(lex string) (string, error) {
+	dir, tail := lex, []string(nil)
+	cur, err := filepath.EvalSymlinks(dir)
+	for err != nil {
+		if dir == filepath.Dir(dir) {
+			return "", nil
+		}
+		tail = append([]string{filepath.Base(dir)}, tail...)
+		dir = filepath.Dir(dir)
+		cur, err = filepath.EvalSymlinks(dir)
+	}
+	for i, name := range tail {
+		match, err := b.equivalentEntry(cur, name)
+		if err != nil || match == "" {
+			return filepath.Join(append([]string{cur}, tail[i:]...)...), err
+		}
+		next, err := b.policy.Resolve("/", filepath.Join(cur, match))
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(next); errors.Is(err, fs.ErrNotExist) {
+			return "", fail(PathNotFound, "%s is a symlink to %s, which does not exist: the filesystem tools do not follow or replace such a link (server-filesystem refuses it too)",
+				filepath.Join(cur, match), next)
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// equivalentEntry returns the entry of dir that name means: name itself
+// when it is there, else the one entry equal to it in NFC, else "".
+func (b *boris) equivalentEntry(dir, name string) (string, error) {
+	if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+		return name, nil
+	}
+	entries, err := b.fsReadDirEntries(dir)
+	if err != nil {
+		return "", nil // not a directory that can be listed: the tool meets that itself
+	}
+	want := norm.NFC.String(name)
+	var found []string
+	for _, e := range entries {
+		if !utf8.ValidString(e.Name()) && decodeString(e.Name()) == name {
+			// Node lists this entry under its decoded name, then cannot
+			// find it by that name: server-filesystem refuses it.
+			return "", fail(PathNotFound, "%s: the entry of that name is %q, which is not UTF-8; the filesystem tools cannot name it", filepath.Join(dir, name), e.Name())
+		}
+		if norm.NFC.String(e.Name()) == want {
+			found = append(found, e.Name())
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", fail(InvalidInput, "Ambiguous Unicode path component: %s names %q, which are the same text in different Unicode normalization forms; give the exact spelling (list_directory shows it)",
+		name, found)
+}
