@@ -73,10 +73,12 @@ bench-nodes:
 bench-isolation:
 	$(GO) run ./test/bench/isolation
 
-## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees;
+## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees
+##   (BENCH_CHECKPOINT_FLAGS=-linux adds the Linux sources, installed and extracted the first time);
 ##   then one recording through the git binary vs go-git (a module of its own: go-git is never Boris's)
+BENCH_CHECKPOINT_FLAGS ?=
 bench-checkpoint:
-	$(GO) run ./test/bench/checkpoint
+	$(GO) run ./test/bench/checkpoint $(BENCH_CHECKPOINT_FLAGS)
 	cd test/bench/checkpoint/machinery && $(GO) run .
 
 ## bench-fstools: boris --toolset filesystem against server-filesystem: start-up, read_text_file,
