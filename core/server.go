@@ -303,7 +303,7 @@ func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, chec
 		return in, fail(InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
 	}
 	if err := resolved.Validate(instance); err != nil {
-		return in, fail(InvalidInput, "invalid arguments: %v", err)
+		return in, fail(InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
 	}
 	if err := jsonscan.Unmarshal(raw, &in); err != nil {
 		return in, fail(InvalidInput, "invalid arguments: %v", err)

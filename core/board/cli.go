@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mjkoo/boris/internal/flagenv"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // cliUsage is `boris tasks --help`.
@@ -124,7 +125,7 @@ func (c *cli) args(fs *flag.FlagSet, args []string, n int, what string) ([]strin
 		return nil, err
 	}
 	if len(pos) != n {
-		return nil, usageErr("%s: want %s, got %d arguments", fs.Name(), what, len(pos))
+		return nil, usageErr("%s: want %s, got %s", fs.Name(), what, plural.S(len(pos), "argument"))
 	}
 	return pos, nil
 }
