@@ -2,6 +2,8 @@ package test
 
 import (
 	"encoding/json"
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,5 +75,54 @@ func TestReadOnlyEditorEnum(t *testing.T) {
 	rw := startCore(t, "--workdir", dir, "--anthropic-compat")
 	if got := enum(rw); !slices.Equal(got, []string{"view", "create", "str_replace", "insert"}) {
 		t.Errorf("command enum = %v, want view, create, str_replace, insert", got)
+	}
+}
+
+// TestInstructionsDescribeRegisteredTools: the initialize instructions
+// speak only of tools the server registers (issue 27: --toolset
+// filesystem described bash, str_replace, history and background tasks).
+func TestInstructionsDescribeRegisteredTools(t *testing.T) {
+	mentions := []string{"bash", "str_replace", "history", "task_output", "run_in_background", "checkpoint"}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string // of mentions; the rest must be absent
+	}{
+		{"filesystem", []string{"--toolset", "filesystem"}, nil},
+		{"boris", nil, mentions},
+		{"boris without bash", []string{"--disable-tools", "bash"}, []string{"str_replace", "history", "checkpoint"}},
+		{"boris read-only", []string{"--read-only", "--checkpoints", "off"}, []string{"bash", "task_output", "run_in_background"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := realTempDir(t)
+			c := startCoreWith(t, coreOptions{args: append([]string{"--workdir", dir}, tt.args...), env: []string{"XDG_STATE_HOME=" + realTempDir(t)}})
+			got := strings.ReplaceAll(c.session.InitializeResult().Instructions, dir, "$WORKDIR") // the test's name is in dir
+			names := map[string]bool{}
+			for _, tool := range toolsOf(t, c) {
+				names[tool.Name] = true
+			}
+			for _, m := range mentions {
+				if want := slices.Contains(tt.want, m); strings.Contains(got, m) != want {
+					t.Errorf("instructions mention %q: %v, want %v (tools: %v); instructions:\n%s", m, !want, want, slices.Sorted(maps.Keys(names)), got)
+				}
+			}
+		})
+	}
+}
+
+// TestInstructionsKeepGatewayStateOut: under boris-gateway the
+// instructions do not name the gateway's state directory (its boards and
+// principals' state, which it denies to every core), while a deny pattern
+// the operator gave is still named.
+func TestInstructionsKeepGatewayStateOut(t *testing.T) {
+	state := filepath.Join(realTempDir(t), "gateway-state")
+	dir := realTempDir(t)
+	g := startAuthGateway(t, nil, "--token", "alice="+authAlice, "--state-dir", state, "--", "--workdir", dir, "--deny-dir", "**/.env")
+	got := g.connect(authAlice).InitializeResult().Instructions
+	if strings.Contains(got, state) || strings.Contains(got, "boards") {
+		t.Errorf("instructions name the gateway's state directory %s:\n%s", state, got)
+	}
+	if !strings.Contains(got, "Always refused: **/.env, and some paths outside the working directory.") {
+		t.Errorf("instructions: got\n%s\nwant the operator's **/.env and the rest said generically", got)
 	}
 }
