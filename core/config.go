@@ -19,7 +19,7 @@ import (
 type Config struct {
 	Workdir               string       `flag:"workdir" env:"BORIS_WORKDIR" envDefault:"." help:"initial working directory of the shell and of relative paths"`
 	AllowDirs             []string     `flag:"allow-dir" env:"BORIS_ALLOW_DIRS" help:"directory file tools may touch (repeatable or comma-separated; none = all)"`
-	DenyDirs              []string     `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env) always refused; beats allow (repeatable)"`
+	DenyDirs              []string     `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env, **/{.env,secrets}) always refused; beats allow (repeatable or comma-separated; commas inside braces belong to the pattern)"`
 	Timeout               int          `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" min:"1" max:"600" want:"seconds between 1 and 600" help:"default bash timeout in seconds"`
 	MaxFileSize           flagenv.Size `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle and grep searches (10MB, 512KB or bytes)"`
 	DisableTools          []string     `flag:"disable-tools" env:"BORIS_DISABLE_TOOLS" help:"tool names not to register (repeatable; bash also removes the task tools)"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjkoo/boris/core"
 	"github.com/mjkoo/boris/internal/cgroup"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // Isolation is what the gateway enforces around every core (SPEC §6),
@@ -242,10 +243,12 @@ func listFlag(args, environ []string, flag, env string, values ...string) []stri
 	if !hasFlag(args, flag) {
 		for _, kv := range environ {
 			if v, ok := strings.CutPrefix(kv, env+"="); ok {
-				for _, item := range strings.Split(v, ",") {
-					if item = strings.TrimSpace(item); item != "" {
-						args = append(args, "--"+flag, item)
-					}
+				items, err := flagenv.SplitList(v) // as the core reads it: "**/{.env,secrets}" is one
+				if err != nil {
+					items = []string{v} // the core refuses it, saying why
+				}
+				for _, item := range items {
+					args = append(args, "--"+flag, item)
 				}
 			}
 		}

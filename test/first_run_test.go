@@ -126,3 +126,27 @@ func TestInstructionsKeepGatewayStateOut(t *testing.T) {
 		t.Errorf("instructions: got\n%s\nwant the operator's **/.env and the rest said generically", got)
 	}
 }
+
+// TestDenyDirBracePattern: a brace pattern given to --deny-dir or in
+// BORIS_DENY_DIRS is one pattern (issue 27: it was split at its comma into
+// two broken ones); both alternatives are refused, the rest is not.
+func TestDenyDirBracePattern(t *testing.T) {
+	for _, o := range []coreOptions{
+		{args: []string{"--deny-dir", "**/{.env,secrets}"}},
+		{env: []string{"BORIS_DENY_DIRS=**/{.env,secrets}"}},
+	} {
+		dir := realTempDir(t)
+		writeFile(t, filepath.Join(dir, ".env"), "KEY=1\n")
+		writeFile(t, filepath.Join(dir, "secrets", "k"), "k\n")
+		writeFile(t, filepath.Join(dir, "ok.txt"), "ok\n")
+		o.args = append(o.args, "--workdir", dir)
+		c := startCoreWith(t, o)
+		c.fails("ACCESS_DENIED", "view", map[string]any{"path": ".env"})
+		c.fails("ACCESS_DENIED", "view", map[string]any{"path": "secrets/k"})
+		c.ok("view", map[string]any{"path": "ok.txt"})
+	}
+	_, stderr, code := runBoris(t, nil, "--deny-dir", "**/{.env,secrets")
+	if code != 2 || !strings.Contains(stderr, `invalid value "**/{.env,secrets" for --deny-dir: a { is never closed`) {
+		t.Errorf("an unclosed brace: exit %d, stderr %q; want 2 and what is wrong with the value", code, stderr)
+	}
+}
