@@ -64,6 +64,8 @@ type Config struct {
 
 	// CoreArgs are the arguments after "--", passed to every core.
 	CoreArgs []string
+
+	tokenArgs bool // a --token was given on the command line
 }
 
 var command = flagenv.Command{
@@ -81,6 +83,7 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		return nil, err
 	}
 	cfg.CoreArgs = rest
+	cfg.tokenArgs = hasFlag(args, "token")
 	return &cfg, cfg.validate()
 }
 
