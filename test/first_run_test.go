@@ -150,3 +150,30 @@ func TestDenyDirBracePattern(t *testing.T) {
 		t.Errorf("an unclosed brace: exit %d, stderr %q; want 2 and what is wrong with the value", code, stderr)
 	}
 }
+
+// TestCountedNouns: messages with a count of one say so in the singular,
+// and a schema failure names the argument, not the schema (issue 27: "1
+// files restored", "Inserted 1 lines", "at lines 1, 1", "validating root:
+// unexpected additional properties").
+func TestCountedNouns(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, filepath.Join(dir, "f.txt"), "a a\nb\n")
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", dir, "--anthropic-compat"}, env: []string{"XDG_STATE_HOME=" + realTempDir(t)}})
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"str_replace_editor", map[string]any{"command": "view", "path": "f.txt", "view_range": []int{1}}, "got 1 number"},
+		{"str_replace_editor", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "a"}, "at line 1 (2 times)"},
+		{"str_replace_editor", map[string]any{"command": "view", "path": "f.txt", "bogus": 1}, `unknown argument "bogus" (known: `},
+		{"str_replace_editor", map[string]any{"command": "create", "path": "one.txt", "file_text": "x"}, "(1 byte)"},
+		{"str_replace_editor", map[string]any{"command": "insert", "path": "f.txt", "insert_line": 1, "insert_text": "new"}, "Inserted 1 line after line 1"},
+		{"undo", map[string]any{}, "1 file restored"},
+	} {
+		got := text(c.call(tt.tool, tt.args))
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "validating") {
+			t.Errorf("%s %v: got %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}
