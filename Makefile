@@ -30,11 +30,18 @@ run: build
 	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)"
 	exec $(BIN)/boris-gateway --listen 127.0.0.1:$(PORT) $(RUN_FLAGS) -- --workdir "$(run_dir)"
 
-## test: vet and every test, unit and end-to-end (installs Go modules itself)
+## test: vet and every test, unit and end-to-end. It first says what it installs when
+## missing (Go modules; test/interop's npm packages, into ~/.cache/boris-test, never the
+## checkout; nginx, caddy, chromium and ripgrep with apt-get) and then prints a line per
+## test as it ends (test/progress reads go test -json), a failure with its output.
+test: SHELL := /bin/bash
+test: .SHELLFLAGS := -o pipefail -ec
 test:
+	@./scripts/test-needs.sh
 	$(GO) mod download
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) build -o $(BIN)/test-progress ./test/progress
+	$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(BIN)/test-progress
 
 ## soak-checkpoints: the model-based checkpoint test (random agent calls, outside changes and
 ##   undos checked against a model) for many more steps and seeds than make test runs;

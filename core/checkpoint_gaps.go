@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // Recording never fails silently (SPEC §7): a change that could not be
@@ -68,7 +70,7 @@ func (g *ckptGaps) list() []string {
 		out = append(out, "gap  "+g.all[i])
 	}
 	if g.dropped > 0 {
-		out = append(out, fmt.Sprintf("gap  ... and %d earlier changes not recorded", g.dropped))
+		out = append(out, fmt.Sprintf("gap  ... and %s not recorded", plural.N(g.dropped, "earlier change", "earlier changes")))
 	}
 	return out
 }

@@ -19,7 +19,7 @@ import (
 type Config struct {
 	Workdir               string          `flag:"workdir" env:"BORIS_WORKDIR" envDefault:"." help:"initial working directory of the shell and of relative paths"`
 	AllowDirs             []string        `flag:"allow-dir" env:"BORIS_ALLOW_DIRS" help:"directory file tools may touch (repeatable or comma-separated; none = all)"`
-	DenyDirs              []string        `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env) always refused; beats allow (repeatable)"`
+	DenyDirs              []string        `flag:"deny-dir" env:"BORIS_DENY_DIRS" help:"path or doublestar pattern (e.g. **/.env, **/{.env,secrets}) always refused; beats allow (repeatable or comma-separated; commas inside braces belong to the pattern)"`
 	Timeout               int             `flag:"timeout" env:"BORIS_TIMEOUT" envDefault:"120" min:"1" max:"600" want:"seconds between 1 and 600" help:"default bash timeout in seconds"`
 	MaxFileSize           flagenv.Size    `flag:"max-file-size" env:"BORIS_MAX_FILE_SIZE" envDefault:"10MB" help:"largest file view, create_file and str_replace handle and grep searches (10MB, 512KB or bytes)"`
 	DisableTools          []string        `flag:"disable-tools" env:"BORIS_DISABLE_TOOLS" help:"tool names not to register (repeatable; bash also removes the task tools)"`
@@ -33,7 +33,7 @@ type Config struct {
 	Checkpoints           string          `flag:"checkpoints" env:"BORIS_CHECKPOINTS" envDefault:"on" oneof:"on,off" help:"record every change tool calls make in a shadow git repository, for the history, diff and undo tools: on (when git is on PATH) or off"`
 	CheckpointKeep        int             `flag:"checkpoint-keep" env:"BORIS_CHECKPOINT_KEEP" envDefault:"200" min:"1" want:"1 or more" help:"checkpoints kept per working tree; older ones are pruned"`
 	Toolset               string          `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
-	WorkspacesRoot        string          `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (enables workspace_create, workspace_list, get_commit_history and the workspaceId parameter); none = off"`
+	WorkspacesRoot        string          `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (with --toolset filesystem or all: enables workspace_create, workspace_list, get_commit_history and the filesystem tools' workspaceId parameter); none = off"`
 	Extensions            []string        `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
 	StateDir              string          `flag:"state-dir" env:"BORIS_STATE_DIR" helpDefault:"$XDG_STATE_HOME/boris, else ~/.local/state/boris" help:"directory of Boris's own state (checkpoint repositories), always refused to the file tools; boris-gateway gives each principal one outside its directory"`
 	TasksDB               string          `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"SQLite database of the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use"`
@@ -98,6 +98,12 @@ func (c *Config) validate() error {
 	// errors name the flag or the variable the value came from.
 	if _, err := c.level(); err != nil {
 		return err
+	}
+	if c.WorkspacesRoot != "" && c.Toolset == "boris" {
+		// Workspaces are the filesystem tools' (SPEC §8): view, create_file
+		// and str_replace take no workspaceId and commit nothing.
+		return usage("--workspaces-root (BORIS_WORKSPACES_ROOT) needs --toolset filesystem or all (BORIS_TOOLSET): " +
+			"the filesystem tools are the ones that take workspaceId and commit their writes")
 	}
 	return c.validateTools()
 }

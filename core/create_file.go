@@ -7,6 +7,8 @@ import (
 	"io/fs"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 type createFileParams struct {
@@ -42,7 +44,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if existed {
 		verb = "Overwrote"
 	}
-	return textResult(fmt.Sprintf("%s %s (%d bytes).", verb, abs, len(p.Content))), nil
+	return textResult(fmt.Sprintf("%s %s (%s).", verb, abs, plural.S(len(p.Content), "byte"))), nil
 }
 
 // isFile reports whether abs exists; a directory there is an error.

@@ -15,8 +15,10 @@ type fsWriteParams struct {
 	Content string `json:"content" jsonschema:"the file's new content"`
 }
 
-// fsWriteFile implements write_file: create or overwrite a file, in an
-// existing directory, atomically, keeping an overwritten file's mode.
+// fsWriteFile implements write_file: create or overwrite a file,
+// atomically, keeping an overwritten file's mode. Its directory must
+// exist, as server-filesystem has it, except in a workspace (SPEC §8, seed
+// 003), where missing parent directories are created.
 func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
 		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
@@ -25,7 +27,7 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err != nil {
 		return nil, err
 	}
-	existed, err := b.fsWriteTarget(abs)
+	existed, err := b.fsWriteTarget(abs, ws != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +44,14 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 }
 
 // fsWriteTarget checks where write_file will write: its directory must
-// exist (server-filesystem creates no parents) and the path must not be a
-// directory. It reports whether a file is there already.
-func (b *boris) fsWriteTarget(abs string) (bool, error) {
+// exist unless makeParents (server-filesystem creates no parents) and the
+// path must not be a directory. It reports whether a file is there
+// already.
+func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 	dir, err := b.policy.Lstat(filepath.Dir(abs))
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && makeParents:
+		return false, nil // WriteFile makes the directories
 	case errors.Is(err, fs.ErrNotExist):
 		return false, fail(PathNotFound, "Parent directory does not exist: %s (create_directory makes it)", filepath.Dir(abs))
 	case err != nil:

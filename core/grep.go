@@ -10,6 +10,7 @@ import (
 
 	"github.com/mjkoo/boris/core/search"
 	"github.com/mjkoo/boris/internal/flagenv"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // defaultHeadLimit is how many entries grep shows when head_limit is not
@@ -185,7 +186,11 @@ func pageNote(r search.Rendered, offset int, unit string) string {
 	case r.Total == 0 || (r.From == 0 && r.To == r.Total):
 		return ""
 	case offset >= r.Total:
-		return fmt.Sprintf("[Offset %d is past the end: there are %d %s.]", offset, r.Total, unit)
+		verb := "are"
+		if r.Total == 1 {
+			verb = "is"
+		}
+		return fmt.Sprintf("[Offset %d is past the end: there %s %s.]", offset, verb, plural.S(r.Total, strings.TrimSuffix(unit, "s")))
 	case r.Full:
 		return fmt.Sprintf("[Showing %s %d-%d of %d: a result holds at most %s of text. Pass offset: %d for more.]",
 			unit, r.From+1, r.To, r.Total, flagenv.Size(maxResultText), r.To)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // defaultHistoryLimit is how many checkpoints history lists unless asked.
@@ -60,7 +62,7 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 		fmt.Fprintf(&sb, "%s  %s  %s: %s\n", cp.ID, time.Unix(cp.Time, 0).Format("2006-01-02 15:04:05"), cp.Tool, cp.Summary)
 		for i, f := range cp.Files {
 			if i == maxFilesShown {
-				fmt.Fprintf(&sb, "    ... and %d more files (diff shows them all)\n", len(cp.Files)-i)
+				fmt.Fprintf(&sb, "    ... and %s (diff shows them all)\n", plural.N(len(cp.Files)-i, "more file", "more files"))
 				break
 			}
 			fmt.Fprintf(&sb, "    %s %s\n", f.Status, f.Path)

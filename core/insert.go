@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // insert puts text after line `after` of the file at path (0 = before the
@@ -26,7 +28,7 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	}
 	lines := countLines(data)
 	if after > lines {
-		return nil, fail(InvalidInput, "insert_line %d is past the end of %s, which has %d lines", after, abs, lines)
+		return nil, fail(InvalidInput, "insert_line %d is past the end of %s, which has %s", after, abs, plural.S(lines, "line"))
 	}
 	result := insertAt(data, after, []byte(text))
 	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
@@ -34,8 +36,8 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	}
 	b.recordFiles(ctx, "insert", b.treeRel(abs), abs)
 	added := countLines([]byte(text))
-	return textResult(fmt.Sprintf("Inserted %d lines after line %d of %s. The region now reads:\n%s",
-		added, after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil
+	return textResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",
+		plural.S(added, "line"), after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil
 }
 
 // insertAt returns data with text inserted as whole lines after line n.

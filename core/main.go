@@ -26,6 +26,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/internal/reaper"
+	"github.com/mjkoo/boris/internal/terminal"
 )
 
 // Main runs boris with the given arguments (without the program name) and
@@ -63,6 +64,10 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		sdkFloor = slog.LevelDebug
 	}
 	sdkLog, _ := cfg.logger(stderr, sdkFloor)
+	// Boris stops the SDK's Run itself at every ordinary end (stdin closed,
+	// a signal), which the SDK reports as an error: boris says how it
+	// stopped instead ("boris stopped").
+	sdkLog = slog.New(withoutRunCancelled{sdkLog.Handler()})
 	if cfg.Check {
 		return check(cfg, environ, stdout, log)
 	}
@@ -102,6 +107,9 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
+	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
+		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
+	}
 	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
 		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
@@ -124,6 +132,37 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	log.Info("boris stopped", "err", err)
 	return err
+}
+
+// terminalNote is what boris says when a person starts it in a terminal:
+// it reads MCP messages on stdin, so it would seem to hang. One line.
+func terminalNote(workdir string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/path/to/boris"
+	}
+	return fmt.Sprintf("boris is an MCP server: it expects an MCP client on stdin, not typing. "+
+		"Connect a client by adding boris to its configuration (Claude Code: claude mcp add boris -- %s --workdir %s; "+
+		"others: see Connecting a client in the README). Ctrl-D exits.", exe, workdir)
+}
+
+// withoutRunCancelled is a slog.Handler that drops the SDK's "server run
+// cancelled" error, which only says that boris stopped the server itself.
+type withoutRunCancelled struct{ slog.Handler }
+
+func (h withoutRunCancelled) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "server run cancelled" {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h withoutRunCancelled) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return withoutRunCancelled{h.Handler.WithAttrs(attrs)}
+}
+
+func (h withoutRunCancelled) WithGroup(name string) slog.Handler {
+	return withoutRunCancelled{h.Handler.WithGroup(name)}
 }
 
 // exitGrace bounds how long boris waits for its tool calls once told to

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -192,21 +193,86 @@ func (b *boris) instructions() string {
 	if b.cfg.ReadOnly {
 		sb.WriteString("This server is read-only: files can be viewed and searched, not changed.\n")
 	}
-	if denied := b.policy.Denied(); len(denied) > 0 {
-		fmt.Fprintf(&sb, "Always refused: %s.\n", strings.Join(denied, ", "))
+	switch shown, others := b.deniedForAgent(); {
+	case len(shown) > 0 && others:
+		fmt.Fprintf(&sb, "Always refused: %s, and some paths outside the working directory.\n", strings.Join(shown, ", "))
+	case len(shown) > 0:
+		fmt.Fprintf(&sb, "Always refused: %s.\n", strings.Join(shown, ", "))
+	case others:
+		sb.WriteString("Always refused: some paths outside the working directory.\n")
 	}
-	sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " +
-		b.sandboxNote() +
-		"Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next. " +
-		"View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
-	if b.ckpt != nil && !b.cfg.disabled("history") {
-		sb.WriteString(" Every change made through these tools (bash included, within the working tree) is recorded as a checkpoint: " +
+	bash := b.registered("bash")
+	if bash {
+		sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " + b.sandboxNote())
+	} else {
+		sb.WriteString("Relative paths resolve against the working directory. ")
+	}
+	sb.WriteString("Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next.")
+	if b.registeredLike("str_replace") {
+		sb.WriteString(" View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
+	}
+	if b.registered("history") {
+		also := ""
+		if bash {
+			also = " (bash included, within the working tree)"
+		}
+		sb.WriteString(" Every change made through these tools" + also + " is recorded as a checkpoint: " +
 			"history lists them, diff shows one, undo reverts one (and can itself be undone).")
 	}
-	if !b.cfg.disabled("bash") {
+	if bash && b.registered("task_output") {
 		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}
 	return sb.String()
+}
+
+// registered reports whether the server registers the tool name: one of
+// the toolset's, not disabled, and for history, diff and undo, with
+// checkpoints on. The instructions describe only such tools.
+func (b *boris) registered(name string) bool {
+	if b.cfg.disabled(name) || (b.ckpt == nil && isCheckpointTool(name)) {
+		return false
+	}
+	return slices.ContainsFunc(b.specs(), func(s toolSpec) bool { return s.name == name })
+}
+
+// registeredLike reports whether the server registers name or a tool
+// whose name starts with name and "_" (str_replace_editor for
+// str_replace).
+func (b *boris) registeredLike(name string) bool {
+	for _, s := range b.specs() {
+		if (s.name == name || strings.HasPrefix(s.name, name+"_")) && b.registered(s.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedForAgent splits the deny entries into those the instructions
+// name, patterns such as **/.env and paths within the working directory
+// or the allowed directories, and the rest, which lie elsewhere: what a
+// gateway denies to keep its own state and secrets from its cores
+// (state directory, token files). Those are summed up, not named: where
+// the gateway keeps them is none of the agent's business.
+func (b *boris) deniedForAgent() (shown []string, others bool) {
+	near := append([]string{b.shell.Dir()}, b.policy.Allowed()...)
+	for _, e := range b.policy.Denied() {
+		if !filepath.IsAbs(e) || slices.ContainsFunc(near, func(dir string) bool { return within(literalPrefix(e), dir) }) {
+			shown = append(shown, e)
+		} else {
+			others = true
+		}
+	}
+	return shown, others
+}
+
+// literalPrefix is the directory part of pattern before its first glob
+// metacharacter: the whole of a plain path.
+func literalPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[{\\")
+	if i < 0 {
+		return filepath.Clean(pattern)
+	}
+	return filepath.Dir(pattern[:i] + "x")
 }
 
 // sandboxNote tells the agent how far its commands reach.
@@ -309,7 +375,7 @@ func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, chec
 		return in, fail(InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
 	}
 	if err := resolved.Validate(instance); err != nil {
-		return in, fail(InvalidInput, "invalid arguments: %v", err)
+		return in, fail(InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
 	}
 	if err := jsonscan.Unmarshal(raw, &in); err != nil {
 		return in, fail(InvalidInput, "invalid arguments: %v", err)

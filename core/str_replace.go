@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // snippetContext is how many lines around an edit str_replace shows.
@@ -80,7 +82,7 @@ func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
 	case e.count == 0:
 		return nil, fail(NotFoundInFile, "old_str was not found in %s. It must match exactly, including whitespace and indentation: view the file and copy the current text", abs)
 	case e.count > 1 && !p.ReplaceAll:
-		return nil, fail(AmbiguousMatch, "old_str occurs %d times in %s, at lines %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
+		return nil, fail(AmbiguousMatch, "old_str occurs %d times in %s, %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
 			e.count, abs, matchLines(data, e.old))
 	}
 	at := bytes.Index(data, e.old)
@@ -94,13 +96,15 @@ func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
 	return e, nil
 }
 
-// maxMatchLines is how many match lines an AMBIGUOUS_MATCH error lists.
+// maxMatchLines is how many occurrences an AMBIGUOUS_MATCH error places.
 const maxMatchLines = 100
 
-// matchLines lists the starting line of every occurrence of old in data,
-// the first maxMatchLines of them when there are more.
+// matchLines says where old occurs in data: "at line 4 (2 times)", "at
+// lines 1, 3", "at lines 2 (3 times), 9", each line once with how many
+// occurrences start on it, and "and N more" past the first maxMatchLines.
 func matchLines(data, old []byte) string {
-	var lines []string
+	type at struct{ line, n int }
+	var lines []at
 	n, line, counted := 0, 1, 0 // counted: bytes of data whose lines are in line
 	for off := 0; ; {
 		i := bytes.Index(data[off:], old)
@@ -110,21 +114,36 @@ func matchLines(data, old []byte) string {
 		if n++; n <= maxMatchLines {
 			line += bytes.Count(data[counted:off+i], []byte("\n"))
 			counted = off + i
-			lines = append(lines, fmt.Sprint(line))
+			if k := len(lines) - 1; k >= 0 && lines[k].line == line {
+				lines[k].n++
+			} else {
+				lines = append(lines, at{line, 1})
+			}
 		}
 		off += i + max(len(old), 1)
 	}
-	if n > maxMatchLines {
-		lines = append(lines, fmt.Sprintf("and %d more", n-maxMatchLines))
+	parts := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		if l.n > 1 {
+			parts = append(parts, fmt.Sprintf("%d (%d times)", l.line, l.n))
+		} else {
+			parts = append(parts, fmt.Sprint(l.line))
+		}
 	}
-	return strings.Join(lines, ", ")
+	if n > maxMatchLines {
+		parts = append(parts, fmt.Sprintf("and %d more", n-maxMatchLines))
+	}
+	if len(parts) == 1 {
+		return "at line " + parts[0]
+	}
+	return "at lines " + strings.Join(parts, ", ")
 }
 
 // report describes a done edit: the count for replace_all, otherwise the
 // edited region with line numbers so the agent can check it.
 func (e *edit) report(abs string) string {
 	if e.count > 1 {
-		return fmt.Sprintf("Replaced %d occurrences in %s.", e.count, abs)
+		return fmt.Sprintf("Replaced %s in %s.", plural.S(e.count, "occurrence"), abs)
 	}
 	last := e.firstLine + bytes.Count(bytes.TrimSuffix(e.new, []byte("\n")), []byte("\n"))
 	return fmt.Sprintf("Edited %s. The edited region now reads:\n%s", abs,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // Background tasks (SPEC §2.4): bash with run_in_background starts one,
@@ -35,9 +36,9 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 	t, err := b.shell.Start(command, shell.Options{Timeout: lifetime, MaxTasks: limit})
 	switch {
 	case errors.Is(err, shell.ErrTaskLimit):
-		return nil, fail(TaskLimit, "%d background tasks are already running (--background-task-limit is %d); "+
+		return nil, fail(TaskLimit, "%s already running (--background-task-limit is %d); "+
 			"wait for one to finish (task_output with block: true) or end one with task_stop. Running: %s",
-			limit, limit, describeTasks(b.shell.Tasks(), true))
+			plural.N(limit, "background task is", "background tasks are"), limit, describeTasks(b.shell.Tasks(), true))
 	case err != nil:
 		return nil, fail(ExecError, "could not start the command: %v", err)
 	}

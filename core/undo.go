@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 type undoParams struct {
@@ -64,12 +65,12 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	for _, r := range removalsFirst(restores) {
 		if err := b.restore(r); err != nil {
 			b.record(ctx, "undo", "undo "+id+" (partly)", paths...)
-			return nil, fmt.Errorf("undo %s: restored %d of %d files, then: %w", id, len(done), len(restores), err)
+			return nil, fmt.Errorf("undo %s: restored %d of %s, then: %w", id, len(done), plural.S(len(restores), "file"), err)
 		}
 		done = append(done, restoreLine(r))
 	}
 	cp := b.recordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
-	text := fmt.Sprintf("Undid %s: %d files restored to their state before it:\n%s", id, len(done), strings.Join(done, "\n"))
+	text := fmt.Sprintf("Undid %s: %s restored to the state before it:\n%s", id, plural.S(len(done), "file"), strings.Join(done, "\n"))
 	if cp != nil {
 		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
 	}

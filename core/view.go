@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/internal/flagenv"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // defaultViewLines is how many lines view shows without a view_range.
@@ -66,7 +67,7 @@ func parseRange(r []int) (*lineRange, error) {
 	case r == nil:
 		return nil, nil
 	case len(r) != 2:
-		return nil, fail(InvalidInput, "view_range must be [start, end], got %d numbers", len(r))
+		return nil, fail(InvalidInput, "view_range must be [start, end], got %s", plural.S(len(r), "number"))
 	case r[0] < 1:
 		return nil, fail(InvalidInput, "view_range start must be 1 or more, got %d", r[0])
 	case r[1] == -1:
@@ -95,7 +96,7 @@ func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*m
 		return b.viewImage(f, abs, size, head, mime)
 	}
 	if isBinary(head) {
-		return nil, fail(BinaryFile, "%s is a binary file (%d bytes, detected type %s); view shows text and images only", abs, size, http.DetectContentType(head))
+		return nil, fail(BinaryFile, "%s is a binary file (%s, detected type %s); view shows text and images only", abs, plural.S(int(size), "byte"), http.DetectContentType(head))
 	}
 	if rng == nil && size > int64(b.cfg.MaxFileSize) {
 		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
@@ -143,7 +144,7 @@ func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToo
 	case total == 0:
 		return textResult(fmt.Sprintf("%s is empty.", abs)), nil
 	case w.start > total:
-		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %d lines", w.start, abs, total)
+		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %s", w.start, abs, plural.S(total, "line"))
 	case w.full:
 		next := w.shown + 1
 		fmt.Fprintf(&w.sb, "\n[Showing lines %d-%d of %d: a result holds at most %s of text. Pass view_range, e.g. [%d, %d], to see more.]\n",

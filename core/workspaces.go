@@ -201,10 +201,12 @@ var commitHistoryTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Workspace commit history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 }
 
-// workspaceSpecs are the workspace tools, registered with --workspaces-root.
-// --read-only keeps only the reading ones.
+// workspaceSpecs are the workspace tools, registered with --workspaces-root
+// beside the filesystem tools, the ones that take workspaceId (validate
+// refuses --workspaces-root with --toolset boris). --read-only keeps only
+// the reading ones.
 func (b *boris) workspaceSpecs() []toolSpec {
-	if b.cfg.WorkspacesRoot == "" {
+	if b.cfg.WorkspacesRoot == "" || b.cfg.Toolset == "boris" {
 		return nil
 	}
 	specs := []toolSpec{

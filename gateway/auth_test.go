@@ -645,8 +645,8 @@ func TestAuthGenerateTokenFlag(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	printConnect(&out, g.url, as.generated)
-	for _, want := range []string{as.generated, g.url, "Authorization: Bearer " + as.generated} {
+	printConnect(&out, g.url, as.generated, false)
+	for _, want := range []string{as.generated, g.url, "Authorization: Bearer " + as.generated, "--dashboard-operator generated"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("connect instructions: got %q, want them to contain %q", out.String(), want)
 		}

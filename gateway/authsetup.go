@@ -46,7 +46,7 @@ func (c *Config) authSetup(ctx context.Context, log *slog.Logger) (*authSetup, e
 	s := &authSetup{static: static}
 	if c.GenerateToken || (static.Len() == 0 && jwtv == nil) {
 		s.generated = auth.GenerateToken()
-		static.AddToken("generated", s.generated)
+		static.AddToken(generatedSubject, s.generated)
 	}
 	opts := auth.Options{Verifiers: verifiers, Logger: log}
 	if len(c.AuthorizationServer) > 0 {
@@ -66,6 +66,19 @@ func (c *Config) noAuth() (*authSetup, error) {
 	}
 	return &authSetup{}, nil
 }
+
+// onePrincipal reports whether the token generated at start-up is the
+// only credential the gateway accepts (nothing configured, as with make
+// run): there is then exactly one principal, subject "generated", the
+// person who started the gateway and was shown the token. It is the
+// dashboard's operator (it may read /metrics) and keeps its board and
+// checkpoints where boris keeps them for its user, as with --auth none.
+func (c *Config) onePrincipal() bool {
+	return c.Auth != "none" && len(c.Tokens) == 0 && c.TokenFile == "" && !c.jwtConfigured()
+}
+
+// generatedSubject is the subject of the token generated at start-up.
+const generatedSubject = "generated"
 
 func (c *Config) jwtConfigured() bool {
 	return c.JWTSecretFile != "" || c.JWTSecret != "" || len(c.JWTPublicKeys) > 0 || c.JWKSURL != ""
@@ -222,11 +235,14 @@ func cleanRune(r rune) bool {
 }
 
 // printConnect tells the operator how to connect a client, with the
-// generated token when there is one. It goes to stderr once, at start-up.
-func printConnect(w io.Writer, url, token string) {
+// generated token when there is one, and how to see the dashboard and the
+// metrics with it (operator: the token may read /metrics; otherwise what
+// would make it so). It goes to stderr once, at start-up.
+func printConnect(w io.Writer, url, token string, operator bool) {
 	if token == "" {
 		return
 	}
+	base := strings.TrimSuffix(url, "/mcp")
 	fmt.Fprintf(w, `
 boris-gateway generated a bearer token for this run (not stored; a restart makes a new one):
 
@@ -241,5 +257,11 @@ Cursor (~/.cursor/mcp.json) and other clients with HTTP support:
 Claude Desktop (through mcp-remote):
   {"mcpServers": {"boris": {"command": "npx", "args": ["mcp-remote", "%[1]s", "--header", "Authorization: Bearer %[2]s"]}}}
 
-`, url, token)
+Dashboard: open %[3]s/dashboard and log in with the token.
+`, url, token, base)
+	if operator {
+		fmt.Fprintf(w, "Metrics (Prometheus text; the token's subject, %q, is the dashboard operator):\n  curl -H \"Authorization: Bearer %s\" %s/metrics\n\n", generatedSubject, token, base)
+		return
+	}
+	fmt.Fprintf(w, "Metrics: this token (subject %q) may read %s/metrics once the gateway is started with --dashboard-operator %s.\n\n", generatedSubject, base, generatedSubject)
 }

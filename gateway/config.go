@@ -37,12 +37,12 @@ type Config struct {
 	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
 	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
 	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
-	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" help:"static bearer token, NAME=TOKEN names its subject (repeatable; at least 16 characters)"`
+	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" split:"env" help:"static bearer token, NAME=TOKEN names its subject (repeatable, each whole; the variable is comma-separated; at least 16 characters)"`
 	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
 	GenerateToken       bool          `flag:"generate-token" env:"BORIS_GATEWAY_GENERATE_TOKEN" envDefault:"false" help:"generate a random token at start-up and print it once on stderr"`
 	JWTSecretFile       string        `flag:"jwt-secret-file" env:"BORIS_GATEWAY_JWT_SECRET_FILE" help:"file holding an HMAC secret (at least 32 bytes) for HS256/384/512 JWTs"`
 	JWTSecret           string        `env:"BORIS_GATEWAY_JWT_SECRET"`
-	JWTPublicKeys       []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable)"`
+	JWTPublicKeys       []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" split:"env" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable, each whole; the variable is comma-separated)"`
 	JWKSURL             string        `flag:"jwks-url" env:"BORIS_GATEWAY_JWKS_URL" help:"JSON Web Key Set URL of your identity provider (cached; refreshed on an unknown kid)"`
 	JWTIssuer           string        `flag:"jwt-issuer" env:"BORIS_GATEWAY_JWT_ISSUER" help:"required iss claim of JWTs"`
 	JWTAudience         string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" helpDefault:"the --public-url" help:"required aud claim of JWTs"`
@@ -64,6 +64,8 @@ type Config struct {
 
 	// CoreArgs are the arguments after "--", passed to every core.
 	CoreArgs []string
+
+	tokenArgs bool // a --token was given on the command line
 }
 
 var command = flagenv.Command{
@@ -81,6 +83,7 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		return nil, err
 	}
 	cfg.CoreArgs = rest
+	cfg.tokenArgs = hasFlag(args, "token")
 	return &cfg, cfg.validate()
 }
 

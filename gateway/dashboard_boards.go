@@ -31,6 +31,11 @@ import (
 //     every tree a principal can write (SPEC §6).
 //   - without authentication (--auth none) there is one principal, and
 //     its board is the gateway user's ~/.boris/boris.db, the CLI's default.
+//     So it is when the token generated at start-up is the only
+//     credential (make run): its holder is the one principal, the person
+//     who started the gateway, and its cores keep their default state, as
+//     boris run by a client would. No other principal's board or
+//     checkpoints exist for its commands to read.
 
 // boardsDirName is the directory of principals' boards in --state-dir.
 const boardsDirName = "boards"
@@ -66,7 +71,7 @@ func (c *Config) stateDir(environ []string) string {
 // directory.
 func (c *Config) boardsDir(environ []string) (string, error) {
 	state := c.stateDir(environ)
-	if c.TasksDB != "" || state == "" || c.Auth == "none" {
+	if c.TasksDB != "" || state == "" || c.Auth == "none" || (c.onePrincipal() && c.WorkdirTemplate == "") {
 		return "", nil
 	}
 	dir := filepath.Join(state, boardsDirName)
@@ -88,7 +93,7 @@ func (c *Config) boardsDir(environ []string) (string, error) {
 // user), or no state directory.
 func (c *Config) principalsDir(environ []string) (string, error) {
 	state := c.stateDir(environ)
-	if state == "" || (c.Auth == "none" && c.WorkdirTemplate == "") {
+	if state == "" || ((c.Auth == "none" || c.onePrincipal()) && c.WorkdirTemplate == "") {
 		return "", nil
 	}
 	dir := filepath.Join(state, principalsDirName)

@@ -14,6 +14,9 @@ const minMetricsToken = 16
 // reading --metrics-token-file.
 func (c *Config) dashboardOptions() (DashboardOptions, error) {
 	d := DashboardOptions{Operators: operatorKeys(c.DashboardOperators), MetricsOpen: c.MetricsAuth == "none"}
+	if c.onePrincipal() {
+		d.Operators = append(d.Operators, operatorKeys([]string{generatedSubject})...)
+	}
 	if c.MetricsTokenFile == "" {
 		return d, nil
 	}

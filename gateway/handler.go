@@ -262,6 +262,10 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("GET /.well-known/oauth-protected-resource", h.opts.Metadata)
 		mux.Handle("GET /.well-known/oauth-protected-resource/", h.opts.Metadata)
 	}
+	// OAuth clients probe these paths and parse what comes back as JSON.
+	for _, path := range oauthPaths {
+		mux.HandleFunc(path, h.oauthNotFound)
+	}
 	var mcp http.Handler = http.HandlerFunc(h.serveMCP)
 	if h.opts.Authenticate != nil {
 		mcp = h.opts.Authenticate(mcp)

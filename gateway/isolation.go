@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjkoo/boris/core"
 	"github.com/mjkoo/boris/internal/cgroup"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // Isolation is what the gateway enforces around every core (SPEC §6),
@@ -53,7 +54,7 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 	if err := c.checkSecrets(rep, secrets, log); err != nil {
 		return nil, nil, err
 	}
-	c.warnCommandLineTokens(environ, log)
+	c.warnCommandLineTokens(log)
 	iso := &Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != ""}
 	if rep.Sandbox.Enforced {
 		iso.Sandbox = "landlock"
@@ -105,19 +106,16 @@ func (c *Config) cgroups(iso *Isolation, log *slog.Logger) (*cgroup.Manager, err
 	return m, nil
 }
 
-// warnCommandLineTokens warns when tokens were given as --token arguments
-// of a multi-user gateway: /proc/PID/cmdline is readable by every process
-// of the host, confined or not.
-func (c *Config) warnCommandLineTokens(environ []string, log *slog.Logger) {
-	if len(c.Tokens) == 0 || (c.WorkdirTemplate == "" && len(c.Tokens) < 2) {
+// warnCommandLineTokens warns when tokens were given as --token
+// arguments: /proc/PID/cmdline (what ps shows) is readable by every
+// process of the host, confined or not, so any local user or command can
+// read them there.
+func (c *Config) warnCommandLineTokens(log *slog.Logger) {
+	if !c.tokenArgs {
 		return
 	}
-	for _, kv := range environ {
-		if strings.HasPrefix(kv, "BORIS_GATEWAY_TOKENS=") {
-			return // from the environment, not argv
-		}
-	}
-	log.Warn("tokens given as --token are visible to every process in /proc/PID/cmdline; use --token-file (e.g. a systemd credential)")
+	log.Warn("tokens given as --token are visible to every process on this host (ps, /proc/PID/cmdline); " +
+		"use --token-file (e.g. a systemd credential) or BORIS_GATEWAY_TOKENS instead")
 }
 
 // checkCore runs `boris --check` with the given arguments and environment:
@@ -142,11 +140,20 @@ func checkCore(path string, args, environ []string) (*core.CheckReport, error) {
 	return &rep, nil
 }
 
-// secretFiles are the gateway's own token, secret and key files, resolved:
-// no core may read them (SPEC §6).
+// secretFiles are the gateway's own token and secret files, and a
+// --jwt-public-key file that holds private material too, resolved: no core
+// may read them (SPEC §6). Public keys are not secrets.
 func (c *Config) secretFiles() []string {
 	var out []string
-	for _, p := range append([]string{c.TokenFile, c.JWTSecretFile, c.MetricsTokenFile}, c.JWTPublicKeys...) {
+	files := []string{c.TokenFile, c.JWTSecretFile, c.MetricsTokenFile}
+	for _, p := range c.JWTPublicKeys {
+		// A public key is public: cores may read it. A file that also
+		// holds private material (a key pair in one PEM file) is not.
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte("PRIVATE KEY")) {
+			files = append(files, p)
+		}
+	}
+	for _, p := range files {
 		if p == "" {
 			continue
 		}
@@ -242,10 +249,12 @@ func listFlag(args, environ []string, flag, env string, values ...string) []stri
 	if !hasFlag(args, flag) {
 		for _, kv := range environ {
 			if v, ok := strings.CutPrefix(kv, env+"="); ok {
-				for _, item := range strings.Split(v, ",") {
-					if item = strings.TrimSpace(item); item != "" {
-						args = append(args, "--"+flag, item)
-					}
+				items, err := flagenv.SplitList(v) // as the core reads it: "**/{.env,secrets}" is one
+				if err != nil {
+					items = []string{v} // the core refuses it, saying why
+				}
+				for _, item := range items {
+					args = append(args, "--"+flag, item)
 				}
 			}
 		}

@@ -40,6 +40,17 @@ func TestListFlag(t *testing.T) {
 	}
 }
 
+// TestListFlagBraces: the operator's BORIS_DENY_DIRS reaches the cores as
+// the core reads it: a comma inside a brace pattern is not a separator.
+func TestListFlagBraces(t *testing.T) {
+	env := []string{"BORIS_DENY_DIRS=**/{.env,secrets}, **/*.pem"}
+	got := listFlag(nil, env, "deny-dir", "BORIS_DENY_DIRS", "/state")
+	want := []string{"--deny-dir", "**/{.env,secrets}", "--deny-dir", "**/*.pem", "--deny-dir", "/state"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestTemplateRoot(t *testing.T) {
 	for tmpl, want := range map[string]string{
 		"/srv/boris/{sub}":      "/srv/boris",

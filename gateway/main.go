@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -115,7 +116,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		attrs = append(attrs, "node", cfg.NodeID)
 	}
 	log.Info("boris-gateway listening", attrs...)
-	printConnect(stderr, url, as.generated)
+	printConnect(stderr, url, as.generated, cfg.onePrincipal() || slices.Contains(cfg.DashboardOperators, generatedSubject) || cfg.MetricsAuth == "none")
 	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, cfg.drainLinger(), log)
 }
 

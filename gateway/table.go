@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // table holds the open sessions and ends them: on DELETE, idle timeout,
@@ -59,7 +61,7 @@ func (t *table) reserve(p Principal, perSubject int) error {
 	defer t.mu.Unlock()
 	switch {
 	case p.SubjectKey != "" && t.held[p.SubjectKey] >= perSubject:
-		return fmt.Errorf("%w: this subject holds its maximum of %d sessions", errSubjectFull, perSubject)
+		return fmt.Errorf("%w: this subject holds its maximum of %s", errSubjectFull, plural.S(perSubject, "session"))
 	case len(t.sessions)+t.reserved >= t.max:
 		return errFull
 	}

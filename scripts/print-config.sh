@@ -28,5 +28,10 @@ Flags: "$boris" --help
 
 Remote use (HTTP): starting boris-gateway on http://127.0.0.1:$port/mcp now; it prints a
 generated bearer token and client configurations below (none with RUN_FLAGS='--auth none').
+That token (its subject is "generated") also opens the dashboard and the metrics:
+
+  http://127.0.0.1:$port/dashboard                 (log in with the token)
+  curl -H "Authorization: Bearer TOKEN" http://127.0.0.1:$port/metrics
+
 Ctrl-C stops it.
 CONFIG

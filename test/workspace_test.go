@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -38,7 +39,7 @@ type wsCreated struct {
 func TestWorkspaceCreateAndList(t *testing.T) {
 	dir := realTempDir(t)
 	root := filepath.Join(dir, "ws")
-	c := startCore(t, "--workdir", dir, "--workspaces-root", root)
+	c := startCore(t, "--workdir", dir, "--workspaces-root", root, "--toolset", "filesystem")
 
 	for _, tc := range []struct{ name, want string }{
 		{"My First Workspace", "my-first-workspace"},
@@ -106,7 +107,7 @@ func TestWorkspaceCreateAndList(t *testing.T) {
 // name both get the plain id, and each lists only its own.
 func TestWorkspacesPerPrincipal(t *testing.T) {
 	root := filepath.Join(realTempDir(t), "work")
-	g := startAuthGateway(t, []string{"BORIS_WORKSPACES_ROOT=workspaces"},
+	g := startAuthGateway(t, []string{"BORIS_WORKSPACES_ROOT=workspaces", "BORIS_TOOLSET=all"},
 		"--token", "alice="+authAlice, "--token", "bob="+authBob, "--workdir-template", root+"/{sub}")
 	for _, p := range []struct{ name, token string }{{"alice", authAlice}, {"bob", authBob}} {
 		s := g.connect(p.token)
@@ -189,6 +190,50 @@ func TestWorkspaceWritesAreCommitted(t *testing.T) {
 		t.Errorf("history of users/data.txt, limit 2: %+v, want the move and the edit", perPath)
 	}
 	c.fails("INVALID_INPUT", "get_commit_history", map[string]any{"workspaceId": ws, "limit": 5000})
+}
+
+// TestWorkspaceWriteMakesParents: inside a workspace write_file creates
+// missing parent directories and commits the file (seed 003); outside
+// one it refuses them, as server-filesystem does.
+func TestWorkspaceWriteMakesParents(t *testing.T) {
+	dir := realTempDir(t)
+	c := startCore(t, "--workdir", dir, "--workspaces-root", filepath.Join(dir, "ws"), "--toolset", "filesystem")
+	ws := wsResult[wsCreated](t, c.call("workspace_create", map[string]any{"name": "deep"}))
+	out := c.ok("write_file", map[string]any{"workspaceId": ws.WorkspaceID, "path": "a/b/c.txt", "content": "x\n"})
+	if got := readFile(t, filepath.Join(ws.Path, "a", "b", "c.txt")); got != "x\n" || !strings.Contains(out, "\nCommitted ") {
+		t.Errorf("write_file a/b/c.txt in a workspace: result %q, file %q; want it written and committed", out, got)
+	}
+	log := wsResult[struct{ Log []struct{ Message string } }](t, c.call("get_commit_history", map[string]any{"workspaceId": ws.WorkspaceID}))
+	if len(log.Log) != 1 || log.Log[0].Message != "mcp/fs/write_file: Create a/b/c.txt" {
+		t.Errorf("history: got %+v, want one commit creating a/b/c.txt", log.Log)
+	}
+	c.fails("PATH_NOT_FOUND", "write_file", map[string]any{"path": "x/y/z.txt", "content": "x"})
+	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+		t.Errorf("write_file outside a workspace made x/: %v", err)
+	}
+}
+
+// TestWorkspacesNeedFilesystemTools: the workspace tools come with the
+// tools that take workspaceId (--toolset filesystem or all); --toolset
+// boris, whose view, create_file and str_replace take none, refuses
+// --workspaces-root at start, naming the fix.
+func TestWorkspacesNeedFilesystemTools(t *testing.T) {
+	dir := realTempDir(t)
+	for _, env := range [][]string{nil, {"BORIS_TOOLSET=boris"}} {
+		_, stderr, code := runBoris(t, env, "--workdir", dir, "--workspaces-root", filepath.Join(dir, "ws"))
+		if code != 2 || !strings.Contains(stderr, "--toolset filesystem or all") {
+			t.Errorf("--workspaces-root with the boris toolset (env %v): exit %d, stderr %q; want 2 and the toolsets that work", env, code, stderr)
+		}
+	}
+	for _, ts := range []string{"filesystem", "all"} {
+		c := startCore(t, "--workdir", dir, "--workspaces-root", filepath.Join(dir, "ws"), "--toolset", ts)
+		names := toolNames(t, c)
+		for _, want := range []string{"workspace_create", "workspace_list", "get_commit_history", "write_file"} {
+			if !slices.Contains(names, want) {
+				t.Errorf("--toolset %s: tools %v, want %s", ts, names, want)
+			}
+		}
+	}
 }
 
 // TestWorkspaceEscapesAndGitTampering: a workspaceId confines paths to the

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mjkoo/boris/internal/flagenv"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // cliUsage is `boris tasks --help`.
@@ -20,7 +21,11 @@ Commands:
   add DESCRIPTION [--priority 1-5] [--parent ID] [--context TEXT]   write a task down
   list [--status STATUS] [--ready] [--parent ID] [--limit N]         list tasks (open first, by priority)
   show ID                                                            one task in full, with its blockers
+  start ID                                                           mark a task in_progress
   done ID [--result TEXT]                                            mark a task done
+  cancel ID [--result TEXT]                                          mark a task cancelled (kept on the board)
+  status ID STATUS [--result TEXT]                                   set any status: pending, in_progress, done, cancelled
+  delete ID                                                          delete a task (refused while it blocks others or has subtasks)
   block ID BLOCKER_ID                                                ID waits for BLOCKER_ID
   unblock ID BLOCKER_ID                                              ID no longer waits for BLOCKER_ID
 
@@ -29,6 +34,9 @@ Flags go before or after the arguments; "--" ends them (for a description starti
   --json            print JSON instead of text
 Exit status: 0 done, 1 refused or not found, 2 bad usage.
 `
+
+// commandNames lists the commands for usage errors.
+const commandNames = "add, list, show, start, done, cancel, status, delete, block or unblock"
 
 // cli holds one `boris tasks` invocation's settings.
 type cli struct {
@@ -60,13 +68,14 @@ func CLI(ctx context.Context, args, environ []string, stdout io.Writer) error {
 		return err
 	}
 	if len(rest) == 0 {
-		return usageErr("a command is missing: add, list, show, done, block or unblock (see boris tasks --help)")
+		return usageErr("a command is missing: %s (see boris tasks --help)", commandNames)
 	}
 	run, ok := map[string]func(context.Context, []string) error{
-		"add": c.add, "list": c.list, "show": c.show, "done": c.done, "block": c.block, "unblock": c.unblock,
+		"add": c.add, "list": c.list, "show": c.show, "start": c.start, "done": c.done, "cancel": c.cancel,
+		"status": c.status, "delete": c.delete, "block": c.block, "unblock": c.unblock,
 	}[rest[0]]
 	if !ok {
-		return usageErr("unknown command %q: want add, list, show, done, block or unblock", rest[0])
+		return usageErr("unknown command %q: want %s", rest[0], commandNames)
 	}
 	c.path, err = ExpandPath(c.path, env["HOME"])
 	if err != nil {
@@ -124,7 +133,7 @@ func (c *cli) args(fs *flag.FlagSet, args []string, n int, what string) ([]strin
 		return nil, err
 	}
 	if len(pos) != n {
-		return nil, usageErr("%s: want %s, got %d arguments", fs.Name(), what, len(pos))
+		return nil, usageErr("%s: want %s, got %s", fs.Name(), what, plural.S(len(pos), "argument"))
 	}
 	return pos, nil
 }
@@ -223,10 +232,72 @@ func (c *cli) show(ctx context.Context, args []string) error {
 	return c.print(text, b)
 }
 
+func (c *cli) start(ctx context.Context, args []string) error {
+	pos, err := c.args(c.flags("start"), args, 1, "one task ID")
+	if err != nil {
+		return err
+	}
+	return c.setStatus(ctx, pos[0], InProgress, "")
+}
+
 func (c *cli) done(ctx context.Context, args []string) error {
 	fs := c.flags("done")
 	result := fs.String("result", "", "")
 	pos, err := c.args(fs, args, 1, "one task ID")
+	if err != nil {
+		return err
+	}
+	return c.setStatus(ctx, pos[0], Done, *result)
+}
+
+func (c *cli) cancel(ctx context.Context, args []string) error {
+	fs := c.flags("cancel")
+	result := fs.String("result", "", "")
+	pos, err := c.args(fs, args, 1, "one task ID")
+	if err != nil {
+		return err
+	}
+	return c.setStatus(ctx, pos[0], Cancelled, *result)
+}
+
+func (c *cli) status(ctx context.Context, args []string) error {
+	fs := c.flags("status")
+	result := fs.String("result", "", "")
+	pos, err := c.args(fs, args, 2, "ID and STATUS")
+	if err != nil {
+		return err
+	}
+	st := Status(pos[1])
+	if !st.Valid() {
+		return usageErr("status %q: want one of %s", pos[1], strings.Join(Statuses, ", "))
+	}
+	return c.setStatus(ctx, pos[0], st, *result)
+}
+
+// setStatus sets task id's status, and its result when result is not
+// empty, and prints the task as it now is.
+func (c *cli) setStatus(ctx context.Context, id string, st Status, result string) error {
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ch := Change{Status: &st}
+	if result != "" {
+		ch.Result = &result
+	}
+	t, err := s.Update(ctx, id, ch)
+	if err != nil {
+		return err
+	}
+	return c.print(statusVerbs[st]+" "+Line(t), t)
+}
+
+// statusVerbs say what setStatus did, by the status set.
+var statusVerbs = map[Status]string{Pending: "Reopened", InProgress: "Started", Done: "Done", Cancelled: "Cancelled"}
+
+func (c *cli) delete(ctx context.Context, args []string) error {
+	pos, err := c.args(c.flags("delete"), args, 1, "one task ID")
 	if err != nil {
 		return err
 	}
@@ -235,15 +306,11 @@ func (c *cli) done(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	ch := Change{Status: ptr(Done)}
-	if *result != "" {
-		ch.Result = result
-	}
-	t, err := s.Update(ctx, pos[0], ch)
+	t, err := s.Delete(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	return c.print("Done "+Line(t), t)
+	return c.print("Deleted "+Line(t), t)
 }
 
 func (c *cli) block(ctx context.Context, args []string) error {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 // DefaultLimit is the number of characters kept per output stream when no
@@ -220,5 +222,5 @@ func (c *Capped) Cut() int64 {
 // cutMarker is the text String puts where characters were dropped. It stands
 // on its own lines so it cannot be mistaken for part of the output.
 func cutMarker(cut int64) string {
-	return fmt.Sprintf("\n\n... [%d characters cut] ...\n\n", cut)
+	return fmt.Sprintf("\n\n... [%s cut] ...\n\n", plural.S(int(cut), "character"))
 }

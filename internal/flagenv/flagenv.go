@@ -9,7 +9,11 @@
 // Environment variables and defaults are read by github.com/caarlos0/env;
 // flags are then applied on top with the standard flag package. Slice fields
 // are repeatable flags that also accept comma-separated values; the first
-// flag occurrence replaces what the environment gave.
+// flag occurrence replaces what the environment gave. A comma inside braces
+// belongs to the value ("**/{.env,secrets}" is one glob), as does one after
+// a backslash (SplitList). A slice field tagged split:"env" takes each flag
+// value whole (a token may hold a comma); only its environment variable,
+// which holds the whole list, is split.
 //
 // Tags bound a value, and Parse checks the final one, naming the flag or
 // the environment variable it came from:
@@ -33,6 +37,7 @@ import (
 	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +75,9 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fields := bind(fs, cfg)
+	if err := splitEnvLists(fields, envMap); err != nil {
+		return nil, err
+	}
 	// The flag package calls Usage on every parse error; help text belongs
 	// only to --help, and never on a protocol stream.
 	fs.Usage = func() {}
@@ -139,6 +147,9 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 			def:   cmp.Or(sf.Tag.Get("helpDefault"), sf.Tag.Get("envDefault")),
 			help:  sf.Tag.Get("help"),
 			value: newValue(v.Field(i)),
+		}
+		if sv, ok := f.value.(*sliceValue); ok {
+			sv.whole = sf.Tag.Get("split") == "env"
 		}
 		f.isBool = sf.Type.Kind() == reflect.Bool || isBoolFlag(f.value)
 		f.v, f.bounds = v.Field(i), boundsOf(sf)
@@ -306,20 +317,98 @@ func (s *scalarValue) String() string {
 
 // sliceValue is a repeatable string flag. The first use on the command line
 // replaces the environment's list (flag beats env); later uses append.
+// Each use is a comma-separated list (SplitList) unless whole.
 type sliceValue struct {
 	v       reflect.Value
 	touched bool
+	whole   bool // a flag value is one item, commas and all
 }
 
 func (s *sliceValue) Set(x string) error {
+	parts := []string{strings.TrimSpace(x)}
+	if !s.whole {
+		var err error
+		if parts, err = SplitList(x); err != nil {
+			return err
+		}
+	}
 	if !s.touched {
 		s.v.Set(reflect.MakeSlice(s.v.Type(), 0, 1))
 		s.touched = true
 	}
-	for _, part := range strings.Split(x, ",") {
-		if part = strings.TrimSpace(part); part != "" {
+	for _, part := range parts {
+		if part != "" {
 			s.v.Set(reflect.Append(s.v, reflect.ValueOf(part)))
 		}
+	}
+	return nil
+}
+
+// SplitList splits a list setting's value at its commas, except a comma
+// inside braces, which belongs to a glob's alternatives ("**/{.env,secrets}"
+// is one item), and one after a backslash. Items are trimmed of spaces and
+// empty ones dropped. Unbalanced braces are an error saying so: splitting
+// such a value anyway would turn one pattern into two broken ones.
+func SplitList(s string) ([]string, error) {
+	var items []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++ // the next byte is literal
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return nil, fmt.Errorf("a } at byte %d closes no {: commas outside braces separate items, so a brace pattern must be whole", i+1)
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if depth > 0 {
+		return nil, fmt.Errorf("a { is never closed: commas outside braces separate items, so a brace pattern must be whole")
+	}
+	items = append(items, strings.TrimSpace(s[start:]))
+	return slices.DeleteFunc(items, func(it string) bool { return it == "" }), nil
+}
+
+// splitEnvLists sets every list field whose environment variable is set
+// from SplitList of its value (the env library splits at every comma,
+// braces or not). A split:"env" field's variable is split at every comma:
+// its items (tokens, file names) are no patterns, and a brace in one is
+// just a character.
+func splitEnvLists(fields []field, envMap map[string]string) error {
+	for _, f := range fields {
+		raw, set := envMap[f.env]
+		sv, isList := f.value.(*sliceValue)
+		if f.env == "" || !set || !isList {
+			continue
+		}
+		items, err := SplitList(raw)
+		if sv.whole {
+			items, err = strings.Split(raw, ","), nil
+			for i := range items {
+				items[i] = strings.TrimSpace(items[i])
+			}
+			items = slices.DeleteFunc(items, func(it string) bool { return it == "" })
+		}
+		if err != nil {
+			return &UsageError{Msg: fmt.Sprintf("invalid value %q for %s: %v", raw, f.env, err)}
+		}
+		if len(items) == 0 {
+			f.v.Set(reflect.Zero(f.v.Type()))
+			continue
+		}
+		list := reflect.MakeSlice(f.v.Type(), 0, len(items))
+		for _, it := range items {
+			list = reflect.Append(list, reflect.ValueOf(it))
+		}
+		f.v.Set(list)
 	}
 	return nil
 }

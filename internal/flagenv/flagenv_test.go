@@ -152,3 +152,47 @@ func TestErrorMessages(t *testing.T) {
 		t.Errorf("a good flag over an out-of-range env value: got %v, want nil (the flag wins)", err)
 	}
 }
+
+// TestLists: list settings split at commas outside braces, flags and
+// environment alike; a split:"env" list takes each flag value whole; and
+// unbalanced braces are refused, naming the setting and saying why.
+func TestLists(t *testing.T) {
+	type lists struct {
+		Deny   []string `flag:"deny" env:"T_DENY" help:"patterns"`
+		Tokens []string `flag:"token" env:"T_TOKENS" split:"env" help:"tokens"`
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		environ []string
+		want    lists
+		err     string
+	}{
+		{"brace flag", []string{"--deny", "**/{.env,secrets}"}, nil, lists{Deny: []string{"**/{.env,secrets}"}}, ""},
+		{"brace env", nil, []string{"T_DENY=**/{.env,secrets}, **/*.pem"}, lists{Deny: []string{"**/{.env,secrets}", "**/*.pem"}}, ""},
+		{"nested braces and escapes", []string{"--deny", `a/{b,{c,d}},e\,f`}, nil, lists{Deny: []string{"a/{b,{c,d}}", `e\,f`}}, ""},
+		{"whole flag", []string{"--token", "a=x,y{z"}, []string{"T_TOKENS=b=1,c=2"}, lists{Tokens: []string{"a=x,y{z"}}, ""},
+		{"whole env splits at every comma", nil, []string{"T_TOKENS=b={1,c=2}"}, lists{Tokens: []string{"b={1", "c=2}"}}, ""},
+		{"unclosed flag", []string{"--deny", "**/{.env,secrets"}, nil, lists{}, `invalid value "**/{.env,secrets" for --deny: a { is never closed`},
+		{"stray close env", nil, []string{"T_DENY=a},b"}, lists{}, `invalid value "a},b" for T_DENY: a } at byte 2 closes no {`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got lists
+			_, err := Parse(Command{Name: "t"}, &got, tt.args, tt.environ, io.Discard)
+			if tt.err != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("got error %v, want a usage error containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

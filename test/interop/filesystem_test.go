@@ -120,7 +120,7 @@ func startFsTwinsWith(t *testing.T, build func(p string)) (ref, boris fsTwin) {
 	ref, boris = fsTwin{name: "server-filesystem", p: filepath.Join(root, "r")}, fsTwin{name: "boris", p: filepath.Join(root, "b")}
 	build(ref.p)
 	build(boris.p)
-	server := filepath.Join(here, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	server := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 	ref.s = connectFs(t, exec.Command(nodeBin, server, ref.dir()))
 	cmd := exec.Command(filepath.Join(binDir, "boris"), "--toolset", "filesystem", "--allow-dir", boris.dir(), "--workdir", boris.dir(), "--checkpoints", "off")
 	boris.s = connectFs(t, cmd)

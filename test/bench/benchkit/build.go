@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/mjkoo/boris/internal/npmcache"
 )
 
 // ErrNoModule is returned, wrapped, by ModuleRoot when the go command is
@@ -53,46 +55,67 @@ func BuildPackage(ctx context.Context, root, dir, pkg, name string) (string, err
 
 // NodePackage is the npm package a benchmark measures boris against,
 // pinned in the package.json and package-lock.json of Dir and installed
-// under Dir/node_modules (git-ignored).
+// outside the checkout, where test/interop installs its clients too
+// (internal/npmcache).
 type NodePackage struct {
 	Dir  string // the benchmark's directory, holding package.json
 	Name string // the npm name, e.g. "supergateway"
 }
 
 // Entry returns the path of the package's entry script, dist/index.js.
-func (p NodePackage) Entry() string {
-	return filepath.Join(p.pkgDir(), "dist", "index.js")
+func (p NodePackage) Entry() (string, error) {
+	dir, err := p.pkgDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "dist", "index.js"), nil
 }
 
-// pkgDir returns the package's directory under node_modules.
-func (p NodePackage) pkgDir() string {
-	return filepath.Join(p.Dir, "node_modules", filepath.FromSlash(p.Name))
+// pkgDir returns the package's directory in the installation.
+func (p NodePackage) pkgDir() (string, error) {
+	dir, err := npmcache.Dir(p.Dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "node_modules", filepath.FromSlash(p.Name)), nil
 }
 
-// Ensure runs npm ci in Dir when the entry script is missing, logging
-// "prog: installing ..." and npm's output to logw, and returns the entry
-// script's path.
+// Ensure installs the pinned packages when they are not yet (saying so on
+// logw, as "prog: ...") and returns the entry script's path.
 func (p NodePackage) Ensure(ctx context.Context, prog string, logw io.Writer) (string, error) {
-	js := p.Entry()
-	if _, err := os.Stat(js); err == nil {
-		return js, nil
+	if _, err := npmcache.Install(ctx, p.Dir, prefixed{prog + ": ", logw}); err != nil {
+		return "", fmt.Errorf("install %s: %w", p.Name, err)
 	}
-	fmt.Fprintln(logw, prog+": installing", p.Name, "(npm ci)")
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = p.Dir
-	cmd.Stdout, cmd.Stderr = logw, logw
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("install %s: npm ci in %s: %w", p.Name, p.Dir, err)
+	js, err := p.Entry()
+	if err == nil {
+		_, err = os.Stat(js)
 	}
-	if _, err := os.Stat(js); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("install %s: %w", p.Name, err)
 	}
 	return js, nil
 }
 
+// prefixed writes each write to w after prefix.
+type prefixed struct {
+	prefix string
+	w      io.Writer
+}
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}
+
 // Version returns the installed version, from the package's package.json.
 func (p NodePackage) Version() (string, error) {
-	pkgJSON := filepath.Join(p.pkgDir(), "package.json")
+	dir, err := p.pkgDir()
+	if err != nil {
+		return "", fmt.Errorf("read %s version: %w", p.Name, err)
+	}
+	pkgJSON := filepath.Join(dir, "package.json")
 	data, err := os.ReadFile(pkgJSON)
 	if err != nil {
 		return "", fmt.Errorf("read %s version: %w", p.Name, err)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mjkoo/boris/internal/npmcache"
 )
 
 // TestModuleRoot checks that the root found from this package's directory
@@ -38,10 +40,21 @@ func TestBuildFails(t *testing.T) {
 	}
 }
 
-// installFake writes a package as npm would install it under dir.
+// installFake writes a package as npm would install it for the benchmark
+// directory dir (given a package.json and package-lock.json, and an
+// installation root of the test's own), marked installed.
 func installFake(t *testing.T, dir, name, packageJSON string) {
 	t.Helper()
-	pkg := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
+	for file, data := range map[string]string{"package.json": `{"name": "fake-bench"}`, "package-lock.json": "{}"} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inst, err := npmcache.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(inst, "node_modules", filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Join(pkg, "dist"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +63,24 @@ func installFake(t *testing.T, dir, name, packageJSON string) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(inst, ".boris-installed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestNodePackage checks the entry script and version of an installed
-// scoped package, and that Ensure leaves an installed package alone.
+// scoped package, outside the benchmark's directory, and that Ensure
+// leaves an installed package alone.
 func TestNodePackage(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("BORIS_TEST_CACHE", cache)
 	dir := t.TempDir()
 	installFake(t, dir, "@scope/peer", `{"name": "@scope/peer", "version": "1.2.3"}`)
 	p := NodePackage{Dir: dir, Name: "@scope/peer"}
-	wantJS := filepath.Join(dir, "node_modules", "@scope", "peer", "dist", "index.js")
 	var log bytes.Buffer
 	js, err := p.Ensure(context.Background(), "bench", &log)
-	if err != nil || js != wantJS || log.Len() != 0 {
-		t.Errorf("Ensure: got %q, %v, log %q; want %q, nil, no log", js, err, log.String(), wantJS)
+	if err != nil || !strings.HasPrefix(js, cache+string(filepath.Separator)) || !strings.HasSuffix(js, filepath.Join("node_modules", "@scope", "peer", "dist", "index.js")) || log.Len() != 0 {
+		t.Errorf("Ensure: got %q, %v, log %q; want the entry script under %s, nil, no log", js, err, log.String(), cache)
 	}
 	if v, err := p.Version(); err != nil || v != "1.2.3" {
 		t.Errorf("Version: got %q, %v; want 1.2.3, nil", v, err)
@@ -72,6 +90,7 @@ func TestNodePackage(t *testing.T) {
 // TestNodePackageVersionErrors checks that a missing or broken
 // package.json is reported naming the package.
 func TestNodePackageVersionErrors(t *testing.T) {
+	t.Setenv("BORIS_TEST_CACHE", t.TempDir())
 	dir := t.TempDir()
 	installFake(t, dir, "broken", `{`)
 	for _, name := range []string{"missing", "broken"} {
