@@ -52,6 +52,9 @@ func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p task
 	}
 	res, finished := t.Snapshot()
 	if finished {
+		// What it changed is captured before anyone hears it ended: a
+		// change made after this answer is not the task's.
+		b.taskRecs.awaitFinished(ctx)
 		b.shell.Collect(t)
 	}
 	return textResult(formatTask(t.ID(), res, finished)), nil

@@ -19,12 +19,13 @@ var taskStopTool = &mcp.Tool{
 
 // taskStop implements the task_stop tool (SPEC §2.4). It waits for the task
 // to end so that the output it returns is final, and collects it.
-func (b *boris) taskStop(_ context.Context, _ *mcp.CallToolRequest, p taskStopParams) (*mcp.CallToolResult, error) {
+func (b *boris) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStopParams) (*mcp.CallToolResult, error) {
 	t, err := b.lookupTask(p.TaskID)
 	if err != nil {
 		return nil, err
 	}
 	res := t.Stop()
+	b.taskRecs.awaitFinished(ctx) // its change captured before the answer
 	b.shell.Collect(t)
 	b.log.Debug("task stopped", "task_id", t.ID(), "exit_code", res.ExitCode)
 	return textResult(formatTask(t.ID(), res, true)), nil
