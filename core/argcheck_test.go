@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mjkoo/boris/core/wire"
 )
 
 // toolHandlers are the handlers addTool registers, as method expressions:
@@ -64,10 +66,10 @@ func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		check := newArgCheck(s)
+		check := wire.NewArgCheck(s)
 		for range 300 {
 			raw := randomArgs(rng, s)
-			if !check.accepts(raw) {
+			if !check.Accepts(raw) {
 				continue
 			}
 			accepted++
@@ -101,9 +103,9 @@ func TestArgCheckTakesCommonCalls(t *testing.T) {
 		{"strReplace", `{"path":"a.go","old_str":"x := 1","new_str":"x := 2"}`},
 		{"grep", `{"pattern":"func main","path":"."}`},
 	} {
-		check := newArgCheck(handlerSchema(t, toolHandlers[tc.handler]))
+		check := wire.NewArgCheck(handlerSchema(t, toolHandlers[tc.handler]))
 		want := !strings.Contains(tc.args, "[")
-		if got := check.accepts([]byte(tc.args)); got != want {
+		if got := check.Accepts([]byte(tc.args)); got != want {
 			t.Errorf("%s %s: accepts = %v, want %v", tc.handler, tc.args, got, want)
 		}
 	}
@@ -236,7 +238,7 @@ func decodeFor[In any](t *testing.T, raw string) (In, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decodeArgs[In](json.RawMessage(raw), resolved, newArgCheck(schema))
+	return decodeArgs[In](json.RawMessage(raw), resolved, wire.NewArgCheck(schema))
 }
 
 // TestDecodeArgsNamesExact: arguments are read under their exact names, as

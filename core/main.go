@@ -25,6 +25,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/terminal"
 )
@@ -115,16 +116,14 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
 		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
 	}
-	out := &lockedWriter{w: stdout}
 	// At stdin EOF every command is killed before the SDK even sees the
 	// EOF: it would cancel the calls in flight, and their commands would
 	// get SIGTERM (and a chance to linger) first.
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
-	in := newScreenedReader(eof, out, cfg.maxLine())
-	t := &stdioTransport{in: in, out: out}
+	t := wire.NewStdio(eof, stdout, cfg.maxLine())
 	err = b.serve(ctx, t, eof.done)
-	if t.stdoutGone.Load() {
-		log.Info("boris stopped", "reason", errStdoutClosed) // a client gone is a normal end
+	if t.StdoutGone() {
+		log.Info("boris stopped", "reason", wire.ErrStdoutClosed) // a client gone is a normal end
 		return nil
 	}
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {

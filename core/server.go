@@ -22,6 +22,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/jsonscan"
 	"github.com/mjkoo/boris/internal/procs"
@@ -157,7 +158,7 @@ func (b *boris) newServer() *mcp.Server {
 		b.cursors = newCursorSeal()
 	}
 	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors)
-	s.AddReceivingMiddleware(b.plainResults) // added last: the outermost
+	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
 			spec.add(s)
@@ -304,7 +305,7 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 	if err != nil {
 		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
 	}
-	check := sync.OnceValue(func() *argCheck { return newArgCheck(schema) }) // on the tool's first call
+	check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) }) // on the tool's first call
 	tool := *t
 	switch in := tool.InputSchema.(type) {
 	case nil:
@@ -357,13 +358,13 @@ func mustSchema[In any](tool string) *jsonschema.Schema {
 // used under another. A member whose name differs from a property's only
 // in case is refused outright, naming it: in a schema open to other members
 // (the filesystem toolset's) it would otherwise be silently ignored.
-func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, check *argCheck) (In, error) {
+func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, check *wire.ArgCheck) (In, error) {
 	var in In
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	// Arguments the scan vouches for are decoded once, not validated.
-	if err := jsonscan.Unmarshal(raw, &in); err == nil && check.accepts(raw) {
+	if err := jsonscan.Unmarshal(raw, &in); err == nil && check.Accepts(raw) {
 		return in, nil
 	}
 	in = *new(In)

@@ -5,12 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mjkoo/boris/internal/procstat"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -43,28 +42,10 @@ func killSession(sid int) {
 		if err != nil {
 			continue
 		}
-		if pid, s, ok := sessionOf(string(data)); ok && s == sid {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		if st, err := procstat.Parse(data); err == nil && st.Session == sid {
+			_ = syscall.Kill(st.PID, syscall.SIGKILL)
 		}
 	}
-}
-
-// sessionOf reads the pid and session id fields of /proc/PID/stat. The
-// command name (field 2) may hold spaces and parentheses, so fields are
-// counted from the last ')'.
-func sessionOf(stat string) (pid, sid int, ok bool) {
-	end := strings.LastIndexByte(stat, ')')
-	open := strings.IndexByte(stat, '(')
-	if end < 0 || open < 1 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(stat[end+1:]) // state ppid pgrp session ...
-	if len(fields) < 4 {
-		return 0, 0, false
-	}
-	pid, err1 := strconv.Atoi(strings.TrimSpace(stat[:open]))
-	sid, err2 := strconv.Atoi(fields[3])
-	return pid, sid, err1 == nil && err2 == nil
 }
 
 // spawner starts processes from one OS thread that never exits. Linux

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mjkoo/boris/internal/procstat"
 )
 
 func setSubreaper() error {
@@ -78,22 +80,8 @@ func scanChildren() []int {
 	return pids
 }
 
-// stat reads the state and parent pid of /proc/PID/stat. The command name
-// may hold spaces and parentheses, so fields count from the last ')'.
+// stat reads the state and parent pid of process pid.
 func stat(pid int) (state byte, ppid int, ok bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	s := string(data)
-	end := strings.LastIndexByte(s, ')')
-	if end < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(s[end+1:])
-	if len(fields) < 2 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	ppid, err = strconv.Atoi(fields[1])
-	return fields[0][0], ppid, err == nil
+	st, err := procstat.Read(pid)
+	return st.State, st.PPID, err == nil
 }

@@ -12,19 +12,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/internal/procstat"
 	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
@@ -133,25 +131,9 @@ func measure(ctx context.Context, cfg config, servers []*server, fx benchkit.Fix
 // cpuTime returns the user and system CPU time process pid has used, from
 // /proc/PID/stat (Linux); 0 where that cannot be read.
 func cpuTime(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name, which is in parentheses and may
-	// hold spaces: state is field 3, utime 14 and stime 15.
-	i := bytes.LastIndexByte(data, ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / clockTicks
+	st, _ := procstat.Read(pid)
+	return st.CPU
 }
-
-// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every
-// Linux architecture Go supports.
-const clockTicks = 100
 
 // jsonReport is the -json output.
 type jsonReport struct {

@@ -13,26 +13,6 @@ import (
 	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
-// TestParsePPID checks the parent pid is found after a comm holding
-// spaces and parentheses.
-func TestParsePPID(t *testing.T) {
-	for _, tc := range []struct {
-		stat string
-		want int
-		ok   bool
-	}{
-		{"42 (boris) S 7 42 42 0 -1", 7, true},
-		{"43 (node (x) y) R 12 43 43 0 -1", 12, true},
-		{"44 (sh) Z", 0, false},
-		{"garbage", 0, false},
-	} {
-		got, ok := parsePPID([]byte(tc.stat))
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parsePPID(%q) = %d, %v; want %d, %v", tc.stat, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 // TestDescendants checks the walk finds grandchildren and skips other trees.
 func TestDescendants(t *testing.T) {
 	parents := map[int]int{10: 1, 11: 10, 12: 10, 13: 11, 20: 1, 21: 20}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/procstat"
 )
 
 // Waits for the process tree to settle: a gateway may end a deleted
@@ -159,31 +161,11 @@ func parentMap() (map[int]int, error) {
 	}
 	parents := make(map[int]int, len(pids))
 	for _, p := range pids {
-		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
-		if err != nil {
-			continue // exited
-		}
-		if pp, ok := parsePPID(data); ok {
-			parents[p] = pp
-		}
+		if st, err := procstat.Read(p); err == nil {
+			parents[p] = st.PPID
+		} // else exited
 	}
 	return parents, nil
-}
-
-// parsePPID reads the parent pid from a /proc/PID/stat line,
-// "pid (comm) state ppid ...". comm may hold spaces and parentheses, so
-// the fields are counted from its last ')'.
-func parsePPID(stat []byte) (int, bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return ppid, err == nil
 }
 
 // allPIDs lists the numeric entries of /proc.

@@ -36,6 +36,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/internal/procstat"
 	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
@@ -333,30 +334,16 @@ func proxyLatency(ctx context.Context, viaProxy, direct string, read benchkit.Re
 func cpuByKind(dir string, gateways map[int]bool, nginxGroup int) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	entries, _ := os.ReadDir("/proc")
-	tick := time.Second / 100 // USER_HZ
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		st, err := procstat.Read(pid)
 		if err != nil {
 			continue
 		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		comm := s[strings.IndexByte(s, '(')+1 : i]
-		f := strings.Fields(s[i+2:])
-		if len(f) < 13 {
-			continue
-		}
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		pgrp, _ := strconv.Atoi(f[2])
-		d := time.Duration(utime+stime) * tick
+		comm, pgrp, d := st.Comm, st.PGRP, st.CPU
 		switch {
 		case pid == os.Getpid():
 			out["client"] += d

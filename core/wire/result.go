@@ -1,4 +1,4 @@
-package core
+package wire
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // about 5 ns a byte. For a small result that is a few microseconds; for
 // directory_tree of ten thousand files (about 1 MB of text, held twice: as
 // text content and as structured content) it is about 30 ms, more than the
-// tool itself. plainResults hands the SDK the plain shape most of boris's
+// tool itself. PlainResults hands the SDK the plain shape most of boris's
 // results have as a struct without a MarshalJSON of its own, which
 // encoding/json writes in one pass, to the very bytes the SDK would write
 // (TestPlainToolResultMatchesSDK holds it to that).
@@ -31,11 +31,11 @@ type plainText struct {
 	Text string `json:"text"`
 }
 
-// plainResults is the outermost receiving middleware: a tools/call result
+// PlainResults is the outermost receiving middleware: a tools/call result
 // of the plain shape (see plainResult) leaves it as a plainToolResult.
 // Requests of the 2026-07-28 revision are left to the SDK, which adds
 // members to their results after the middleware.
-func (b *boris) plainResults(next mcp.MethodHandler) mcp.MethodHandler {
+func PlainResults(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if err != nil || method != "tools/call" {

@@ -1,4 +1,4 @@
-package core
+package wire
 
 import (
 	"bytes"
@@ -192,7 +192,7 @@ func TestStdioConnBatch(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
 	}, "\n") + "\n"
 	var out lockedBuffer
-	tr := &stdioTransport{in: newScreenedReader(io.NopCloser(strings.NewReader(in)), &out, 1<<20), out: &out}
+	tr := &Stdio{in: newScreenedReader(io.NopCloser(strings.NewReader(in)), &out, 1<<20), out: &out}
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestStdioConnCloseEndsRead(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
 	var out lockedBuffer
-	tr := &stdioTransport{in: newScreenedReader(r, &out, 1<<20), out: &out}
+	tr := &Stdio{in: newScreenedReader(r, &out, 1<<20), out: &out}
 	conn, err := tr.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)

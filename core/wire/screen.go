@@ -1,4 +1,9 @@
-package core
+// Package wire provides the core's side of the JSON-RPC wire: the stdio
+// transport (Stdio) with the screen that answers a bad line instead of
+// ending the session, the encoding of plain tool results (PlainResults),
+// and the check that vouches for simple tool arguments by scanning their
+// bytes (ArgCheck). It knows MCP's messages, never Boris's tools.
+package wire
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package core
+package wire
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// argCheck holds a tool's input schema as far as it can be checked by
+// ArgCheck holds a tool's input schema as far as it can be checked by
 // scanning the arguments' bytes: an object whose properties are each a
 // string, a boolean, an integer or a number, with nothing else to check
 // about them. Nearly every call's arguments are of that kind, and for
@@ -18,7 +18,7 @@ import (
 // (anything else, or a property with an enum, a bound, a pattern) go
 // through the full validation as before: the scan only ever says "valid"
 // or "not sure". TestArgCheckNeverAcceptsInvalid holds it to that.
-type argCheck struct {
+type ArgCheck struct {
 	kinds    map[string]kinds // property → the kinds its value may be; 0: check fully
 	required []string
 	closed   bool // additionalProperties is false
@@ -43,10 +43,10 @@ var kindOfType = map[string]kinds{"string": kString, "boolean": kBoolean, "integ
 var schemaKeys = map[string]bool{"type": true, "description": true, "title": true, "default": true,
 	"examples": true, "deprecated": true, "readOnly": true, "writeOnly": true, "$comment": true}
 
-// newArgCheck returns the scan for schema, or nil if its top level holds
+// NewArgCheck returns the scan for schema, or nil if its top level holds
 // more than an object's properties, required names and additionalProperties
 // false or absent (then every call is validated fully).
-func newArgCheck(schema *jsonschema.Schema) *argCheck {
+func NewArgCheck(schema *jsonschema.Schema) *ArgCheck {
 	b, err := json.Marshal(schema)
 	if err != nil {
 		return nil
@@ -55,7 +55,7 @@ func newArgCheck(schema *jsonschema.Schema) *argCheck {
 	if json.Unmarshal(b, &top) != nil || string(top["type"]) != `"object"` {
 		return nil
 	}
-	c := &argCheck{kinds: map[string]kinds{}}
+	c := &ArgCheck{kinds: map[string]kinds{}}
 	for key, val := range top {
 		switch key {
 		case "type", "description", "title", "$schema", "$comment":
@@ -122,7 +122,7 @@ func propertyKind(p map[string]json.RawMessage) kinds {
 // scan checks (or any name but another case of a property's, when the
 // schema is open) holding a value of its kind, and every required
 // property present.
-func (c *argCheck) accepts(raw []byte) bool {
+func (c *ArgCheck) Accepts(raw []byte) bool {
 	if c == nil {
 		return false
 	}
@@ -152,7 +152,7 @@ func (c *argCheck) accepts(raw []byte) bool {
 
 // caseOfProperty reports whether name differs from a property's name only
 // in case: decodeArgs refuses such a member.
-func (c *argCheck) caseOfProperty(name string) bool {
+func (c *ArgCheck) caseOfProperty(name string) bool {
 	for p := range c.kinds {
 		if strings.EqualFold(name, p) {
 			return true

@@ -1,4 +1,4 @@
-package core
+package wire
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stdioTransport is boris's stdio transport: the lines of stdin that pass
+// Stdio is boris's stdio transport: the lines of stdin that pass
 // the screen in, newline-delimited messages out. It does what the SDK's
 // IOTransport does at a fraction of its cost per message:
 //   - a plain message (see plainMessage), nearly every line, is decoded with
@@ -40,7 +40,7 @@ import (
 // session goes on. The SDK would instead end the session over a batch, or
 // drop the request unanswered, and a batch's answer could take the other
 // request's response.
-type stdioTransport struct {
+type Stdio struct {
 	in  *screenedReader
 	out io.WriteCloser
 
@@ -48,8 +48,23 @@ type stdioTransport struct {
 	stdoutGone atomic.Bool
 }
 
+// NewStdio returns the transport reading messages from in, lines of at
+// most maxLine bytes, and writing them to out.
+func NewStdio(in io.ReadCloser, out io.WriteCloser, maxLine int) *Stdio {
+	w := &lockedWriter{w: out}
+	return &Stdio{in: newScreenedReader(in, w, maxLine), out: w}
+}
+
+// StdoutGone reports whether a write found stdout closed by the client:
+// the session ended because the client went away.
+func (t *Stdio) StdoutGone() bool { return t.stdoutGone.Load() }
+
+// ErrStdoutClosed ends a session whose client closed its end of stdout:
+// nothing boris writes can reach it any more.
+var ErrStdoutClosed = errors.New("the client closed boris's stdout")
+
 // Connect starts reading stdin's lines.
-func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
 	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan screenedLine), closed: make(chan struct{}), stdoutGone: &t.stdoutGone}
 	go c.readLines()
 	return c, nil
@@ -62,7 +77,7 @@ type screenedLine struct {
 	err   error
 }
 
-// stdioConn is a connection of stdioTransport.
+// stdioConn is a connection of Stdio.
 type stdioConn struct {
 	in       *screenedReader
 	out      io.WriteCloser
@@ -142,7 +157,7 @@ func (c *stdioConn) decode(l screenedLine) (jsonrpc.Message, error) {
 	var err error
 	switch {
 	case l.err != nil && c.stdoutGone.Load():
-		return nil, fmt.Errorf("%w (%w)", errStdoutClosed, l.err)
+		return nil, fmt.Errorf("%w (%w)", ErrStdoutClosed, l.err)
 	case l.err != nil:
 		return nil, l.err
 	case l.msg[0] == '[':
@@ -326,15 +341,11 @@ func (c *stdioConn) writeLine(line []byte) error {
 	return c.noteWrite(err)
 }
 
-// errStdoutClosed ends a session whose client closed its end of stdout:
-// nothing boris writes can reach it any more.
-var errStdoutClosed = errors.New("the client closed boris's stdout")
-
 // noteWrite notes a write that found stdout closed, and returns err.
 func (c *stdioConn) noteWrite(err error) error {
 	if errors.Is(err, syscall.EPIPE) {
 		c.stdoutGone.Store(true)
-		return fmt.Errorf("%w: %w", errStdoutClosed, err)
+		return fmt.Errorf("%w: %w", ErrStdoutClosed, err)
 	}
 	return err
 }
