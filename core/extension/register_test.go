@@ -291,3 +291,15 @@ func TestReadResourcesFile(t *testing.T) {
 		t.Error("a directory without resources/ served a file")
 	}
 }
+
+// TestFingerprintSeesDeclaredPrograms: a program at the root of tools/,
+// which only register.json reaches, is part of what hot reload watches.
+func TestFingerprintSeesDeclaredPrograms(t *testing.T) {
+	root := realTemp(t)
+	put(t, root, map[string]string{"server.d/register.json": `{"version": 1, "tools": [{"name": "d", "path": "d.sh"}]}`, "tools/d.sh": "#!/bin/sh\necho 1\n"})
+	before := Fingerprint([]string{root})
+	put(t, root, map[string]string{"tools/d.sh": "#!/bin/sh\necho changed\n"})
+	if Fingerprint([]string{root}) == before {
+		t.Error("changing tools/d.sh left the fingerprint as it was")
+	}
+}
