@@ -21,10 +21,11 @@ import (
 )
 
 // Resources, prompts and completions from --extensions directories (SPEC
-// §9), in mcp-bash-framework's formats: resources/*.meta.json served by the
-// file provider (confined to the extension's directory), resource
-// templates, prompts/ templates with argument substitution, and
-// completion scripts registered in server.d/register.json. List results
+// §9), in mcp-bash-framework's formats: resources/*.meta.json (or
+// register.json's "resources") served by the file provider (confined to
+// the extension's directory) or the echo provider, resource templates,
+// prompts/ templates with argument substitution, and completion scripts
+// registered in server.d/register.json. List results
 // are paginated by the SDK (ServerOptions.PageSize).
 
 // extResourcePoll is how often subscribed resources are checked for
@@ -49,6 +50,7 @@ type extCatalog struct {
 	templates   []*extension.Template
 	prompts     []*extension.Prompt
 	completions map[string]*extension.Completion
+	roots       []string // whose resources/ serve unlisted file:// URIs
 }
 
 // extWatch is one subscribed URI: who subscribed, where its file is, and
@@ -94,7 +96,8 @@ func (b *boris) readExtCatalog() (*extCatalog, error) {
 		return nil, err
 	}
 	extension.Log(b.log, append(skipped, sk...))
-	cat := &extCatalog{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{}}
+	cat := &extCatalog{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{},
+		roots: extension.ResourceRoots(dirs)}
 	for _, comp := range comps {
 		cat.completions[comp.Name] = comp
 	}
@@ -208,24 +211,39 @@ func (b *boris) addExtensionContent(s *mcp.Server) {
 // (replacing those of the same URI or name).
 func (b *boris) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 	for _, r := range c.resources {
-		s.AddResource(r.Resource, b.readExtResource(r.Root, r.Resource.MIMEType))
+		s.AddResource(r.Resource, b.readExtResource(r.Provider, r.Root, r.Resource.MIMEType))
 	}
 	for _, t := range c.templates {
-		s.AddResourceTemplate(t.Template, b.readExtResource(t.Root, t.Template.MIMEType))
+		s.AddResourceTemplate(t.Template, b.readExtResource(t.Provider, t.Root, t.Template.MIMEType))
 	}
 	for _, p := range c.prompts {
 		s.AddPrompt(p.Prompt, b.getExtPrompt(p))
 	}
 }
 
-// readExtResource reads a resource (or a URI a template matched) from
-// root: as text when its type is textual and it is UTF-8, else as a
-// base64 blob, as the framework's file provider does. A file over
-// --max-file-size is refused.
-func (b *boris) readExtResource(root, declared string) mcp.ResourceHandler {
+// readExtResource reads a resource (or a URI a template matched) through
+// its provider. The file provider reads it from root: as text when its
+// type is textual and it is UTF-8, else as a base64 blob, as the
+// framework's file provider does; a file over --max-file-size is refused.
+// The echo provider returns the URI's payload. The git provider is
+// disabled, as the framework's is by default: invalid params, the code
+// the framework answers with then.
+func (b *boris) readExtResource(provider, root, declared string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
-		data, err := extension.ReadFileURI(root, uri, int64(b.cfg.MaxFileSize))
+		var data []byte
+		var err error
+		switch provider {
+		case extension.ProviderEcho:
+			data = []byte(extension.Echo(uri))
+			if declared == "" {
+				declared = "text/plain" // the framework's default type
+			}
+		case extension.ProviderGit:
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("read resource %s: %v", uri, extension.ErrProviderDisabled)}
+		default:
+			data, err = extension.ReadFileURI(root, uri, int64(b.cfg.MaxFileSize))
+		}
 		switch {
 		case errors.Is(err, extension.ErrOutside):
 			b.log.Warn("extension resource refused", "uri", uri, "reason", err)
@@ -235,15 +253,20 @@ func (b *boris) readExtResource(root, declared string) mcp.ResourceHandler {
 		case err != nil:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("read resource %s: %v", uri, err)}
 		}
-		typ := resourceType(declared, uri, data)
-		rc := &mcp.ResourceContents{URI: uri, MIMEType: typ}
-		if textual(typ) && utf8.Valid(data) {
-			rc.Text = string(data)
-		} else {
-			rc.Blob = data
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{extContents(uri, resourceType(declared, uri, data), data)}}, nil
 	}
+}
+
+// extContents is what a read returns: text when the type is textual and
+// the data UTF-8, else a base64 blob.
+func extContents(uri, typ string, data []byte) *mcp.ResourceContents {
+	rc := &mcp.ResourceContents{URI: uri, MIMEType: typ}
+	if textual(typ) && utf8.Valid(data) {
+		rc.Text = string(data)
+	} else {
+		rc.Blob = data
+	}
+	return rc
 }
 
 // resourceType is a resource's MIME type: the declared one, unless it is
@@ -274,30 +297,34 @@ func textual(typ string) bool {
 	return false
 }
 
-// root finds the extension directory that serves uri: the resource's, or
-// the first matching template's. ok is false when none does.
-func (c *extContent) root(uri string) (string, bool) {
+// root finds the extension directory that serves uri and the provider
+// it serves uri with: the resource's, or the first matching template's.
+// ok is false when none does.
+func (c *extContent) root(uri string) (root, provider string, ok bool) {
 	cat := c.cat.Load()
 	for _, r := range cat.resources {
 		if r.Resource.URI == uri {
-			return r.Root, true
+			return r.Root, r.Provider, true
 		}
 	}
 	for _, t := range cat.templates {
 		if extension.TemplateMatches(t.Template.URITemplate, uri) {
-			return t.Root, true
+			return t.Root, t.Provider, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // subscribe starts watching a resource for the session (resources/
 // subscribe); the poller runs while anything is subscribed.
 func (c *extContent) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	root, ok := c.root(uri)
+	root, provider, ok := c.root(uri)
 	if !ok {
 		return mcp.ResourceNotFoundError(uri)
+	}
+	if provider != extension.ProviderFile {
+		return nil // an echo resource never changes, a git one is never read
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -157,7 +157,7 @@ func (b *boris) newServer() *mcp.Server {
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}
-	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors)
+	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors, b.readUnlisted)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
 	for _, spec := range b.specs() {
 		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {

@@ -39,6 +39,7 @@ func extContentFixture(t *testing.T) (root, secret string) {
 	writeFile(t, filepath.Join(root, "resources", "dotdot.meta.json"), `{"name":"dotdot","uri":"file://./../secret.txt"}`)
 	writeFile(t, filepath.Join(root, "resources", "leak.meta.json"), `{"name":"leak","uri":"file://./resources/leak.txt"}`)
 	writeFile(t, filepath.Join(root, "resources", "repo.meta.json"), `{"name":"repo","uriTemplate":"git+https://{repo}/{path}","provider":"git"}`)
+	writeFile(t, filepath.Join(root, "resources", "web.meta.json"), `{"name":"web","uri":"https://example.com/x"}`)
 	writeFile(t, filepath.Join(root, "prompts", "broken.meta.json"), `{"name": "broken",`)
 	writeFile(t, filepath.Join(root, "prompts", "orphan.meta.json"), `{"name":"orphan","path":"missing.txt"}`)
 	for _, link := range []string{filepath.Join(root, "resources", "leak.txt"), filepath.Join(root, "resources", "notes", "evil.md")} {
@@ -77,7 +78,7 @@ func TestExtensionResources(t *testing.T) {
 	// Each refused entry has one log line naming its file and the reason.
 	log := c.stderr.String()
 	for file, reason := range map[string]string{
-		"dotdot.meta.json": "leads outside", "leak.meta.json": "leads outside", "repo.meta.json": "is not supported by Boris",
+		"dotdot.meta.json": "leads outside", "leak.meta.json": "leads outside", "web.meta.json": "is not supported by Boris",
 		"broken.meta.json": "malformed metadata", "orphan.meta.json": "not found",
 	} {
 		if !strings.Contains(log, file) || !strings.Contains(log, reason) {
@@ -108,8 +109,18 @@ func TestExtensionResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != "file://./resources/notes/{file}" {
-		t.Fatalf("templates: got %+v, want demo-notes only (the git one is skipped)", tmpls.ResourceTemplates)
+	var uriTemplates []string
+	for _, tm := range tmpls.ResourceTemplates {
+		uriTemplates = append(uriTemplates, tm.URITemplate)
+	}
+	slices.Sort(uriTemplates)
+	if diff := cmp.Diff([]string{"file://./resources/notes/{file}", "git+https://{repo}/{path}"}, uriTemplates); diff != "" {
+		t.Fatalf("templates (-want +got):\n%s", diff)
+	}
+	// The git provider is disabled, as the framework's is by default: the
+	// template is listed, a read of it refused without a fetch.
+	if res, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "git+https://example.com/README.md"}); err == nil || !strings.Contains(err.Error(), "git provider is disabled") {
+		t.Errorf("read through the git template: got %+v, %v; want the git provider disabled", res, err)
 	}
 	note, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://./resources/notes/todo.md"})
 	if err != nil {

@@ -1,11 +1,9 @@
 package extension
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -22,18 +20,6 @@ type Completion struct {
 	Meta    string // register.json, for messages
 }
 
-// registerFile is server.d/register.json (docs/REGISTRY.md, "Declarative
-// registration"): version 1, and only the documented keys.
-type registerFile struct {
-	Version           *int              `json:"version"`
-	Tools             json.RawMessage   `json:"tools"`
-	Resources         json.RawMessage   `json:"resources"`
-	ResourceTemplates json.RawMessage   `json:"resourceTemplates"`
-	Prompts           json.RawMessage   `json:"prompts"`
-	Completions       []json.RawMessage `json:"completions"`
-	Meta              json.RawMessage   `json:"_meta"`
-}
-
 // completionEntry is one element of register.json's "completions".
 type completionEntry struct {
 	Name        string `json:"name"`
@@ -46,13 +32,11 @@ type completionEntry struct {
 const MaxCompletions = 100
 
 // LoadCompletions reads the completions every directory in dirs registers
-// in server.d/register.json. A register.json that is not the documented
-// strict JSON (version 1, known keys only) is skipped whole; an entry with
-// no name, a duplicate name, or a script that is missing, neither
-// executable nor a script (RunsThroughBash), or outside the directory is
-// skipped alone. Declarative tools, resources, resource templates and
-// prompts in register.json are reported as not supported: Boris reads
-// those from their directories.
+// in server.d/register.json. A register.json that is not what the
+// framework accepts (see register.go) loads nothing from its directory;
+// an entry with no name, a duplicate name, or a script that is missing,
+// neither executable nor a script (RunsThroughBash), or outside the
+// directory is skipped alone.
 func LoadCompletions(dirs []string) ([]*Completion, []Skipped, error) {
 	var out []*Completion
 	var skipped []Skipped
@@ -62,75 +46,28 @@ func LoadCompletions(dirs []string) ([]*Completion, []Skipped, error) {
 		return nil, nil, err
 	}
 	for _, root := range roots {
-		reg := filepath.Join(root, "server.d", "register.json")
-		if _, err := os.Lstat(reg); err != nil {
-			continue
-		}
-		entries, notes, err := readRegister(root, reg)
-		skipped = append(skipped, notes...)
+		reg, err := loadRegister(root)
 		if err != nil {
-			skipped = append(skipped, Skipped{reg, err.Error()})
+			skipped = append(skipped, registerError(root, err, "completions"))
 			continue
 		}
-		for i, raw := range entries {
-			c, err := loadCompletion(root, reg, raw)
+		if reg == nil {
+			continue
+		}
+		for i, raw := range reg.list("completions") {
+			c, err := loadCompletion(root, reg.path, raw)
 			switch {
 			case err != nil:
-				skipped = append(skipped, Skipped{reg, fmt.Sprintf("completions[%d]: %v", i, err)})
+				skipped = append(skipped, Skipped{reg.path, fmt.Sprintf("%s: %v", at("completions", i, ""), err)})
 			case seen[c.Name] != "":
-				skipped = append(skipped, Skipped{reg, fmt.Sprintf("completions[%d]: name %q is already defined by %s", i, c.Name, seen[c.Name])})
+				skipped = append(skipped, Skipped{reg.path, fmt.Sprintf("%s: name %q is already defined by %s", at("completions", i, ""), c.Name, seen[c.Name])})
 			default:
-				seen[c.Name] = reg
+				seen[c.Name] = reg.path
 				out = append(out, c)
 			}
 		}
 	}
 	return out, skipped, nil
-}
-
-// readRegister decodes register.json strictly and returns its completions,
-// with a note for each other kind it declares.
-func readRegister(root, reg string) ([]json.RawMessage, []Skipped, error) {
-	real, err := inside(root, reg)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := readBounded(root, real, MaxMetaSize)
-	if err != nil {
-		return nil, nil, err
-	}
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return nil, nil, errors.New("starts with a byte order mark: want plain UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var r registerFile
-	if err := dec.Decode(&r); err != nil {
-		return nil, nil, fmt.Errorf("malformed register.json: %v", err)
-	}
-	if r.Version == nil || *r.Version != 1 {
-		return nil, nil, errors.New(`want "version": 1`)
-	}
-	var notes []Skipped
-	for _, k := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"tools", r.Tools}, {"resources", r.Resources}, {"resourceTemplates", r.ResourceTemplates}, {"prompts", r.Prompts}} {
-		if s := strings.TrimSpace(string(k.raw)); s != "" && s != "null" && s != "[]" {
-			notes = append(notes, Skipped{reg, fmt.Sprintf("%q: declarative registration of %s is not supported by Boris; use the %s directory", k.name, k.name, dirOf(k.name))})
-		}
-	}
-	return r.Completions, notes, nil
-}
-
-func dirOf(kind string) string {
-	switch kind {
-	case "tools":
-		return "tools/"
-	case "prompts":
-		return "prompts/"
-	}
-	return "resources/"
 }
 
 // loadCompletion checks one entry: its script must be an executable file

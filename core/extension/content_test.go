@@ -92,7 +92,7 @@ func TestLoadResources(t *testing.T) {
 	}
 	want := map[string]string{
 		"both.meta.json": "both uri and uriTemplate", "none.meta.json": "neither uri nor uriTemplate",
-		"novar.meta.json": "no {variable}", "dup.meta.json": "already defined", "https.meta.json": `scheme "https" is not supported`,
+		"novar.meta.json": "no {variable}", "dup.meta.json": "already defined", "https.meta.json": `provider "https" is not supported`,
 		"up.meta.json": "leads outside", "link.meta.json": "leads outside", "gone.meta.json": "no such file",
 		"broken.meta.json": "malformed metadata",
 	}
@@ -236,7 +236,7 @@ func TestLoadCompletions(t *testing.T) {
 		all = append(all, s.Reason)
 	}
 	joined := strings.Join(all, "\n")
-	for _, want := range []string{"already defined", "not executable and not a script", "leads outside", "no name", "prompts/ directory", `want "version": 1`, `unknown field "extra"`} {
+	for _, want := range []string{"already defined", "not executable and not a script", "leads outside", "no name", `want "version": 1`, `unknown top-level keys "extra"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("skipped reasons lack %q:\n%s", want, joined)
 		}

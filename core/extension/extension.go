@@ -44,6 +44,11 @@ type meta struct {
 	OutputSchema json.RawMessage      `json:"outputSchema"`
 	TimeoutSecs  *int                 `json:"timeoutSecs"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations"`
+
+	// In register.json only: the program, relative to tools/, and the
+	// framework's older name for inputSchema.
+	Path      string          `json:"path"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // MaxMetaSize bounds a metadata file.
@@ -61,11 +66,13 @@ type Skipped struct {
 	Reason string
 }
 
-// Load reads the tools of every directory in dirs, in order. An entry
-// that cannot be used (unreadable or malformed metadata, no executable,
-// a name already taken by a built-in tool (taken) or by an earlier
-// extension, a path leading outside its directory) is skipped and
-// reported; the rest load. A directory that does not exist is an error.
+// Load reads the tools of every directory in dirs, in order: those its
+// server.d/register.json declares when it has a "tools" key, else those
+// under tools/*/. An entry that cannot be used (unreadable or malformed
+// metadata, no executable, a name already taken by a built-in tool
+// (taken) or by an earlier entry, a path leading outside its directory)
+// is skipped and reported; the rest load. A directory whose register.json
+// is invalid loads no tool. A directory that does not exist is an error.
 func Load(dirs []string, taken func(name string) bool) ([]*Tool, []Skipped, error) {
 	var tools []*Tool
 	var skipped []Skipped
@@ -75,13 +82,13 @@ func Load(dirs []string, taken func(name string) bool) ([]*Tool, []Skipped, erro
 		return nil, nil, err
 	}
 	for _, root := range roots {
-		metas, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool.meta.json"))
-		sort.Strings(metas)
-		for _, m := range metas {
-			t, err := loadTool(root, m)
+		found, sk := dirTools(root)
+		skipped = append(skipped, sk...)
+		for _, f := range found {
+			t, m := f.tool, f.where
 			switch {
-			case err != nil:
-				skipped = append(skipped, Skipped{m, err.Error()})
+			case f.err != nil:
+				skipped = append(skipped, Skipped{m, f.err.Error()})
 			case taken != nil && taken(t.Name):
 				skipped = append(skipped, Skipped{m, fmt.Sprintf("tool name %q is a built-in tool's", t.Name)})
 			case seen[t.Name] != "":
@@ -93,6 +100,42 @@ func Load(dirs []string, taken func(name string) bool) ([]*Tool, []Skipped, erro
 		}
 	}
 	return tools, skipped, nil
+}
+
+// found is one tool entry of a directory, loaded or not. where names it
+// in messages: its metadata file, or register.json and the entry.
+type found struct {
+	tool  *Tool
+	where string
+	err   error
+}
+
+// dirTools reads root's tool entries: register.json's "tools" when it
+// declares them (the framework then does not scan), else tools/*/.
+func dirTools(root string) ([]found, []Skipped) {
+	reg, err := loadRegister(root)
+	if err != nil {
+		return nil, []Skipped{registerError(root, err, "tools")}
+	}
+	var out []found
+	if reg.declared("tools") {
+		for i, raw := range reg.list("tools") {
+			t, name, err := declaredTool(root, reg.path, raw)
+			w := reg.path + ": " + at("tools", i, name)
+			if t != nil {
+				t.Meta = w
+			}
+			out = append(out, found{t, w, err})
+		}
+		return out, nil
+	}
+	metas, _ := filepath.Glob(filepath.Join(root, "tools", "*", "tool.meta.json"))
+	sort.Strings(metas)
+	for _, m := range metas {
+		t, err := loadTool(root, m)
+		out = append(out, found{t, m, err})
+	}
+	return out, nil
 }
 
 // Log reports skipped entries, one line each.
@@ -157,10 +200,52 @@ func loadTool(root, metaPath string) (*Tool, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("malformed metadata: %v", err)
 	}
+	t, err := m.tool(root, metaPath)
+	if err != nil {
+		return nil, err
+	}
+	if t.Exec, err = executable(root, filepath.Dir(metaPath)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// declaredTool checks one entry of register.json's "tools": the metadata
+// of a tool.meta.json plus "path", the program, relative to tools/ (where
+// the framework runs it from; lib/tools.sh refuses one whose real path
+// leaves tools/). It returns the entry's name for messages even when the
+// entry is refused.
+func declaredTool(root, reg string, raw json.RawMessage) (*Tool, string, error) {
+	var m meta
+	if err := decodeEntry(raw, &m); err != nil {
+		return nil, "", err
+	}
+	if len(m.InputSchema) == 0 || string(m.InputSchema) == "null" {
+		m.InputSchema = m.Arguments // the framework's older name for it
+	}
+	t, err := m.tool(root, reg)
+	if err != nil {
+		return nil, m.Name, err
+	}
+	exec, err := declaredFile(root, filepath.Join(root, "tools"), m.Path)
+	if err != nil {
+		return nil, m.Name, err
+	}
+	if _, err := RunsThroughBash(exec); err != nil {
+		return nil, m.Name, fmt.Errorf("%s: %v", m.Path, err)
+	}
+	t.Exec = exec
+	return t, m.Name, nil
+}
+
+// tool checks the metadata and makes the tool it describes, without its
+// program.
+func (m *meta) tool(root, where string) (*Tool, error) {
 	if !toolName.MatchString(m.Name) {
 		return nil, fmt.Errorf("tool name %q: want 1 to 128 letters, digits, '_', '-' or '.'", m.Name)
 	}
-	t := &Tool{Name: m.Name, Title: m.Title, Description: m.Description, Annotations: m.Annotations, Root: root, Meta: metaPath}
+	t := &Tool{Name: m.Name, Title: m.Title, Description: m.Description, Annotations: m.Annotations, Root: root, Meta: where}
+	var err error
 	if t.Input, err = schema(m.InputSchema, true); err != nil {
 		return nil, fmt.Errorf("inputSchema: %v", err)
 	}
@@ -172,9 +257,6 @@ func loadTool(root, metaPath string) (*Tool, error) {
 			return nil, fmt.Errorf("timeoutSecs %d: want 1 to %d", *m.TimeoutSecs, MaxTimeout)
 		}
 		t.Timeout = *m.TimeoutSecs
-	}
-	if t.Exec, err = executable(root, filepath.Dir(metaPath)); err != nil {
-		return nil, err
 	}
 	return t, nil
 }
@@ -242,7 +324,8 @@ func inside(root, p string) (string, error) {
 }
 
 // Fingerprint summarises what the loaders would read from dirs (every
-// tool's metadata and program, the files of resources/, prompts/ and
+// tool's metadata and program, the entries of tools/ (programs
+// register.json names), the files of resources/, prompts/ and
 // completions/, server.d/register.json: path, size, mode, modification
 // time), so a
 // caller polling for changes reloads only when something changed. Its
@@ -256,7 +339,7 @@ func Fingerprint(dirs []string) string {
 			continue
 		}
 		var files []string
-		for _, pat := range []string{"tools/*/tool*", "resources/*", "prompts/*", "completions/*", "server.d/register.json"} {
+		for _, pat := range []string{"tools/*", "tools/*/tool*", "resources/*", "prompts/*", "completions/*", "server.d/register.json"} {
 			more, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
 			files = append(files, more...)
 		}

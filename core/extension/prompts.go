@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,14 +28,14 @@ type Prompt struct {
 
 // promptMeta is a prompts/*.meta.json as the framework documents it.
 type promptMeta struct {
-	Name        string             `json:"name"`
-	Title       string             `json:"title"`
-	Description string             `json:"description"`
-	Path        string             `json:"path"`
-	Role        string             `json:"role"`
-	Arguments   *jsonschema.Schema `json:"arguments"`
-	Icons       []mcp.Icon         `json:"icons"`
-	Meta        map[string]any     `json:"_meta"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Path        string          `json:"path"`
+	Role        string          `json:"role"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Icons       []mcp.Icon      `json:"icons"`
+	Meta        map[string]any  `json:"_meta"`
 }
 
 // MaxTemplateSize bounds a prompt template.
@@ -43,13 +44,16 @@ const MaxTemplateSize = 1 << 20
 // maxPromptDepth bounds how deep prompts/ is searched.
 const maxPromptDepth = 4
 
-// LoadPrompts reads the prompts of every directory in dirs, in order. As
-// the framework does, every file under prompts/ other than a metadata file
-// is a template; its metadata is NAME.meta.json beside it (for NAME.txt,
+// LoadPrompts reads the prompts of every directory in dirs, in order:
+// those its server.d/register.json declares when it has a "prompts" key
+// (the framework then does not scan), else those under prompts/. As the
+// framework does, every file under prompts/ other than a metadata file is
+// a template; its metadata is NAME.meta.json beside it (for NAME.txt,
 // NAME.txt.meta.json also works), and without one the prompt is named
 // after the file and takes no arguments. A metadata file whose template is
 // missing, malformed metadata, a duplicate name or a path leading outside
-// the directory is skipped and reported; the rest load.
+// the directory is skipped and reported; the rest load. A directory whose
+// register.json is invalid loads no prompt.
 func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 	var prompts []*Prompt
 	var skipped []Skipped
@@ -59,35 +63,8 @@ func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 		return nil, nil, err
 	}
 	for _, root := range roots {
-		metas, templates := promptFiles(filepath.Join(root, "prompts"))
-		claimed := map[string]bool{}
-		hasMeta := map[string]bool{}
-		for _, m := range metas {
-			hasMeta[strings.TrimSuffix(m, ".meta.json")] = true
-		}
-		var found []*Prompt
-		for _, m := range metas {
-			p, err := loadPrompt(root, m, templates)
-			if err != nil {
-				skipped = append(skipped, Skipped{m, err.Error()})
-				continue
-			}
-			claimed[p.Template] = true
-			found = append(found, p)
-		}
-		for _, t := range templates {
-			real, err := inside(root, t)
-			switch {
-			case err != nil:
-				skipped = append(skipped, Skipped{t, err.Error()})
-			case !claimed[real] && !hasMeta[t] && !hasMeta[strings.TrimSuffix(t, filepath.Ext(t))]:
-				// A template with metadata beside it is that metadata's,
-				// loaded or skipped; only a bare template is a prompt alone.
-				stem := strings.TrimSuffix(filepath.Base(t), filepath.Ext(t))
-				found = append(found, &Prompt{Prompt: &mcp.Prompt{Name: stem}, Role: "user", Template: real, Root: root, Meta: t})
-			}
-		}
-		sort.Slice(found, func(i, j int) bool { return found[i].Meta < found[j].Meta })
+		found, sk := dirPrompts(root)
+		skipped = append(skipped, sk...)
 		for _, p := range found {
 			if prev := seen[p.Prompt.Name]; prev != "" {
 				skipped = append(skipped, Skipped{p.Meta, fmt.Sprintf("prompt name %q is already defined by %s", p.Prompt.Name, prev)})
@@ -98,6 +75,60 @@ func LoadPrompts(dirs []string) ([]*Prompt, []Skipped, error) {
 		}
 	}
 	return prompts, skipped, nil
+}
+
+// dirPrompts reads one directory's prompts.
+func dirPrompts(root string) ([]*Prompt, []Skipped) {
+	reg, err := loadRegister(root)
+	if err != nil {
+		return nil, []Skipped{registerError(root, err, "prompts")}
+	}
+	if reg.declared("prompts") {
+		var found []*Prompt
+		var skipped []Skipped
+		for i, raw := range reg.list("prompts") {
+			p, name, err := declaredPrompt(root, raw)
+			w := reg.path + ": " + at("prompts", i, name)
+			if err != nil {
+				skipped = append(skipped, Skipped{w, err.Error()})
+				continue
+			}
+			p.Meta = w
+			found = append(found, p)
+		}
+		return found, skipped
+	}
+	var skipped []Skipped
+	metas, templates := promptFiles(filepath.Join(root, "prompts"))
+	claimed := map[string]bool{}
+	hasMeta := map[string]bool{}
+	for _, m := range metas {
+		hasMeta[strings.TrimSuffix(m, ".meta.json")] = true
+	}
+	var found []*Prompt
+	for _, m := range metas {
+		p, err := loadPrompt(root, m, templates)
+		if err != nil {
+			skipped = append(skipped, Skipped{m, err.Error()})
+			continue
+		}
+		claimed[p.Template] = true
+		found = append(found, p)
+	}
+	for _, t := range templates {
+		real, err := inside(root, t)
+		switch {
+		case err != nil:
+			skipped = append(skipped, Skipped{t, err.Error()})
+		case !claimed[real] && !hasMeta[t] && !hasMeta[strings.TrimSuffix(t, filepath.Ext(t))]:
+			// A template with metadata beside it is that metadata's,
+			// loaded or skipped; only a bare template is a prompt alone.
+			stem := strings.TrimSuffix(filepath.Base(t), filepath.Ext(t))
+			found = append(found, &Prompt{Prompt: &mcp.Prompt{Name: stem}, Role: "user", Template: real, Root: root, Meta: t})
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Meta < found[j].Meta })
+	return found, skipped
 }
 
 // promptFiles lists the metadata files and templates under dir (hidden
@@ -141,17 +172,8 @@ func loadPrompt(root, metaPath string, templates []string) (*Prompt, error) {
 	if m.Name == "" {
 		m.Name = stem
 	}
-	role := mcp.Role("user")
-	switch m.Role {
-	case "", "user":
-	case "assistant":
-		role = "assistant"
-	default:
-		return nil, fmt.Errorf("role %q: want \"user\" or \"assistant\"", m.Role)
-	}
-	p := &Prompt{Prompt: &mcp.Prompt{Name: m.Name, Title: m.Title, Description: m.Description, Icons: m.Icons, Meta: m.Meta},
-		Role: role, Root: root, Meta: metaPath}
-	if err := p.arguments(m.Arguments); err != nil {
+	p, err := m.prompt(root, metaPath)
+	if err != nil {
 		return nil, err
 	}
 	tmpl, err := promptTemplate(root, metaPath, m.Path, stem, templates)
@@ -167,6 +189,46 @@ func loadPrompt(root, metaPath string, templates []string) (*Prompt, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("template %s is not a regular file", tmpl)
+	}
+	return p, nil
+}
+
+// declaredPrompt checks one entry of register.json's "prompts": a
+// prompt's metadata whose "path" names its template relative to prompts/
+// (where the framework reads it), which must not lead outside.
+func declaredPrompt(root string, raw json.RawMessage) (*Prompt, string, error) {
+	var m promptMeta
+	if err := decodeEntry(raw, &m); err != nil {
+		return nil, "", err
+	}
+	if m.Name == "" {
+		return nil, "", errors.New("no name")
+	}
+	p, err := m.prompt(root, "")
+	if err != nil {
+		return nil, m.Name, err
+	}
+	if p.Template, err = declaredFile(root, filepath.Join(root, "prompts"), m.Path); err != nil {
+		return nil, m.Name, err
+	}
+	return p, m.Name, nil
+}
+
+// prompt checks the metadata and makes the prompt it describes, without
+// its template.
+func (m *promptMeta) prompt(root, where string) (*Prompt, error) {
+	role := mcp.Role("user")
+	switch m.Role {
+	case "", "user":
+	case "assistant":
+		role = "assistant"
+	default:
+		return nil, fmt.Errorf("role %q: want \"user\" or \"assistant\"", m.Role)
+	}
+	p := &Prompt{Prompt: &mcp.Prompt{Name: m.Name, Title: m.Title, Description: m.Description, Icons: m.Icons, Meta: m.Meta},
+		Role: role, Root: root, Meta: where}
+	if err := p.arguments(m.Arguments); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -204,12 +266,21 @@ func promptTemplate(root, metaPath, path, stem string, templates []string) (stri
 	return "", fmt.Errorf("several templates could be %s's (%s): name one with \"path\"", stem, strings.Join(candidates, ", "))
 }
 
-// arguments turns the metadata's "arguments" object schema into the
-// prompt's arguments, sorted by name.
-func (p *Prompt) arguments(s *jsonschema.Schema) error {
+// arguments turns the metadata's "arguments" into the prompt's arguments:
+// an object schema whose properties are the arguments (sorted by name) and
+// whose "required" the required ones, or, as the framework also accepts,
+// the list prompts/list shows ([{"name", "description", "required"}]).
+func (p *Prompt) arguments(raw json.RawMessage) error {
 	p.Args = map[string]*jsonschema.Schema{}
-	if s == nil {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	if raw[0] == '[' {
+		return p.argumentList(raw)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("arguments: %v", err)
 	}
 	if s.Type != "" && s.Type != "object" {
 		return fmt.Errorf("arguments: type %q: want \"object\"", s.Type)
@@ -230,6 +301,25 @@ func (p *Prompt) arguments(s *jsonschema.Schema) error {
 		}
 		p.Args[name] = prop
 		p.Prompt.Arguments = append(p.Prompt.Arguments, &mcp.PromptArgument{Name: name, Title: prop.Title, Description: prop.Description, Required: required[name]})
+	}
+	return nil
+}
+
+// argumentList reads arguments given as prompts/list shows them.
+func (p *Prompt) argumentList(raw json.RawMessage) error {
+	var list []*mcp.PromptArgument
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fmt.Errorf("arguments: %v", err)
+	}
+	for i, a := range list {
+		if a == nil || a.Name == "" {
+			return fmt.Errorf("arguments[%d]: no name", i)
+		}
+		if p.Args[a.Name] != nil {
+			return fmt.Errorf("arguments[%d]: %q is listed twice", i, a.Name)
+		}
+		p.Args[a.Name] = &jsonschema.Schema{Title: a.Title, Description: a.Description}
+		p.Prompt.Arguments = append(p.Prompt.Arguments, a)
 	}
 	return nil
 }

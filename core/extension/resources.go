@@ -15,26 +15,48 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 )
 
-// Resource is one resource an extension serves with the file provider:
-// resources/NAME.meta.json with a "uri" (mcp-bash-framework's
-// docs/REGISTRY.md, "resources.json").
+// Resource is one resource an extension serves: resources/NAME.meta.json
+// with a "uri" (mcp-bash-framework's docs/REGISTRY.md, "resources.json"),
+// or an entry of register.json's "resources".
 type Resource struct {
 	Resource *mcp.Resource // as resources/list shows it
+	Provider string        // ProviderFile, ProviderEcho or ProviderGit
 	Root     string        // the extension directory (real path)
-	Meta     string        // the metadata file, for messages
+	Meta     string        // the metadata file (or register.json and the entry), for messages
 }
 
 // Template is one resource template: a resources/*.meta.json with a
-// "uriTemplate" instead of a "uri" (docs/RESOURCE-TEMPLATES.md). A client
-// expands it and reads the concrete URI, which the file provider serves
-// from Root like any file:// resource.
+// "uriTemplate" instead of a "uri" (docs/RESOURCE-TEMPLATES.md), or an
+// entry of register.json's "resourceTemplates". A client expands it and
+// reads the concrete URI, which the file provider serves from Root like
+// any file:// resource.
 type Template struct {
 	Template *mcp.ResourceTemplate
+	Provider string // ProviderFile or ProviderGit
 	Root     string
 	Meta     string
 }
 
-// resourceMeta is a resources/*.meta.json as the framework documents it.
+// The resource providers Boris knows (the framework's providers/*.sh).
+const (
+	// ProviderFile serves a file of the extension directory.
+	ProviderFile = "file"
+	// ProviderEcho serves the URI's payload: echo://Hello%20there reads
+	// "Hello there" (providers/echo.sh, which decodes only %20).
+	ProviderEcho = "echo"
+	// ProviderGit would clone git+https:// repositories. The framework
+	// disables it unless MCPBASH_ENABLE_GIT_PROVIDER=true; Boris, whose
+	// core fetches nothing from the network, has no way to enable it: its
+	// resources and templates are listed and every read is refused, as the
+	// framework's default refuses them.
+	ProviderGit = "git"
+)
+
+// ErrProviderDisabled is the error of a read through the git provider.
+var ErrProviderDisabled = errors.New("the git provider is disabled: Boris does not fetch resources from the network (mcp-bash-framework disables it by default too)")
+
+// resourceMeta is a resources/*.meta.json as the framework documents it,
+// and an entry of register.json's "resources" or "resourceTemplates".
 type resourceMeta struct {
 	Name        string           `json:"name"`
 	Title       string           `json:"title"`
@@ -43,6 +65,7 @@ type resourceMeta struct {
 	URITemplate string           `json:"uriTemplate"`
 	MIMEType    string           `json:"mimeType"`
 	Provider    string           `json:"provider"`
+	Path        string           `json:"path"` // register.json: a file under resources/ (not read)
 	Annotations *mcp.Annotations `json:"annotations"`
 	Icons       []mcp.Icon       `json:"icons"`
 	Meta        map[string]any   `json:"_meta"`
@@ -57,10 +80,16 @@ var templateVar = regexp.MustCompile(`\{[^{}\s]+\}`)
 var ErrOutside = errors.New("leads outside the extension directory")
 
 // LoadResources reads the resources and resource templates of every
-// directory in dirs, in order. Entries that cannot be served (malformed
-// metadata, both or neither of uri and uriTemplate, a provider other than
-// file, a file leading outside the directory, a name or URI already taken)
-// are skipped and reported; the rest load.
+// directory in dirs, in order. A directory's resources are those its
+// register.json declares when it has a "resources" key, else its
+// resources/*.meta.json with a "uri"; its templates are its
+// resources/*.meta.json with a "uriTemplate", with register.json's
+// "resourceTemplates" merged over them (an entry replaces the scanned
+// template of its name), as the framework merges them. Entries that
+// cannot be served (malformed metadata, both or neither of uri and
+// uriTemplate, a provider Boris lacks, a file leading outside the
+// directory, a name or URI already taken) are skipped and reported; the
+// rest load. A directory whose register.json is invalid loads nothing.
 func LoadResources(dirs []string) ([]*Resource, []*Template, []Skipped, error) {
 	var res []*Resource
 	var tmpls []*Template
@@ -70,37 +99,120 @@ func LoadResources(dirs []string) ([]*Resource, []*Template, []Skipped, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	take := func(name, uri, where string) bool {
+		switch {
+		case names[name] != "":
+			skipped = append(skipped, Skipped{where, fmt.Sprintf("resource name %q is already defined by %s", name, names[name])})
+		case uris[uri] != "":
+			skipped = append(skipped, Skipped{where, fmt.Sprintf("URI %q is already defined by %s", uri, uris[uri])})
+		default:
+			names[name], uris[uri] = where, where
+			return true
+		}
+		return false
+	}
 	for _, root := range roots {
-		metas, _ := filepath.Glob(filepath.Join(root, "resources", "*.meta.json"))
-		sort.Strings(metas)
-		for _, m := range metas {
-			r, t, err := loadResource(root, m)
-			if err != nil {
-				skipped = append(skipped, Skipped{m, err.Error()})
-				continue
+		r, t, sk := dirResources(root)
+		skipped = append(skipped, sk...)
+		for _, x := range r {
+			if take(x.Resource.Name, x.Resource.URI, x.Meta) {
+				res = append(res, x)
 			}
-			name, uri := "", ""
-			if r != nil {
-				name, uri = r.Resource.Name, r.Resource.URI
-			} else {
-				name, uri = t.Template.Name, t.Template.URITemplate
-			}
-			switch {
-			case names[name] != "":
-				skipped = append(skipped, Skipped{m, fmt.Sprintf("resource name %q is already defined by %s", name, names[name])})
-			case uris[uri] != "":
-				skipped = append(skipped, Skipped{m, fmt.Sprintf("URI %q is already defined by %s", uri, uris[uri])})
-			default:
-				names[name], uris[uri] = m, m
-				if r != nil {
-					res = append(res, r)
-				} else {
-					tmpls = append(tmpls, t)
-				}
+		}
+		for _, x := range t {
+			if take(x.Template.Name, x.Template.URITemplate, x.Meta) {
+				tmpls = append(tmpls, x)
 			}
 		}
 	}
 	return res, tmpls, skipped, nil
+}
+
+// dirResources reads one directory's resources and templates.
+func dirResources(root string) ([]*Resource, []*Template, []Skipped) {
+	reg, err := loadRegister(root)
+	if err != nil {
+		return nil, nil, []Skipped{registerError(root, err, "resources or resource templates")}
+	}
+	var res []*Resource
+	var skipped []Skipped
+	byName := map[string]*Template{}
+	var order []string
+	metas, _ := filepath.Glob(filepath.Join(root, "resources", "*.meta.json"))
+	sort.Strings(metas)
+	for _, m := range metas {
+		r, t, err := loadResource(root, m)
+		switch {
+		case err != nil && !reg.declared("resources"):
+			skipped = append(skipped, Skipped{m, err.Error()})
+		case err != nil:
+			// A scanned template is still served; a broken file that may
+			// have been a resource is reported only if it was a template.
+			if isTemplateMeta(root, m) {
+				skipped = append(skipped, Skipped{m, err.Error()})
+			}
+		case t != nil && byName[t.Template.Name] != nil:
+			skipped = append(skipped, Skipped{m, fmt.Sprintf("template name %q is already defined by %s", t.Template.Name, byName[t.Template.Name].Meta)})
+		case t != nil:
+			byName[t.Template.Name] = t
+			order = append(order, t.Template.Name)
+		case !reg.declared("resources"):
+			res = append(res, r)
+		}
+	}
+	if reg.declared("resources") {
+		for i, raw := range reg.list("resources") {
+			r, name, err := declaredResource(root, raw)
+			w := reg.path + ": " + at("resources", i, name)
+			if err != nil {
+				skipped = append(skipped, Skipped{w, err.Error()})
+				continue
+			}
+			r.Meta = w
+			res = append(res, r)
+		}
+	}
+	declared := map[string]bool{}
+	for i, raw := range reg.list("resourceTemplates") {
+		t, name, err := declaredTemplate(root, raw)
+		w := reg.path + ": " + at("resourceTemplates", i, name)
+		switch {
+		case err != nil:
+			skipped = append(skipped, Skipped{w, err.Error()})
+		case declared[t.Template.Name]:
+			skipped = append(skipped, Skipped{w, fmt.Sprintf("template name %q is declared twice in resourceTemplates: the first is kept", t.Template.Name)})
+		default:
+			declared[t.Template.Name] = true
+			t.Meta = w
+			if byName[t.Template.Name] == nil {
+				order = append(order, t.Template.Name)
+			}
+			byName[t.Template.Name] = t // register.json wins over the scan
+		}
+	}
+	resNames := map[string]bool{}
+	for _, r := range res {
+		resNames[r.Resource.Name] = true
+	}
+	sort.Strings(order)
+	var tmpls []*Template
+	for _, name := range order {
+		t := byName[name]
+		if resNames[name] {
+			// The framework skips a template that reuses a resource's name.
+			skipped = append(skipped, Skipped{t.Meta, fmt.Sprintf("template name %q is a resource's", name)})
+			continue
+		}
+		tmpls = append(tmpls, t)
+	}
+	return res, tmpls, skipped
+}
+
+// isTemplateMeta reports whether a metadata file that failed to load at
+// least parses as a template's (it has a "uriTemplate").
+func isTemplateMeta(root, metaPath string) bool {
+	var m resourceMeta
+	return readMeta(root, metaPath, &m) == nil && m.URITemplate != ""
 }
 
 // loadResource reads one metadata file: a resource or a template.
@@ -109,60 +221,147 @@ func loadResource(root, metaPath string) (*Resource, *Template, error) {
 	if err := readMeta(root, metaPath, &m); err != nil {
 		return nil, nil, err
 	}
-	if m.Name == "" {
-		return nil, nil, errors.New("no name")
-	}
 	if m.URI != "" && m.URITemplate != "" {
 		return nil, nil, errors.New("both uri and uriTemplate are set: want one")
 	}
-	if m.URI == "" && m.URITemplate == "" {
-		return nil, nil, errors.New("neither uri nor uriTemplate is set")
+	if m.URITemplate != "" {
+		t, err := m.template(root)
+		if t != nil {
+			t.Meta = metaPath
+		}
+		return nil, t, err
 	}
-	uri := m.URI + m.URITemplate
-	if err := fileProvider(m.Provider, uri); err != nil {
-		return nil, nil, err
+	r, err := m.resource(root)
+	if r != nil {
+		r.Meta = metaPath
+	}
+	return r, nil, err
+}
+
+// declaredResource checks one entry of register.json's "resources". Its
+// "path", when given, is a file under resources/ that the framework
+// records but does not read; it must not lead outside either.
+func declaredResource(root string, raw json.RawMessage) (*Resource, string, error) {
+	var m resourceMeta
+	if err := decodeEntry(raw, &m); err != nil {
+		return nil, "", err
 	}
 	if m.URITemplate != "" {
-		if !templateVar.MatchString(m.URITemplate) {
-			return nil, nil, fmt.Errorf("uriTemplate %q has no {variable}", m.URITemplate)
+		return nil, m.Name, errors.New(`uriTemplate is set: declare templates under "resourceTemplates"`)
+	}
+	if m.Path != "" {
+		if _, err := declaredFile(root, filepath.Join(root, "resources"), m.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, m.Name, err
 		}
-		if _, err := uritemplate.New(m.URITemplate); err != nil {
-			return nil, nil, fmt.Errorf("uriTemplate %q: %v", m.URITemplate, err)
+	}
+	r, err := m.resource(root)
+	return r, m.Name, err
+}
+
+// declaredTemplate checks one entry of register.json's
+// "resourceTemplates".
+func declaredTemplate(root string, raw json.RawMessage) (*Template, string, error) {
+	var m resourceMeta
+	if err := decodeEntry(raw, &m); err != nil {
+		return nil, "", err
+	}
+	if m.URI != "" {
+		return nil, m.Name, errors.New("both uri and uriTemplate are set: want one")
+	}
+	t, err := m.template(root)
+	return t, m.Name, err
+}
+
+// provider is the entry's provider: "provider", else the one the
+// framework infers from the URI's scheme (no scheme: file; git+https:
+// git; any other: the scheme's name). Boris serves file and echo, and
+// lists git entries whose reads it refuses.
+func (m *resourceMeta) provider(uri string) (string, error) {
+	p := m.Provider
+	if p == "" {
+		scheme, _, ok := strings.Cut(uri, "://")
+		switch {
+		case !ok || scheme == "":
+			p = ProviderFile
+		case scheme == "git+https":
+			p = ProviderGit
+		default:
+			p = scheme
 		}
-		t := &mcp.ResourceTemplate{Name: m.Name, Title: m.Title, Description: m.Description, URITemplate: m.URITemplate,
-			MIMEType: m.MIMEType, Annotations: m.Annotations, Icons: m.Icons, Meta: m.Meta}
-		return nil, &Template{Template: t, Root: root, Meta: metaPath}, nil
+	}
+	want := map[string]string{ProviderFile: "file://", ProviderEcho: "echo://", ProviderGit: "git+https://"}[p]
+	if want == "" {
+		return "", fmt.Errorf("provider %q is not supported by Boris (only file, echo and, listed but never read, git are)", p)
+	}
+	if !strings.HasPrefix(uri, want) {
+		scheme, _, _ := strings.Cut(uri, ":")
+		return "", fmt.Errorf("URI scheme %q does not fit the %s provider (want %s URIs)", scheme, p, want)
+	}
+	return p, nil
+}
+
+// template checks a template's metadata.
+func (m *resourceMeta) template(root string) (*Template, error) {
+	if m.Name == "" {
+		return nil, errors.New("no name")
+	}
+	p, err := m.provider(m.URITemplate)
+	if err != nil {
+		return nil, err
+	}
+	if p == ProviderEcho {
+		return nil, errors.New("the echo provider serves resources, not templates")
+	}
+	if !templateVar.MatchString(m.URITemplate) {
+		return nil, fmt.Errorf("uriTemplate %q has no {variable}", m.URITemplate)
+	}
+	if _, err := uritemplate.New(m.URITemplate); err != nil {
+		return nil, fmt.Errorf("uriTemplate %q: %v", m.URITemplate, err)
+	}
+	t := &mcp.ResourceTemplate{Name: m.Name, Title: m.Title, Description: m.Description, URITemplate: m.URITemplate,
+		MIMEType: m.MIMEType, Annotations: m.Annotations, Icons: m.Icons, Meta: m.Meta}
+	return &Template{Template: t, Provider: p, Root: root}, nil
+}
+
+// resource checks a resource's metadata; a file resource's file must
+// exist inside root.
+func (m *resourceMeta) resource(root string) (*Resource, error) {
+	if m.Name == "" {
+		return nil, errors.New("no name")
+	}
+	if m.URI == "" {
+		return nil, errors.New("neither uri nor uriTemplate is set")
+	}
+	p, err := m.provider(m.URI)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := url.Parse(m.URI); err != nil {
-		return nil, nil, fmt.Errorf("uri: %v", err)
+		return nil, fmt.Errorf("uri: %v", err)
 	}
-	path, err := ResolveFileURI(root, m.URI)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file", m.URI)
+	if p == ProviderFile {
+		path, err := ResolveFileURI(root, m.URI)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file", m.URI)
+		}
 	}
 	r := &mcp.Resource{Name: m.Name, Title: m.Title, Description: m.Description, URI: m.URI,
 		MIMEType: m.MIMEType, Annotations: m.Annotations, Icons: m.Icons, Meta: m.Meta}
-	return &Resource{Resource: r, Root: root, Meta: metaPath}, nil, nil
+	return &Resource{Resource: r, Provider: p, Root: root}, nil
 }
 
-// fileProvider refuses what only the framework's other providers (git,
-// https, project scripts) could serve: Boris serves files only.
-func fileProvider(provider, uri string) error {
-	if provider != "" && provider != "file" {
-		return fmt.Errorf("provider %q is not supported by Boris (only the file provider is)", provider)
-	}
-	if !strings.HasPrefix(uri, "file://") {
-		scheme, _, _ := strings.Cut(uri, ":")
-		return fmt.Errorf("URI scheme %q is not supported by Boris (only file:// URIs are)", scheme)
-	}
-	return nil
+// Echo is what the echo provider reads for uri: its payload after
+// "echo://", with "%20" as a space and nothing else decoded, as
+// providers/echo.sh does.
+func Echo(uri string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(uri, "echo://"), "%20", " ")
 }
 
 // readMeta decodes the metadata file metaPath, which must lie inside root
@@ -211,10 +410,13 @@ func ResolveFileURI(root, uri string) (string, error) {
 		return "", fmt.Errorf("%s: a NUL in the path", uri)
 	}
 	if !filepath.IsAbs(p) {
-		// A relative path must not climb out, whatever lies there.
-		if p = filepath.Join(root, p); !within(root, p) {
-			return "", fmt.Errorf("%s %w", uri, ErrOutside)
-		}
+		p = filepath.Join(root, p)
+	}
+	// A path must not lead out as written, whatever lies there: an
+	// absolute one outside is refused before anything there is looked
+	// at, so the answer never says whether it exists.
+	if p = filepath.Clean(p); !within(root, p) {
+		return "", fmt.Errorf("%s %w", uri, ErrOutside)
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
@@ -224,6 +426,46 @@ func ResolveFileURI(root, uri string) (string, error) {
 		return "", fmt.Errorf("%s %w (a symlink)", uri, ErrOutside)
 	}
 	return real, nil
+}
+
+// ResourceRoots are the real paths of the directories in dirs whose
+// resources/ the file provider reads unlisted file:// URIs from (the
+// framework's default MCP_RESOURCES_ROOTS): every directory but one whose
+// register.json is invalid, which serves nothing.
+func ResourceRoots(dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		root, err := realDir(dir)
+		if err != nil {
+			continue
+		}
+		if _, err := loadRegister(root); err == nil {
+			out = append(out, root)
+		}
+	}
+	return out
+}
+
+// ReadResourcesFile reads, as the framework's file provider does for a
+// URI no resource lists, the file a file:// URI names (see
+// ResolveFileURI) when it lies in root's resources/ directory, refusing
+// a file over limit bytes. Any other file is ErrOutside.
+func ReadResourcesFile(root, uri string, limit int64) ([]byte, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Join(root, "resources"))
+	if err != nil {
+		return nil, err
+	}
+	if !within(root, dir) {
+		return nil, fmt.Errorf("resources/ %w", ErrOutside)
+	}
+	path, err := ResolveFileURI(root, uri)
+	if err != nil {
+		return nil, err
+	}
+	if !within(dir, path) {
+		return nil, fmt.Errorf("%s %w (not under resources/)", uri, ErrOutside)
+	}
+	return readBounded(dir, path, limit)
 }
 
 // within reports whether the clean absolute path p is root or below it.
