@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // maxTimeoutMs is the ceiling of bash's timeout parameter; larger values are
@@ -36,7 +37,7 @@ var bashTool = &mcp.Tool{
 // bash implements the bash tool (SPEC §2.3).
 func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(p.Command) == "" {
-		return nil, fail(InvalidInput, "command must not be empty")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "command must not be empty")
 	}
 	timeout, err := b.bashTimeout(p.Timeout)
 	if err != nil {
@@ -49,11 +50,11 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	opts := shell.Options{Timeout: timeout, Progress: progressFunc(ctx, req, timeout)}
 	res, err := b.shell.Run(ctx, p.Command, opts)
 	if err != nil {
-		return nil, fail(ExecError, "could not run the command: %v", err)
+		return nil, toolkit.Fail(toolkit.ExecError, "could not run the command: %v", err)
 	}
 	b.record(ctx, "bash", p.Command)
 	b.log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
-	return textResult(formatBash(res, timeout)), nil
+	return toolkit.TextResult(formatBash(res, timeout)), nil
 }
 
 // bashTimeout turns the timeout parameter (ms) into a duration: 0 means the
@@ -61,7 +62,7 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 func (b *boris) bashTimeout(ms int) (time.Duration, error) {
 	switch {
 	case ms < 0:
-		return 0, fail(InvalidInput, "timeout must be a positive number of milliseconds, got %d", ms)
+		return 0, toolkit.Fail(toolkit.InvalidInput, "timeout must be a positive number of milliseconds, got %d", ms)
 	case ms == 0:
 		ms = b.cfg.Timeout * 1000
 	}

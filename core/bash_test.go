@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // TestBashExecError covers EXEC_ERROR, which a live core only reaches when
@@ -24,7 +26,7 @@ func TestBashExecError(t *testing.T) {
 	}
 	b.close()
 	_, err = b.bash(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "bash"}}, bashParams{Command: "true"})
-	if got := classify(err).Error(); !strings.HasPrefix(got, "[EXEC_ERROR] ") {
+	if got := toolkit.Classify(err).Error(); !strings.HasPrefix(got, "[EXEC_ERROR] ") {
 		t.Errorf("bash after shutdown: got %q, want [EXEC_ERROR]", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // Work tracking (SPEC §11): create_task, list_tasks, get_task,
@@ -70,7 +71,7 @@ func (b *boris) board(ctx context.Context) (*board.Store, error) {
 		b.boardState.store, err = board.Open(ctx, path)
 	}
 	if err != nil {
-		return nil, fail(BoardUnavailable, "the task board cannot be opened: %v (the operator sets its place with --tasks-db)", err)
+		return nil, toolkit.Fail(toolkit.BoardUnavailable, "the task board cannot be opened: %v (the operator sets its place with --tasks-db)", err)
 	}
 	b.log.Debug("task board opened", "path", path)
 	return b.boardState.store, nil
@@ -122,22 +123,22 @@ func gitignoreEscape(p string) string {
 // boardError gives a board refusal its stable code; the board's message
 // already says what to do.
 func boardError(err error) error {
-	code := IOError
+	code := toolkit.IOError
 	switch {
 	case errors.Is(err, board.ErrNotFound):
-		return &Error{Code: BoardTaskNotFound, Msg: err.Error() + " (list_tasks lists the board's tasks)"}
+		return &toolkit.Error{Code: toolkit.BoardTaskNotFound, Msg: err.Error() + " (list_tasks lists the board's tasks)"}
 	case errors.Is(err, board.ErrNoBlocker):
-		code = BlockerNotFound
+		code = toolkit.BlockerNotFound
 	case errors.Is(err, board.ErrCycle):
-		code = BlockerCycle
+		code = toolkit.BlockerCycle
 	case errors.Is(err, board.ErrInUse):
-		code = BoardTaskInUse
+		code = toolkit.BoardTaskInUse
 	case errors.Is(err, board.ErrInvalid):
-		code = InvalidInput
+		code = toolkit.InvalidInput
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
-	return &Error{Code: code, Msg: err.Error()}
+	return &toolkit.Error{Code: code, Msg: err.Error()}
 }
 
 // boardOutput is t with Out's output schema, its status fields tuned like

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -25,7 +26,7 @@ var createFileTool = &mcp.Tool{
 // createFile implements create_file (SPEC §2.7).
 func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
-		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
 	}
 	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
 	if err != nil {
@@ -44,7 +45,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if existed {
 		verb = "Overwrote"
 	}
-	return textResult(fmt.Sprintf("%s %s (%s).", verb, abs, plural.S(len(p.Content), "byte"))), nil
+	return toolkit.TextResult(fmt.Sprintf("%s %s (%s).", verb, abs, plural.S(len(p.Content), "byte"))), nil
 }
 
 // isFile reports whether abs exists; a directory there is an error.
@@ -58,7 +59,7 @@ func (b *boris) isFile(abs string) (bool, error) {
 	}
 	defer f.Close()
 	if fi.IsDir() {
-		return false, fail(IsDirectory, "%s is a directory; create_file writes files", abs)
+		return false, toolkit.Fail(toolkit.IsDirectory, "%s is a directory; create_file writes files", abs)
 	}
 	return true, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 type diffParams struct {
@@ -31,9 +33,9 @@ func (b *boris) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) 
 	}
 	if out == "" {
 		if p.Checkpoint == "" {
-			return textResult("No changes since the latest checkpoint."), nil
+			return toolkit.TextResult("No changes since the latest checkpoint."), nil
 		}
-		return textResult("Checkpoint " + p.Checkpoint + " changed nothing there."), nil
+		return toolkit.TextResult("Checkpoint " + p.Checkpoint + " changed nothing there."), nil
 	}
-	return textResult(out), nil
+	return toolkit.TextResult(out), nil
 }

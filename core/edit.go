@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -29,9 +30,9 @@ func (b *boris) readForEdit(abs string) ([]byte, error) {
 	defer f.Close()
 	switch {
 	case fi.IsDir():
-		return nil, fail(IsDirectory, "%s is a directory, not a file", abs)
+		return nil, toolkit.Fail(toolkit.IsDirectory, "%s is a directory, not a file", abs)
 	case fi.Size() > int64(b.cfg.MaxFileSize):
-		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit", abs, fi.Size(), b.cfg.MaxFileSize)
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "%s is %d bytes, over the %s limit", abs, fi.Size(), b.cfg.MaxFileSize)
 	}
 	// Sized from the stat, so the file is read into one buffer instead of
 	// one that doubles as it fills; the limit still holds if it grew since.
@@ -49,7 +50,7 @@ func lineOf(data []byte, off int) int {
 }
 
 // snippet renders lines first..last of data (clamped) in cat -n style, in
-// at most about maxResultText bytes: a huge edit is shown in part.
+// at most about toolkit.MaxResultText bytes: a huge edit is shown in part.
 func snippet(data []byte, first, last int) string {
 	var sb strings.Builder
 	first = max(first, 1)
@@ -57,9 +58,9 @@ func snippet(data []byte, first, last int) string {
 		if l.num < first {
 			return true
 		}
-		if l.num > first && sb.Len()+numberedLen(l) > maxResultText {
+		if l.num > first && sb.Len()+numberedLen(l) > toolkit.MaxResultText {
 			fmt.Fprintf(&sb, "[... shown up to line %d of %d: a result holds at most %s of text; view the file with a view_range for the rest]\n",
-				l.num-1, last, flagenv.Size(maxResultText))
+				l.num-1, last, flagenv.Size(toolkit.MaxResultText))
 			return false
 		}
 		writeNumbered(&sb, l)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // editorCommands are every command of Anthropic's text editor versions, in
@@ -116,15 +118,15 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 	v := b.editorVersion()
 	if !slices.Contains(v.commands, p.Command) {
 		if v.documented {
-			return nil, fail(InvalidInput, "Unrecognized command %s. The allowed commands for the %s tool are: %s", p.Command, v.name, strings.Join(v.commands, ", "))
+			return nil, toolkit.Fail(toolkit.InvalidInput, "Unrecognized command %s. The allowed commands for the %s tool are: %s", p.Command, v.name, strings.Join(v.commands, ", "))
 		}
-		return nil, fail(InvalidInput, "unknown command %q: want one of %s", p.Command, strings.Join(v.commands, ", "))
+		return nil, toolkit.Fail(toolkit.InvalidInput, "unknown command %q: want one of %s", p.Command, strings.Join(v.commands, ", "))
 	}
 	if err := p.checkApplicable(v); err != nil {
 		return nil, err
 	}
 	if b.cfg.ReadOnly && p.Command != "view" {
-		return nil, fail(AccessDenied, "this server is read-only: %s is not allowed, only view", p.Command)
+		return nil, toolkit.Fail(toolkit.AccessDenied, "this server is read-only: %s is not allowed, only view", p.Command)
 	}
 	if v.documented {
 		if err := b.editorCheckPath(p); err != nil {
@@ -140,12 +142,12 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 		return res, err
 	case "create":
 		if p.FileText == nil {
-			return nil, fail(InvalidInput, "create needs file_text, the contents of the file")
+			return nil, toolkit.Fail(toolkit.InvalidInput, "create needs file_text, the contents of the file")
 		}
 		return b.createFile(ctx, req, createFileParams{Path: p.Path, Content: *p.FileText})
 	case "str_replace":
 		if p.OldStr == nil {
-			return nil, fail(InvalidInput, "str_replace needs old_str, the exact text to replace")
+			return nil, toolkit.Fail(toolkit.InvalidInput, "str_replace needs old_str, the exact text to replace")
 		}
 		return b.strReplace(ctx, req, strReplaceParams{Path: p.Path, OldStr: *p.OldStr, NewStr: deref(p.NewStr), ReplaceAll: p.ReplaceAll})
 	case "insert":
@@ -170,15 +172,15 @@ func (b *boris) editorCheckPath(p editorParams) error {
 	switch {
 	case err != nil && p.Command != "create":
 		if errors.Is(err, fs.ErrNotExist) {
-			return fail(PathNotFound, "The path %s does not exist. Please provide a valid path.", p.Path)
+			return toolkit.Fail(toolkit.PathNotFound, "The path %s does not exist. Please provide a valid path.", p.Path)
 		}
 		return err
 	case err == nil && p.Command == "create":
-		return fail(InvalidInput, "File already exists at: %s. Cannot overwrite files using command `create`. Use str_replace to change it.", p.Path)
+		return toolkit.Fail(toolkit.InvalidInput, "File already exists at: %s. Cannot overwrite files using command `create`. Use str_replace to change it.", p.Path)
 	case err == nil && fi.IsDir() && p.Command != "view":
-		return fail(IsDirectory, "The path %s is a directory and only the `view` command can be used on directories", p.Path)
+		return toolkit.Fail(toolkit.IsDirectory, "The path %s is a directory and only the `view` command can be used on directories", p.Path)
 	case err == nil && fi.IsDir() && p.ViewRange != nil:
-		return fail(InvalidInput, "The `view_range` parameter is not allowed when `path` points to a directory.")
+		return toolkit.Fail(toolkit.InvalidInput, "The `view_range` parameter is not allowed when `path` points to a directory.")
 	}
 	return nil
 }
@@ -187,7 +189,7 @@ func (b *boris) editorCheckPath(p editorParams) error {
 // saying so.
 func truncateText(res *mcp.CallToolResult, n int) (*mcp.CallToolResult, error) {
 	if n < 1 {
-		return nil, fail(InvalidInput, "max_characters must be 1 or more, got %d", n)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "max_characters must be 1 or more, got %d", n)
 	}
 	for _, c := range res.Content {
 		tc, ok := c.(*mcp.TextContent)
@@ -205,17 +207,17 @@ func truncateText(res *mcp.CallToolResult, n int) (*mcp.CallToolResult, error) {
 // insert_text, and runs the insert.
 func (b *boris) editorInsert(ctx context.Context, p editorParams) (*mcp.CallToolResult, error) {
 	if p.InsertLine == nil {
-		return nil, fail(InvalidInput, "insert needs insert_line, the line after which to insert (0 for the beginning)")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "insert needs insert_line, the line after which to insert (0 for the beginning)")
 	}
 	text := p.NewStr
 	switch {
 	case text == nil:
 		text = p.InsertText
 	case p.InsertText != nil && *p.InsertText != *text:
-		return nil, fail(InvalidInput, "insert got different new_str and insert_text; send one of them")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "insert got different new_str and insert_text; send one of them")
 	}
 	if text == nil {
-		return nil, fail(InvalidInput, "insert needs the text to insert, as new_str or insert_text")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "insert needs the text to insert, as new_str or insert_text")
 	}
 	return b.insert(ctx, p.Path, *p.InsertLine, *text)
 }
@@ -235,7 +237,7 @@ func (p editorParams) checkApplicable(v editorVersion) error {
 		"max_characters": p.MaxCharacters != nil,
 	}
 	if given["max_characters"] && !v.maxChars {
-		return fail(InvalidInput, "max_characters belongs to text_editor_20250728 (str_replace_based_edit_tool); this server's %s does not take it", v.name)
+		return toolkit.Fail(toolkit.InvalidInput, "max_characters belongs to text_editor_20250728 (str_replace_based_edit_tool); this server's %s does not take it", v.name)
 	}
 	allowed := map[string][]string{
 		"view":        {"view_range", "max_characters"},
@@ -246,7 +248,7 @@ func (p editorParams) checkApplicable(v editorVersion) error {
 	}[p.Command]
 	for _, name := range []string{"view_range", "old_str", "new_str", "replace_all", "file_text", "insert_line", "insert_text", "max_characters"} {
 		if given[name] && !slices.Contains(allowed, name) {
-			return fail(InvalidInput, "%s does not apply to the %s command", name, p.Command)
+			return toolkit.Fail(toolkit.InvalidInput, "%s does not apply to the %s command", name, p.Command)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // undo_edit (text_editor_20250124) "reverts the last edit made to the
@@ -34,7 +35,7 @@ var undoneID = regexp.MustCompile(`^undo (cp_[0-9]+)\b`)
 // editorUndo implements undo_edit.
 func (b *boris) editorUndo(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
 	if b.ckpt == nil || b.cfg.disabled("undo") {
-		return nil, fail(InvalidInput, "undo_edit needs Boris's checkpoints, which are off on this server (--checkpoints off, no git on PATH, or the undo tool disabled)")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "undo_edit needs Boris's checkpoints, which are off on this server (--checkpoints off, no git on PATH, or the undo tool disabled)")
 	}
 	abs, err := b.checkpointPath(path)
 	if err != nil {
@@ -47,7 +48,7 @@ func (b *boris) editorUndo(ctx context.Context, req *mcp.CallToolRequest, path s
 	}
 	target := lastEdit(cps)
 	if target == nil {
-		return nil, fail(InvalidInput, "No edit history found for %s.", path)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "No edit history found for %s.", path)
 	}
 	res, err := b.undo(ctx, req, undoParams{Checkpoint: target.ID, Path: path})
 	if err != nil {

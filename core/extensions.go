@@ -16,6 +16,7 @@ import (
 
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/safefile"
 )
@@ -143,11 +144,11 @@ func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		args := map[string]any{}
 		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return errorResult(fail(InvalidInput, "arguments must be a JSON object: %v", err)), nil
+				return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "arguments must be a JSON object: %v", err)), nil
 			}
 		}
 		if err := resolved.Validate(args); err != nil {
-			return errorResult(fail(InvalidInput, "%v", err)), nil
+			return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "%v", err)), nil
 		}
 		b.beforeChange(ctx)
 		res, err := b.runExtension(ctx, req, t, args)
@@ -156,14 +157,14 @@ func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 			return res, err
 		}
 		if res.StructuredContent == nil {
-			return errorResult(fail(ExecError, "extension tool %s declares an outputSchema but returned no structured result (print a result object with structuredContent, e.g. with mcp_result_success)", t.Name)), nil
+			return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s declares an outputSchema but returned no structured result (print a result object with structuredContent, e.g. with mcp_result_success)", t.Name)), nil
 		}
 		var v any
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			_ = json.Unmarshal(b, &v)
 		}
 		if err := out.Validate(v); err != nil {
-			return errorResult(fail(ExecError, "extension tool %s returned a result that does not match its outputSchema: %v", t.Name, err)), nil
+			return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s returned a result that does not match its outputSchema: %v", t.Name, err)), nil
 		}
 		return res, nil
 	})
@@ -183,19 +184,19 @@ type extCall struct {
 func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *extension.Tool, args map[string]any) (*mcp.CallToolResult, error) {
 	dir, err := b.extDirs.get(b.extBase)
 	if err != nil {
-		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
 	defer b.extDirs.put(dir)
 	root, err := b.extRoot.Sub(filepath.Base(dir), false, 0)
 	if err != nil {
-		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
 	defer root.Close()
 	c := &extCall{dir: dir, root: root, progress: filepath.Join(dir, extCallFiles[0]), logs: filepath.Join(dir, extCallFiles[1]),
 		cancel: filepath.Join(dir, "cancelled"), errFile: filepath.Join(dir, "error")}
 	env, err := b.extEnv(req, t, args, c)
 	if err != nil {
-		return errorResult(fail(ExecError, "could not prepare the call: %v", err)), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
 	timeout := extDefaultTimeout
 	if t.Timeout > 0 {
@@ -213,7 +214,7 @@ func (b *boris) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *e
 	})
 	stop()
 	if err != nil {
-		return errorResult(fail(ExecError, "could not run extension tool %s: %v", t.Name, err)), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not run extension tool %s: %v", t.Name, err)), nil
 	}
 	return extResult(t, res, c, timeout)
 }
@@ -266,10 +267,10 @@ func (b *boris) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[str
 // plain text).
 func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Duration) (*mcp.CallToolResult, error) {
 	if res.TimedOut {
-		return errorResult(fail(ExecError, "extension tool %s timed out after %s and was stopped%s", t.Name, timeout, stderrTail(res))), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s timed out after %s and was stopped%s", t.Name, timeout, stderrTail(res))), nil
 	}
 	if res.Canceled {
-		return errorResult(fail(ExecError, "extension tool %s was cancelled", t.Name)), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s was cancelled", t.Name)), nil
 	}
 	// The error file counts only when the tool failed: a tool may recover
 	// from a helper's failure (mcp_args_get ... || true).
@@ -287,11 +288,11 @@ func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Du
 			if len(e.Data) > 0 && string(e.Data) != "null" {
 				msg += " " + string(e.Data)
 			}
-			return errorResult(fail(ExecError, "extension tool %s failed (%d): %s", t.Name, e.Code, msg)), nil
+			return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s failed (%d): %s", t.Name, e.Code, msg)), nil
 		}
 	}
 	if res.ExitCode != 0 {
-		return errorResult(fail(ExecError, "extension tool %s exited with status %d%s", t.Name, res.ExitCode, stderrTail(res))), nil
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s exited with status %d%s", t.Name, res.ExitCode, stderrTail(res))), nil
 	}
 	out := strings.TrimSpace(res.Stdout)
 	if strings.HasPrefix(out, "{") {
@@ -301,12 +302,12 @@ func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Du
 		if json.Unmarshal([]byte(out), &probe) == nil && len(probe.Content) > 0 && probe.Content[0] == '[' {
 			var r mcp.CallToolResult
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
-				return errorResult(fail(ExecError, "extension tool %s printed a malformed result: %v", t.Name, err)), nil
+				return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "extension tool %s printed a malformed result: %v", t.Name, err)), nil
 			}
 			return &r, nil
 		}
 	}
-	return textResult(res.Stdout), nil
+	return toolkit.TextResult(res.Stdout), nil
 }
 
 // stderrTail is the end of a tool's stderr, for error messages.

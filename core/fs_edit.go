@@ -9,6 +9,8 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 type fsEdit struct {
@@ -87,7 +89,7 @@ func applyFsEdits(content string, edits []fsEdit) (string, error) {
 		}
 		next, ok := replaceLoose(content, oldText, newText)
 		if !ok {
-			return "", fail(NotFoundInFile, "Could not find exact match for edit:\n%s", e.OldText)
+			return "", toolkit.Fail(toolkit.NotFoundInFile, "Could not find exact match for edit:\n%s", e.OldText)
 		}
 		content = next
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 func TestApplyFsEdits(t *testing.T) {
@@ -53,8 +55,8 @@ func TestApplyFsEdits(t *testing.T) {
 
 func TestApplyFsEditsNotFound(t *testing.T) {
 	_, err := applyFsEdits("a\nb\n", []fsEdit{{"a", "x"}, {"zzz\r\n", "y"}})
-	var e *Error
-	if !errors.As(err, &e) || e.Code != NotFoundInFile || e.Msg != "Could not find exact match for edit:\nzzz\r\n" {
+	var e *toolkit.Error
+	if !errors.As(err, &e) || e.Code != toolkit.NotFoundInFile || e.Msg != "Could not find exact match for edit:\nzzz\r\n" {
 		t.Errorf("got %v, want [NOT_FOUND_IN_FILE] naming the edit's oldText as given", err)
 	}
 	// U+0085 is whitespace to Go but not to JavaScript: no loose match.

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // fsListDirectory implements list_directory: "[DIR] name" or "[FILE] name"
@@ -43,7 +44,7 @@ func (b *boris) fsListDirectory(_ context.Context, _ *mcp.CallToolRequest, p fsP
 func (b *boris) fsReadDir(abs string) ([]fs.FileInfo, error) {
 	infos, err := b.policy.ReadDirInfo(abs)
 	if err != nil && strings.Contains(err.Error(), "not a directory") {
-		return nil, fail(InvalidInput, "%s is not a directory", abs)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", abs)
 	}
 	return infos, err
 }
@@ -64,7 +65,7 @@ func (b *boris) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
 func (b *boris) fsOpenDir(abs string) (*scope.Dir, error) {
 	d, err := b.policy.OpenDir(abs)
 	if err != nil && strings.Contains(err.Error(), "not a directory") {
-		return nil, fail(InvalidInput, "%s is not a directory", abs)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", abs)
 	}
 	return d, err
 }
@@ -95,7 +96,7 @@ type sizedEntry struct {
 // first, then totals.
 func (b *boris) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolRequest, p fsListSizesParams) (*mcp.CallToolResult, error) {
 	if p.SortBy != "" && p.SortBy != "name" && p.SortBy != "size" {
-		return nil, fail(InvalidInput, "sortBy %q: want \"name\" or \"size\"", p.SortBy)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "sortBy %q: want \"name\" or \"size\"", p.SortBy)
 	}
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -257,7 +258,7 @@ func (t *treeWriter) list(dir *scope.Dir, rel string, depth int) error {
 			continue
 		}
 		if t.count++; t.count > maxTreeEntries {
-			return fail(InvalidInput, "the tree has more than %d entries: ask for a subdirectory, or add excludePatterns", maxTreeEntries)
+			return toolkit.Fail(toolkit.InvalidInput, "the tree has more than %d entries: ask for a subdirectory, or add excludePatterns", maxTreeEntries)
 		}
 		if !empty {
 			t.out = append(t.out, ',')

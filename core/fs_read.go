@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 type fsReadTextParams struct {
@@ -28,7 +30,7 @@ func (b *boris) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsRe
 	// As in server-filesystem, 0 means "not given".
 	head, tail := lineCount(p.Head), lineCount(p.Tail)
 	if head != 0 && tail != 0 {
-		return nil, fail(InvalidInput, "Cannot specify both head and tail parameters simultaneously")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "Cannot specify both head and tail parameters simultaneously")
 	}
 	data, err := b.readForEdit(abs)
 	if err != nil {
@@ -98,13 +100,13 @@ type fsReadMultipleParams struct {
 // error in its place.
 func (b *boris) fsReadMultipleFiles(_ context.Context, _ *mcp.CallToolRequest, p fsReadMultipleParams) (*mcp.CallToolResult, error) {
 	if len(p.Paths) == 0 {
-		return nil, fail(InvalidInput, "paths: At least one file path must be provided")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "paths: At least one file path must be provided")
 	}
 	parts := make([]string, len(p.Paths))
 	for i, path := range p.Paths {
 		data, err := b.fsReadOne(p.WorkspaceID, path)
 		if err != nil {
-			parts[i] = path + ": Error - " + classify(err).Error()
+			parts[i] = path + ": Error - " + toolkit.Classify(err).Error()
 			continue
 		}
 		parts[i] = path + ":\n" + decodeText(data) + "\n"

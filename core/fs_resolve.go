@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // windowsDrive matches a Windows drive path, which on a POSIX host would
@@ -33,7 +35,7 @@ var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 // that names nothing existing is mapped by fsEquivalent.
 func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error) {
 	if windowsDrive.MatchString(path) {
-		return "", nil, fail(AccessDenied, "Windows-style path received on a POSIX host: %s", path)
+		return "", nil, toolkit.Fail(toolkit.AccessDenied, "Windows-style path received on a POSIX host: %s", path)
 	}
 	if path == "~" || strings.HasPrefix(path, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -55,7 +57,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if !utf8.ValidString(abs) {
 		// Node decodes the resolved path, then names another file (or
 		// none): server-filesystem cannot reach it.
-		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+		return "", nil, toolkit.Fail(toolkit.PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
 	}
 	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
 		return abs, ws, nil // it exists (or the tool meets the error itself)
@@ -72,7 +74,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 		return abs, ws, err
 	}
 	if abs, ws, err = b.fsPath(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
-		return "", nil, fail(PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
+		return "", nil, toolkit.Fail(toolkit.PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
 	}
 	return abs, ws, err
 }
@@ -106,7 +108,7 @@ func (b *boris) fsEquivalent(lex string) (string, error) {
 			return "", err
 		}
 		if _, err := os.Lstat(next); errors.Is(err, fs.ErrNotExist) {
-			return "", fail(PathNotFound, "%s is a symlink to %s, which does not exist: the filesystem tools do not follow or replace such a link (server-filesystem refuses it too)",
+			return "", toolkit.Fail(toolkit.PathNotFound, "%s is a symlink to %s, which does not exist: the filesystem tools do not follow or replace such a link (server-filesystem refuses it too)",
 				filepath.Join(cur, match), next)
 		}
 		cur = next
@@ -130,7 +132,7 @@ func (b *boris) equivalentEntry(dir, name string) (string, error) {
 		if !utf8.ValidString(e.Name()) && decodeString(e.Name()) == name {
 			// Node lists this entry under its decoded name, then cannot
 			// find it by that name: server-filesystem refuses it.
-			return "", fail(PathNotFound, "%s: the entry of that name is %q, which is not UTF-8; the filesystem tools cannot name it", filepath.Join(dir, name), e.Name())
+			return "", toolkit.Fail(toolkit.PathNotFound, "%s: the entry of that name is %q, which is not UTF-8; the filesystem tools cannot name it", filepath.Join(dir, name), e.Name())
 		}
 		if norm.NFC.String(e.Name()) == want {
 			found = append(found, e.Name())
@@ -142,6 +144,6 @@ func (b *boris) equivalentEntry(dir, name string) (string, error) {
 	case 1:
 		return found[0], nil
 	}
-	return "", fail(InvalidInput, "Ambiguous Unicode path component: %s names %q, which are the same text in different Unicode normalization forms; give the exact spelling (list_directory shows it)",
+	return "", toolkit.Fail(toolkit.InvalidInput, "Ambiguous Unicode path component: %s names %q, which are the same text in different Unicode normalization forms; give the exact spelling (list_directory shows it)",
 		name, found)
 }

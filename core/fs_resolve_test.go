@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // newFsBoris serves --toolset filesystem on a new allowed directory.
@@ -24,7 +26,7 @@ func newFsBoris(t *testing.T) (*boris, string) {
 // fsText is a filesystem tool's result text, or its error as "[CODE] ...".
 func fsText(res *mcp.CallToolResult, err error) string {
 	if err != nil {
-		return classify(err).Error()
+		return toolkit.Classify(err).Error()
 	}
 	return res.Content[0].(*mcp.TextContent).Text
 }

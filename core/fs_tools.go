@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // fsArgs is embedded in every filesystem tool's parameters: the optional
@@ -106,16 +108,16 @@ func (b *boris) filesystemSpecs() []toolSpec {
 
 // fsResult is a successful result as server-filesystem gives it: the text,
 // and {content: text} as structuredContent, bytes that are not UTF-8
-// decoded as Node decodes them (decodeString). Text past maxResultText is cut
+// decoded as Node decodes them (decodeString). Text past toolkit.MaxResultText is cut
 // with a note in both, so the result stays bounded.
 func fsResult(text string) *mcp.CallToolResult {
 	text = decodeString(text) // a file name that is not UTF-8, as Node decodes it
-	if len(text) > maxResultText {
-		cut := maxResultText
+	if len(text) > toolkit.MaxResultText {
+		cut := toolkit.MaxResultText
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		text = text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: head or tail, a narrower path or pattern.]\n", len(text), maxResultText)
+		text = text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: head or tail, a narrower path or pattern.]\n", len(text), toolkit.MaxResultText)
 	}
 	return structured(text, map[string]any{"content": text})
 }

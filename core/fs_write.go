@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 type fsWriteParams struct {
@@ -21,7 +23,7 @@ type fsWriteParams struct {
 // 003), where missing parent directories are created.
 func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
-		return nil, fail(FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
 	}
 	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -53,11 +55,11 @@ func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 	case errors.Is(err, fs.ErrNotExist) && makeParents:
 		return false, nil // WriteFile makes the directories
 	case errors.Is(err, fs.ErrNotExist):
-		return false, fail(PathNotFound, "Parent directory does not exist: %s (create_directory makes it)", filepath.Dir(abs))
+		return false, toolkit.Fail(toolkit.PathNotFound, "Parent directory does not exist: %s (create_directory makes it)", filepath.Dir(abs))
 	case err != nil:
 		return false, err
 	case !dir.IsDir():
-		return false, fail(InvalidInput, "%s is not a directory", filepath.Dir(abs))
+		return false, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", filepath.Dir(abs))
 	}
 	fi, err := b.policy.Lstat(abs)
 	switch {
@@ -66,7 +68,7 @@ func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 	case err != nil:
 		return false, err
 	case fi.IsDir():
-		return false, fail(IsDirectory, "%s is a directory; write_file writes files", abs)
+		return false, toolkit.Fail(toolkit.IsDirectory, "%s is a directory; write_file writes files", abs)
 	}
 	return true, nil
 }
@@ -118,7 +120,7 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	b.beforeChange(ctx)
 	if err := b.policy.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, fail(InvalidInput, "Destination already exists: %s", dst)
+			return nil, toolkit.Fail(toolkit.InvalidInput, "Destination already exists: %s", dst)
 		}
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/search"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -45,16 +46,16 @@ func (b *boris) glob(ctx context.Context, _ *mcp.CallToolRequest, p globParams) 
 		return nil, err
 	}
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-		return nil, fail(InvalidInput, "glob searches a directory, but %s is %s; use view to read a file", root, scope.KindName(fi.Mode()))
+		return nil, toolkit.Fail(toolkit.InvalidInput, "glob searches a directory, but %s is %s; use view to read a file", root, scope.KindName(fi.Mode()))
 	}
 	res, err := search.Glob(ctx, search.Options{Policy: b.policy, Root: root}, pattern)
 	switch {
 	case errors.Is(err, doublestar.ErrBadPattern):
-		return nil, fail(InvalidInput, "pattern %q is not a valid glob", p.Pattern)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "pattern %q is not a valid glob", p.Pattern)
 	case err != nil:
 		return nil, err
 	}
-	return textResult(b.globText(res, p.Pattern, root)), nil
+	return toolkit.TextResult(b.globText(res, p.Pattern, root)), nil
 }
 
 // splitGlob returns the pattern relative to the directory to search. An
@@ -64,11 +65,11 @@ func splitGlob(p globParams) (pattern, dir string, err error) {
 	pattern = strings.TrimPrefix(p.Pattern, "./")
 	switch {
 	case p.Pattern == "":
-		return "", "", fail(InvalidInput, "pattern must not be empty")
+		return "", "", toolkit.Fail(toolkit.InvalidInput, "pattern must not be empty")
 	case !strings.HasPrefix(pattern, "/"):
 		return pattern, cmp.Or(p.Path, "."), nil
 	case p.Path != "":
-		return "", "", fail(InvalidInput, "pattern %q is absolute; make it relative to path, or leave path out", p.Pattern)
+		return "", "", toolkit.Fail(toolkit.InvalidInput, "pattern %q is absolute; make it relative to path, or leave path out", p.Pattern)
 	}
 	base, rest := doublestar.SplitPattern(pattern)
 	return rest, filepath.FromSlash(base), nil
@@ -83,7 +84,7 @@ func (b *boris) globText(res *search.GlobResult, pattern, root string) string {
 	}
 	shown := 0
 	for _, f := range res.Files {
-		if shown == maxGlobFiles || (shown > 0 && sb.Len()+len(f.Path)+1 > maxResultText) {
+		if shown == maxGlobFiles || (shown > 0 && sb.Len()+len(f.Path)+1 > toolkit.MaxResultText) {
 			break
 		}
 		sb.WriteString(f.Path + "\n")
@@ -95,7 +96,7 @@ func (b *boris) globText(res *search.GlobResult, pattern, root string) string {
 		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files. Narrow the pattern or path to see the others.]\n", shown, n)
 	case n > shown:
 		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files: a result holds at most %s of text. Narrow the pattern or path to see the others.]\n",
-			shown, n, flagenv.Size(maxResultText))
+			shown, n, flagenv.Size(toolkit.MaxResultText))
 	}
 	sb.WriteString(res.Skipped.Footer(b.cfg.MaxFileSize.String()))
 	return sb.String()

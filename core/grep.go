@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/search"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
 	"github.com/mjkoo/boris/internal/plural"
 )
@@ -87,7 +88,7 @@ func (b *boris) runGrep(ctx context.Context, p grepParams) (*mcp.CallToolResult,
 		sb.WriteString(note + "\n")
 	}
 	sb.WriteString(res.Skipped.Footer(b.cfg.MaxFileSize.String()))
-	return textResult(sb.String()), nil
+	return toolkit.TextResult(sb.String()), nil
 }
 
 // grepQuery is a validated grep request.
@@ -101,7 +102,7 @@ type grepQuery struct {
 
 // newGrepQuery validates grep's parameters.
 func newGrepQuery(p grepParams) (*grepQuery, error) {
-	q := &grepQuery{page: search.Page{Offset: p.Offset, Limit: defaultHeadLimit, MaxBytes: maxResultText}}
+	q := &grepQuery{page: search.Page{Offset: p.Offset, Limit: defaultHeadLimit, MaxBytes: toolkit.MaxResultText}}
 	if err := q.setMode(p.OutputMode); err != nil {
 		return nil, err
 	}
@@ -109,15 +110,15 @@ func newGrepQuery(p grepParams) (*grepQuery, error) {
 		return nil, err
 	}
 	if p.Pattern == "" {
-		return nil, fail(InvalidInput, "pattern must not be empty")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "pattern must not be empty")
 	}
 	m, err := search.NewMatcher(p.Pattern, p.CaseInsensitive, p.Multiline)
 	if err != nil {
-		return nil, fail(InvalidInput, "pattern is not a valid RE2 regular expression: %v", err)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "pattern is not a valid RE2 regular expression: %v", err)
 	}
 	q.matcher = m
 	if q.filter, err = search.NewFilter(p.Include, p.Type); err != nil {
-		return nil, fail(InvalidInput, "%v", err)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "%v", err)
 	}
 	return q, nil
 }
@@ -132,7 +133,7 @@ func (q *grepQuery) setMode(mode string) error {
 	case modeCount:
 		q.mode = search.Count
 	default:
-		return fail(InvalidInput, "output_mode %q is not one of %s, %s, %s", mode, modeFiles, modeContent, modeCount)
+		return toolkit.Fail(toolkit.InvalidInput, "output_mode %q is not one of %s, %s, %s", mode, modeFiles, modeContent, modeCount)
 	}
 	return nil
 }
@@ -144,12 +145,12 @@ func (q *grepQuery) setNumbers(p grepParams) error {
 		v    int
 	}{{"context_before", p.ContextBefore}, {"context_after", p.ContextAfter}, {"context", p.Context}, {"offset", p.Offset}} {
 		if n.v < 0 {
-			return fail(InvalidInput, "%s must be 0 or more, got %d", n.name, n.v)
+			return toolkit.Fail(toolkit.InvalidInput, "%s must be 0 or more, got %d", n.name, n.v)
 		}
 	}
 	if p.HeadLimit != nil {
 		if *p.HeadLimit < 0 {
-			return fail(InvalidInput, "head_limit must be 0 (no limit) or more, got %d", *p.HeadLimit)
+			return toolkit.Fail(toolkit.InvalidInput, "head_limit must be 0 (no limit) or more, got %d", *p.HeadLimit)
 		}
 		q.page.Limit = *p.HeadLimit
 	}
@@ -193,7 +194,7 @@ func pageNote(r search.Rendered, offset int, unit string) string {
 		return fmt.Sprintf("[Offset %d is past the end: there %s %s.]", offset, verb, plural.S(r.Total, strings.TrimSuffix(unit, "s")))
 	case r.Full:
 		return fmt.Sprintf("[Showing %s %d-%d of %d: a result holds at most %s of text. Pass offset: %d for more.]",
-			unit, r.From+1, r.To, r.Total, flagenv.Size(maxResultText), r.To)
+			unit, r.From+1, r.To, r.Total, flagenv.Size(toolkit.MaxResultText), r.To)
 	case r.To < r.Total:
 		return fmt.Sprintf("[Showing %s %d-%d of %d. Pass offset: %d for more.]", unit, r.From+1, r.To, r.Total, r.To)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -35,7 +36,7 @@ var historyTool = &mcp.Tool{
 // history implements the history tool (SPEC §7).
 func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyParams) (*mcp.CallToolResult, error) {
 	if p.Limit < 0 {
-		return nil, fail(InvalidInput, "limit must be 1 or more, got %d", p.Limit)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "limit must be 1 or more, got %d", p.Limit)
 	}
 	limit := p.Limit
 	if limit == 0 {
@@ -56,7 +57,7 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 	}
 	if len(cps) == 0 {
 		sb.WriteString("No checkpoints recorded yet.")
-		return textResult(sb.String()), nil
+		return toolkit.TextResult(sb.String()), nil
 	}
 	for _, cp := range cps {
 		fmt.Fprintf(&sb, "%s  %s  %s: %s\n", cp.ID, time.Unix(cp.Time, 0).Format("2006-01-02 15:04:05"), cp.Tool, cp.Summary)
@@ -68,7 +69,7 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 			fmt.Fprintf(&sb, "    %s %s\n", f.Status, f.Path)
 		}
 	}
-	return textResult(strings.TrimSuffix(sb.String(), "\n")), nil
+	return toolkit.TextResult(strings.TrimSuffix(sb.String(), "\n")), nil
 }
 
 // checkpointPath resolves a path argument of the checkpoint tools: empty

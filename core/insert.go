@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -15,7 +16,7 @@ import (
 // file's own line ending; every other byte of the file is kept.
 func (b *boris) insert(ctx context.Context, path string, after int, text string) (*mcp.CallToolResult, error) {
 	if after < 0 {
-		return nil, fail(InvalidInput, "insert_line must be 0 or more, got %d", after)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "insert_line must be 0 or more, got %d", after)
 	}
 	abs, err := b.policy.Resolve(b.shell.Dir(), path)
 	if err != nil {
@@ -28,7 +29,7 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	}
 	lines := countLines(data)
 	if after > lines {
-		return nil, fail(InvalidInput, "insert_line %d is past the end of %s, which has %s", after, abs, plural.S(lines, "line"))
+		return nil, toolkit.Fail(toolkit.InvalidInput, "insert_line %d is past the end of %s, which has %s", after, abs, plural.S(lines, "line"))
 	}
 	result := insertAt(data, after, []byte(text))
 	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
@@ -36,7 +37,7 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	}
 	b.recordFiles(ctx, "insert", b.treeRel(abs), abs)
 	added := countLines([]byte(text))
-	return textResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",
+	return toolkit.TextResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",
 		plural.S(added, "line"), after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil
 }
 

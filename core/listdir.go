@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -37,9 +38,9 @@ func (b *boris) listDir(abs string) (*mcp.CallToolResult, error) {
 	}
 	if l.capped {
 		fmt.Fprintf(&l.sb, "\n[Listing stopped at %d entries (at most %d, in %s of text). View a subdirectory, or use bash (find, ls) for more.]\n",
-			l.count, maxListEntries, flagenv.Size(maxResultText))
+			l.count, maxListEntries, flagenv.Size(toolkit.MaxResultText))
 	}
-	return textResult(l.sb.String()), nil
+	return toolkit.TextResult(l.sb.String()), nil
 }
 
 // listLevel writes the entries of dir at the given depth (1 or 2).
@@ -49,7 +50,7 @@ func (b *boris) listLevel(l *listing, dir string, depth int) error {
 		return err
 	}
 	for _, e := range entries {
-		if l.count >= maxListEntries || l.sb.Len() >= maxResultText {
+		if l.count >= maxListEntries || l.sb.Len() >= toolkit.MaxResultText {
 			l.capped = true
 			return nil
 		}

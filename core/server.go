@@ -22,6 +22,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/jsonscan"
@@ -321,13 +322,13 @@ func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
 		if err == nil {
 			var res *mcp.CallToolResult
 			if res, err = h(ctx, req, in); err == nil {
-				capResult(res)
+				toolkit.CapResult(res)
 				b.sayGaps(res)
 				return res, nil
 			}
 		}
 		b.log.Debug("tool error", "tool", t.Name, "err", err)
-		res := errorResult(err)
+		res := toolkit.ErrorResult(err)
 		b.sayGaps(res)
 		return res, nil
 	})
@@ -370,16 +371,16 @@ func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, chec
 	in = *new(In)
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
-		return in, fail(InvalidInput, "arguments are not valid JSON: %v", err)
+		return in, toolkit.Fail(toolkit.InvalidInput, "arguments are not valid JSON: %v", err)
 	}
 	if member, property := caseVariant(resolved.Schema(), instance); member != "" {
-		return in, fail(InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
+		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
 	}
 	if err := resolved.Validate(instance); err != nil {
-		return in, fail(InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
+		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
 	}
 	if err := jsonscan.Unmarshal(raw, &in); err != nil {
-		return in, fail(InvalidInput, "invalid arguments: %v", err)
+		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: %v", err)
 	}
 	return in, nil
 }

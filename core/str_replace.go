@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -31,10 +32,10 @@ var strReplaceTool = &mcp.Tool{
 // strReplace implements str_replace (SPEC §2.6).
 func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
 	if p.OldStr == "" {
-		return nil, fail(InvalidInput, "old_str must not be empty; to write a whole file use create_file")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "old_str must not be empty; to write a whole file use create_file")
 	}
 	if p.OldStr == p.NewStr {
-		return nil, fail(InvalidInput, "old_str and new_str are identical: nothing to change")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "old_str and new_str are identical: nothing to change")
 	}
 	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
 	if err != nil {
@@ -53,7 +54,7 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 		return nil, err
 	}
 	b.recordFiles(ctx, "str_replace", b.treeRel(abs), abs)
-	return textResult(e.report(abs)), nil
+	return toolkit.TextResult(e.report(abs)), nil
 }
 
 // edit is a planned replacement.
@@ -80,9 +81,9 @@ func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
 	}
 	switch {
 	case e.count == 0:
-		return nil, fail(NotFoundInFile, "old_str was not found in %s. It must match exactly, including whitespace and indentation: view the file and copy the current text", abs)
+		return nil, toolkit.Fail(toolkit.NotFoundInFile, "old_str was not found in %s. It must match exactly, including whitespace and indentation: view the file and copy the current text", abs)
 	case e.count > 1 && !p.ReplaceAll:
-		return nil, fail(AmbiguousMatch, "old_str occurs %d times in %s, %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
+		return nil, toolkit.Fail(toolkit.AmbiguousMatch, "old_str occurs %d times in %s, %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
 			e.count, abs, matchLines(data, e.old))
 	}
 	at := bytes.Index(data, e.old)

@@ -3,6 +3,8 @@ package core
 import (
 	"strings"
 	"testing"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 func TestMatchLines(t *testing.T) {
@@ -27,8 +29,8 @@ func TestMatchLines(t *testing.T) {
 func TestSnippetBounded(t *testing.T) {
 	data := []byte(strings.Repeat(strings.Repeat("y", 1000)+"\n", 3000)) // 3 MB
 	got := snippet(data, 1, 3000)
-	if len(got) > maxResultText+200 {
-		t.Errorf("snippet of a 3 MB edit: %d bytes, want at most about %d", len(got), maxResultText)
+	if len(got) > toolkit.MaxResultText+200 {
+		t.Errorf("snippet of a 3 MB edit: %d bytes, want at most about %d", len(got), toolkit.MaxResultText)
 	}
 	if !strings.Contains(got, "of 3000: a result holds at most 1MB of text") {
 		t.Errorf("snippet ends %q, want a note that it was cut", got[len(got)-200:])

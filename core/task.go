@@ -10,6 +10,7 @@ import (
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -30,17 +31,17 @@ const (
 func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 	limit := b.cfg.BackgroundTaskLimit
 	if limit == 0 {
-		return nil, fail(TaskLimit, "background tasks are disabled on this server (--background-task-limit 0); run the command without run_in_background")
+		return nil, toolkit.Fail(toolkit.TaskLimit, "background tasks are disabled on this server (--background-task-limit 0); run the command without run_in_background")
 	}
 	lifetime := time.Duration(b.cfg.BackgroundTaskTimeout) * time.Second
 	t, err := b.shell.Start(command, shell.Options{Timeout: lifetime, MaxTasks: limit})
 	switch {
 	case errors.Is(err, shell.ErrTaskLimit):
-		return nil, fail(TaskLimit, "%s already running (--background-task-limit is %d); "+
+		return nil, toolkit.Fail(toolkit.TaskLimit, "%s already running (--background-task-limit is %d); "+
 			"wait for one to finish (task_output with block: true) or end one with task_stop. Running: %s",
 			plural.N(limit, "background task is", "background tasks are"), limit, describeTasks(b.shell.Tasks(), true))
 	case err != nil:
-		return nil, fail(ExecError, "could not start the command: %v", err)
+		return nil, toolkit.Fail(toolkit.ExecError, "could not start the command: %v", err)
 	}
 	b.log.Debug("task started", "task_id", t.ID())
 	if b.ckpt != nil {
@@ -55,35 +56,35 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 	if lifetime > 0 {
 		text += fmt.Sprintf("It will be killed if still running after %d s (--background-task-timeout).\n", b.cfg.BackgroundTaskTimeout)
 	}
-	return textResult(text + "Use task_output with this task_id to read its output, task_stop to end it."), nil
+	return toolkit.TextResult(text + "Use task_output with this task_id to read its output, task_stop to end it."), nil
 }
 
 // lookupTask finds a task by id or explains, in a TASK_NOT_FOUND error, why
 // there is none and what to do instead.
 func (b *boris) lookupTask(id string) (*shell.Task, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, fail(InvalidInput, "task_id must not be empty: use the task_id bash returned for a command run with run_in_background")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "task_id must not be empty: use the task_id bash returned for a command run with run_in_background")
 	}
 	t, err := b.shell.Lookup(id)
 	switch {
 	case err == nil:
 		return t, nil
 	case errors.Is(err, shell.ErrTaskCollected):
-		return nil, fail(TaskNotFound, "task %s has finished and its final output was already returned; "+
+		return nil, toolkit.Fail(toolkit.TaskNotFound, "task %s has finished and its final output was already returned; "+
 			"a task's id is forgotten once its final output has been returned", id)
 	case errors.Is(err, shell.ErrTaskDiscarded):
-		return nil, fail(TaskNotFound, "task %s finished and its output was discarded because too many finished tasks were waiting to be read; "+
+		return nil, toolkit.Fail(toolkit.TaskNotFound, "task %s finished and its output was discarded because too many finished tasks were waiting to be read; "+
 			"read each task's output with task_output once it finishes", id)
 	}
 	if _, err := board.ParseID(id); err == nil {
-		return nil, fail(TaskNotFound, "no background task %s: %s is the id of a task on the task board, not of a background command; "+
+		return nil, toolkit.Fail(toolkit.TaskNotFound, "no background task %s: %s is the id of a task on the task board, not of a background command; "+
 			"read it with get_task", id, board.CanonicalID(id))
 	}
 	held := b.shell.Tasks()
 	if len(held) == 0 {
-		return nil, fail(TaskNotFound, "no background task %s; no tasks are running (start one with bash and run_in_background: true)", id)
+		return nil, toolkit.Fail(toolkit.TaskNotFound, "no background task %s; no tasks are running (start one with bash and run_in_background: true)", id)
 	}
-	return nil, fail(TaskNotFound, "no background task %s; known tasks: %s", id, describeTasks(held, false))
+	return nil, toolkit.Fail(toolkit.TaskNotFound, "no background task %s; known tasks: %s", id, describeTasks(held, false))
 }
 
 // describeTasks lists tasks as "task_1a2b3c4d (running: npm run dev)", or

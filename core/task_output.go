@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // Defaults of task_output's wait, as Claude Code's TaskOutput has them.
@@ -57,7 +59,7 @@ func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p task
 		b.taskRecs.awaitFinished(ctx)
 		b.shell.Collect(t)
 	}
-	return textResult(formatTask(t.ID(), res, finished)), nil
+	return toolkit.TextResult(formatTask(t.ID(), res, finished)), nil
 }
 
 // blockTimeout is how long task_output waits: 0 without block, else the
@@ -65,7 +67,7 @@ func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p task
 func blockTimeout(p taskOutputParams) (time.Duration, error) {
 	switch {
 	case p.Timeout < 0:
-		return 0, fail(InvalidInput, "timeout must be a positive number of milliseconds, got %d", p.Timeout)
+		return 0, toolkit.Fail(toolkit.InvalidInput, "timeout must be a positive number of milliseconds, got %d", p.Timeout)
 	case p.Block != nil && !*p.Block:
 		return 0, nil
 	case p.Timeout == 0:

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 type taskStopParams struct {
@@ -28,5 +30,5 @@ func (b *boris) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStop
 	b.taskRecs.awaitFinished(ctx) // its change captured before the answer
 	b.shell.Collect(t)
 	b.log.Debug("task stopped", "task_id", t.ID(), "exit_code", res.ExitCode)
-	return textResult(formatTask(t.ID(), res, true)), nil
+	return toolkit.TextResult(formatTask(t.ID(), res, true)), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
 
@@ -44,7 +45,7 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 		return nil, err
 	}
 	if len(restores) == 0 {
-		return nil, fail(InvalidInput, "checkpoint %s changed nothing at %s; see history with that path", id, p.Path)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "checkpoint %s changed nothing at %s; see history with that path", id, p.Path)
 	}
 	paths := make([]string, 0, len(restores))
 	rels := make([]string, 0, len(restores))
@@ -74,7 +75,7 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	if cp != nil {
 		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
 	}
-	return textResult(text), nil
+	return toolkit.TextResult(text), nil
 }
 
 // undoConflict refuses to undo id where a later outside checkpoint
@@ -95,7 +96,7 @@ func (b *boris) undoConflict(ctx context.Context, id string, rels []string) erro
 			lines = append(lines, fmt.Sprintf("  %s %s (%s, %s%s)", f.Status, f.Path, cp.ID, time.Unix(cp.Time, 0).UTC().Format(time.DateTime), what))
 		}
 	}
-	return fail(Conflict, "undoing %s would overwrite changes that may have been made outside Boris:\n%s\n"+
+	return toolkit.Fail(toolkit.Conflict, "undoing %s would overwrite changes that may have been made outside Boris:\n%s\n"+
 		"Undo those checkpoints first, undo only other files with path, or pass force: true to overwrite them (undoing the undo brings them back)",
 		id, strings.Join(lines, "\n"))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
 	"github.com/mjkoo/boris/internal/plural"
 )
@@ -52,7 +53,7 @@ func (b *boris) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*
 	defer f.Close()
 	if fi.IsDir() {
 		if rng != nil {
-			return nil, fail(InvalidInput, "view_range applies to files, but %s is a directory", abs)
+			return nil, toolkit.Fail(toolkit.InvalidInput, "view_range applies to files, but %s is a directory", abs)
 		}
 		return b.listDir(abs)
 	}
@@ -67,13 +68,13 @@ func parseRange(r []int) (*lineRange, error) {
 	case r == nil:
 		return nil, nil
 	case len(r) != 2:
-		return nil, fail(InvalidInput, "view_range must be [start, end], got %s", plural.S(len(r), "number"))
+		return nil, toolkit.Fail(toolkit.InvalidInput, "view_range must be [start, end], got %s", plural.S(len(r), "number"))
 	case r[0] < 1:
-		return nil, fail(InvalidInput, "view_range start must be 1 or more, got %d", r[0])
+		return nil, toolkit.Fail(toolkit.InvalidInput, "view_range start must be 1 or more, got %d", r[0])
 	case r[1] == -1:
 		return &lineRange{start: r[0]}, nil
 	case r[1] < r[0]:
-		return nil, fail(InvalidInput, "view_range end %d is before start %d (use -1 for the end of the file)", r[1], r[0])
+		return nil, toolkit.Fail(toolkit.InvalidInput, "view_range end %d is before start %d (use -1 for the end of the file)", r[1], r[0])
 	}
 	return &lineRange{start: r[0], end: r[1]}, nil
 }
@@ -96,10 +97,10 @@ func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*m
 		return b.viewImage(f, abs, size, head, mime)
 	}
 	if isBinary(head) {
-		return nil, fail(BinaryFile, "%s is a binary file (%s, detected type %s); view shows text and images only", abs, plural.S(int(size), "byte"), http.DetectContentType(head))
+		return nil, toolkit.Fail(toolkit.BinaryFile, "%s is a binary file (%s, detected type %s); view shows text and images only", abs, plural.S(int(size), "byte"), http.DetectContentType(head))
 	}
 	if rng == nil && size > int64(b.cfg.MaxFileSize) {
-		return nil, fail(FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
 	}
 	if whole {
 		return b.viewLines(bytes.NewReader(head), abs, rng)
@@ -130,7 +131,7 @@ func readHead(f io.Reader, buf []byte, size int64) (head []byte, whole bool, err
 
 // viewLines streams the selected lines, then counts the rest so it can say
 // how long the file is: memory stays bounded by the window, not the file.
-// Whatever the range, the lines shown stop before maxResultText bytes.
+// Whatever the range, the lines shown stop before toolkit.MaxResultText bytes.
 func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToolResult, error) {
 	w := viewWindow{start: 1, end: defaultViewLines}
 	if rng != nil {
@@ -142,23 +143,23 @@ func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToo
 	}
 	switch {
 	case total == 0:
-		return textResult(fmt.Sprintf("%s is empty.", abs)), nil
+		return toolkit.TextResult(fmt.Sprintf("%s is empty.", abs)), nil
 	case w.start > total:
-		return nil, fail(InvalidInput, "view_range start %d is past the end of %s, which has %s", w.start, abs, plural.S(total, "line"))
+		return nil, toolkit.Fail(toolkit.InvalidInput, "view_range start %d is past the end of %s, which has %s", w.start, abs, plural.S(total, "line"))
 	case w.full:
 		next := w.shown + 1
 		fmt.Fprintf(&w.sb, "\n[Showing lines %d-%d of %d: a result holds at most %s of text. Pass view_range, e.g. [%d, %d], to see more.]\n",
-			w.start, w.shown, total, flagenv.Size(maxResultText), next, min(total, next+w.shown-w.start))
+			w.start, w.shown, total, flagenv.Size(toolkit.MaxResultText), next, min(total, next+w.shown-w.start))
 	case rng == nil && total > defaultViewLines:
 		fmt.Fprintf(&w.sb, "\n[Showing lines 1-%d of %d. Pass view_range, e.g. [%d, %d], to see more.]\n",
 			defaultViewLines, total, defaultViewLines+1, min(total, 2*defaultViewLines))
 	}
-	return textResult(w.sb.String()), nil
+	return toolkit.TextResult(w.sb.String()), nil
 }
 
 // viewWindow collects the lines view shows: those from start to end (0 =
 // the end of the file), until the next would take the text past
-// maxResultText.
+// toolkit.MaxResultText.
 type viewWindow struct {
 	start, end int
 	sb         strings.Builder
@@ -172,7 +173,7 @@ func (w *viewWindow) add(l line) bool {
 	if l.num < w.start || (w.end != 0 && l.num > w.end) || w.full {
 		return true
 	}
-	if w.shown > 0 && w.sb.Len()+numberedLen(l) > maxResultText {
+	if w.shown > 0 && w.sb.Len()+numberedLen(l) > toolkit.MaxResultText {
 		w.full = true
 		return true
 	}
@@ -190,7 +191,7 @@ const maxImageBytes = 24 << 20
 func (b *boris) viewImage(f *os.File, abs string, size int64, head []byte, mime string) (*mcp.CallToolResult, error) {
 	limit := min(int64(b.cfg.MaxFileSize), maxImageBytes)
 	if size > limit {
-		return nil, fail(FileTooLarge, "image %s is %d bytes, over the %s limit for images", abs, size, flagenv.Size(limit))
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "image %s is %d bytes, over the %s limit for images", abs, size, flagenv.Size(limit))
 	}
 	rest, err := io.ReadAll(io.LimitReader(f, limit-int64(len(head))))
 	if err != nil {

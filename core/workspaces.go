@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/gitenv"
 )
@@ -102,7 +103,7 @@ func (b *boris) fsPath(workspaceID, path string) (string, *fsWorkspace, error) {
 		return "", nil, err
 	}
 	if !within(abs, ws.Dir) {
-		return "", nil, fail(AccessDenied, "%s is outside workspace %s (%s): paths resolve inside it", path, ws.ID, ws.Dir)
+		return "", nil, toolkit.Fail(toolkit.AccessDenied, "%s is outside workspace %s (%s): paths resolve inside it", path, ws.ID, ws.Dir)
 	}
 	return abs, ws, nil
 }
@@ -115,11 +116,11 @@ func within(abs, dir string) bool {
 // workspace returns the workspace id names.
 func (b *boris) workspace(id string) (*fsWorkspace, error) {
 	if b.workspaces == nil {
-		return nil, fail(InvalidInput, "workspaceId %q: workspaces are not enabled (start boris with --workspaces-root)", id)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "workspaceId %q: workspaces are not enabled (start boris with --workspaces-root)", id)
 	}
 	ws, err := b.workspaces.Get(id)
 	if err != nil {
-		return nil, fail(WorkspaceNotFound, "%v", err)
+		return nil, toolkit.Fail(toolkit.WorkspaceNotFound, "%v", err)
 	}
 	return ws, nil
 }
@@ -137,14 +138,14 @@ func (b *boris) fsCommit(ctx context.Context, ws *fsWorkspace, tool, action stri
 	for i, p := range paths {
 		rel, err := filepath.Rel(ws.Dir, p)
 		if err != nil || !within(p, ws.Dir) {
-			return "", fail(AccessDenied, "%s is outside workspace %s", p, ws.ID)
+			return "", toolkit.Fail(toolkit.AccessDenied, "%s is outside workspace %s", p, ws.ID)
 		}
 		rels[i] = filepath.ToSlash(rel)
 	}
 	msg := fmt.Sprintf("mcp/fs/%s: %s %s", tool, action, strings.Join(rels, " -> "))
 	hash, err := b.workspaces.Commit(ctx, ws, msg, rels...)
 	if err != nil {
-		return "", fail(IOError, "the write was made but committing it to workspace %s failed: %v", ws.ID, err)
+		return "", toolkit.Fail(toolkit.IOError, "the write was made but committing it to workspace %s failed: %v", ws.ID, err)
 	}
 	return hash, nil
 }
@@ -238,18 +239,18 @@ func withOutput[Out any](t *mcp.Tool) *mcp.Tool {
 
 // structured is a result with text for reading and out as structuredContent.
 func structured(text string, out any) *mcp.CallToolResult {
-	res := textResult(text)
+	res := toolkit.TextResult(text)
 	res.StructuredContent = out
 	return res
 }
 
 func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p workspaceCreateParams) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(p.Name) == "" {
-		return nil, fail(InvalidInput, "name is required: the workspace's id is made from it")
+		return nil, toolkit.Fail(toolkit.InvalidInput, "name is required: the workspace's id is made from it")
 	}
 	ws, err := b.workspaces.Create(ctx, p.Name)
 	if err != nil {
-		return nil, fail(InvalidInput, "%v", err)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "%v", err)
 	}
 	out := workspaceCreateResult{WorkspaceID: ws.ID, Path: ws.Dir}
 	return structured(fmt.Sprintf("Created workspace %s at %s", ws.ID, ws.Dir), out), nil
@@ -258,7 +259,7 @@ func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p w
 func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ workspaceListParams) (*mcp.CallToolResult, error) {
 	list, err := b.workspaces.List()
 	if err != nil {
-		return nil, fail(IOError, "%v", err)
+		return nil, toolkit.Fail(toolkit.IOError, "%v", err)
 	}
 	out := workspaceListResult{Workspaces: []workspaceCreateResult{}}
 	var sb strings.Builder
@@ -274,7 +275,7 @@ func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ works
 
 func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p commitHistoryParams) (*mcp.CallToolResult, error) {
 	if p.Limit < 0 || p.Limit > 1000 {
-		return nil, fail(InvalidInput, "limit %d: want 1 to 1000 (0 or none means 20)", p.Limit)
+		return nil, toolkit.Fail(toolkit.InvalidInput, "limit %d: want 1 to 1000 (0 or none means 20)", p.Limit)
 	}
 	if p.Limit == 0 {
 		p.Limit = 20
@@ -294,7 +295,7 @@ func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p com
 	}
 	log, err := b.workspaces.History(ctx, ws, rel, p.Limit)
 	if err != nil {
-		return nil, fail(IOError, "%v", err)
+		return nil, toolkit.Fail(toolkit.IOError, "%v", err)
 	}
 	out := commitHistoryResult{Log: log}
 	if out.Log == nil {
@@ -333,10 +334,10 @@ func (b *boris) refuseRepositoryMove(src, dst string) error {
 		return nil
 	})
 	if errors.Is(err, found) {
-		return fail(AccessDenied, "%s holds a git repository (.git): it cannot be moved under the workspaces root, where Boris runs git; use workspace_create", src)
+		return toolkit.Fail(toolkit.AccessDenied, "%s holds a git repository (.git): it cannot be moved under the workspaces root, where Boris runs git; use workspace_create", src)
 	}
 	if err != nil {
-		return fail(AccessDenied, "%s cannot be moved under the workspaces root: %v", src, err)
+		return toolkit.Fail(toolkit.AccessDenied, "%s cannot be moved under the workspaces root: %v", src, err)
 	}
 	return nil
 }

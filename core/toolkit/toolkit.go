@@ -1,4 +1,8 @@
-package core
+// Package toolkit provides what every toolset of the core shares: the
+// stable error codes of tool results (SPEC §2.2), the errors that carry
+// them, the mapping of any error onto them, and the result helpers, so a
+// toolset's package needs the core for none of it.
+package toolkit
 
 import (
 	"errors"
@@ -51,16 +55,17 @@ type Error struct {
 	Msg  string
 }
 
+// Error is "[CODE] message".
 func (e *Error) Error() string { return fmt.Sprintf("[%s] %s", e.Code, e.Msg) }
 
-// fail builds an *Error.
-func fail(code Code, format string, args ...any) error {
+// Fail builds an *Error.
+func Fail(code Code, format string, args ...any) error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// classify maps any error a tool returns onto the code set: scoping refusals
+// Classify maps any error a tool returns onto the code set: scoping refusals
 // and missing files keep their meaning wherever they come from.
-func classify(err error) *Error {
+func Classify(err error) *Error {
 	var te *Error
 	switch {
 	case errors.As(err, &te):
@@ -80,30 +85,30 @@ func classify(err error) *Error {
 	}
 }
 
-// errorResult renders err as an isError tool result.
-func errorResult(err error) *mcp.CallToolResult {
+// ErrorResult renders err as an isError tool result.
+func ErrorResult(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: classify(err).Error()}},
+		Content: []mcp.Content{&mcp.TextContent{Text: Classify(err).Error()}},
 	}
 }
 
-// maxResultText bounds the text a tool result holds, in bytes: far below
+// MaxResultText bounds the text a tool result holds, in bytes: far below
 // the 64 MiB a boris-gateway message may hold, so that no answer, however
 // much was asked for, can cost more than its own request. grep, glob, view
 // and its listings stop at it (with a note saying how to see the rest);
-// capResult holds every other result to it with a little slack for notes.
-const maxResultText = 1 << 20
+// CapResult holds every other result to it with a little slack for notes.
+const MaxResultText = 1 << 20
 
-// resultSlack is what a tool may add after a page cut at maxResultText:
+// ResultSlack is what a tool may add after a page cut at MaxResultText:
 // paging notes, the [Skipped: ...] line.
-const resultSlack = 64 << 10
+const ResultSlack = 64 << 10
 
-// capResult cuts the text of res beyond maxResultText plus resultSlack,
+// CapResult cuts the text of res beyond maxResultText plus resultSlack,
 // at a character boundary, and says so. It is the safety net behind the
 // tools' own limits.
-func capResult(res *mcp.CallToolResult) {
-	budget := maxResultText + resultSlack
+func CapResult(res *mcp.CallToolResult) {
+	budget := MaxResultText + ResultSlack
 	for i, c := range res.Content {
 		tc, ok := c.(*mcp.TextContent)
 		if !ok {
@@ -117,13 +122,13 @@ func capResult(res *mcp.CallToolResult) {
 		for cut > 0 && !utf8.RuneStart(tc.Text[cut]) {
 			cut--
 		}
-		text := tc.Text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: a view_range, a head_limit, a narrower path or pattern.]\n", len(tc.Text), maxResultText)
+		text := tc.Text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: a view_range, a head_limit, a narrower path or pattern.]\n", len(tc.Text), MaxResultText)
 		res.Content = append(res.Content[:i:i], &mcp.TextContent{Text: text})
 		return
 	}
 }
 
-// textResult is a successful result of one text block.
-func textResult(text string) *mcp.CallToolResult {
+// TextResult is a successful result of one text block.
+func TextResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
