@@ -21,9 +21,6 @@ import (
 // background commands of bash's run_in_background (task.go): their ids
 // look like W-12, and their error codes name the board.
 
-// boardReadTools are the work-tracking tools --read-only keeps.
-var boardReadTools = []string{"list_tasks", "get_task", "get_blockers"}
-
 // boardSpecs are the work-tracking tools; --read-only keeps the reading ones.
 func (b *boris) boardSpecs() []toolSpec {
 	specs := []toolSpec{

@@ -28,11 +28,6 @@ import (
 // the gateway speaks.
 var supportedVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
 
-// defaultVersion is assumed when MCP-Protocol-Version is absent
-// (2025-06-18 basic/transports: "the server SHOULD assume protocol version
-// 2025-03-26").
-const defaultVersion = "2025-03-26"
-
 // Principal is who made a request, as the authentication layer decided.
 type Principal struct {
 	// Subject names the principal in logs; "" when authentication is off.

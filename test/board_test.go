@@ -411,6 +411,9 @@ func TestBoardConcurrentWriters(t *testing.T) {
 		t.Error("the milestone is not ready although every blocker is done")
 	}
 	out, err = exec.Command(borisBin, "tasks", "--tasks-db", db, "list", "--json", "--limit", "1000").Output()
+	if err != nil {
+		t.Fatalf("boris tasks list: %v", err)
+	}
 	var all struct{ Tasks []boardTask }
 	if err := json.Unmarshal(out, &all); err != nil {
 		t.Fatal(err)

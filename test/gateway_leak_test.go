@@ -102,10 +102,10 @@ func TestGatewayLeakIdleExpiry(t *testing.T) {
 	g := startGateway(t, "--session-idle-timeout", "1s")
 	sid := g.initialize()
 	marker := ""
-	if resp, body := g.do("POST", gwHeader(sid, "Accept", "application/json"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); strings.Contains(string(body), `"task_output"`) {
+	if _, body := g.do("POST", gwHeader(sid, "Accept", "application/json"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); strings.Contains(string(body), `"task_output"`) {
 		marker = gwSleepMarker()
 		call := `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep ` + marker + `","run_in_background":true}}}`
-		resp, body = g.do("POST", gwHeader(sid, "Accept", "application/json"), call)
+		resp, body := g.do("POST", gwHeader(sid, "Accept", "application/json"), call)
 		if !strings.Contains(string(body), "task_id: ") {
 			t.Fatalf("starting a background task: got %d %s, want its task_id", resp.StatusCode, body)
 		}

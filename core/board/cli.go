@@ -360,5 +360,3 @@ type blockerJSON struct {
 func usageErr(format string, args ...any) error {
 	return &flagenv.UsageError{Msg: fmt.Sprintf(format, args...)}
 }
-
-func ptr[T any](v T) *T { return &v }
