@@ -340,14 +340,21 @@ func (b *boris) recordCaptured(tool, summary string, c *checkpoint.Capture) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
 	cp, err := b.ckpt.RecordCaptured(ctx, tool, summary, c)
+	b.recorded(tool, summary, cp, err)
+}
+
+// recorded notes how a recording ended: a failure is logged and becomes a
+// gap, said in a result; it returns the checkpoint, nil on failure.
+func (b *boris) recorded(tool, summary string, cp *checkpoint.Checkpoint, err error) *checkpoint.Checkpoint {
 	if err != nil {
 		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
 		b.gaps.add(tool, summary, err)
-		return
+		return nil
 	}
 	if cp != nil {
 		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
 	}
+	return cp
 }
 
 // recordFiles records the change a file tool has just made at paths,
@@ -362,17 +369,12 @@ func (b *boris) recordFiles(ctx context.Context, tool, summary string, paths ...
 	}
 	cp, err := b.ckpt.RecordFiles(tool, summary, paths...)
 	b.recording.leave()
-	switch {
-	case errors.Is(err, checkpoint.ErrSlow):
+	if errors.Is(err, checkpoint.ErrSlow) {
 		b.record(ctx, tool, summary, paths...)
-	case err != nil:
-		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
-		b.gaps.add(tool, summary, err)
-	case cp != nil:
-		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
-		if b.ckpt.PruneDue() {
-			b.record(ctx, pruneJob, "")
-		}
+		return
+	}
+	if b.recorded(tool, summary, cp, err) != nil && b.ckpt.PruneDue() {
+		b.record(ctx, pruneJob, "")
 	}
 }
 
@@ -390,15 +392,7 @@ func (b *boris) recordIn(ctx context.Context, tool, summary string, paths ...str
 	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
 	defer cancel()
 	cp, err := b.ckpt.Record(ctx, tool, summary, paths...)
-	if err != nil {
-		b.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
-		b.gaps.add(tool, summary, err)
-		return nil
-	}
-	if cp != nil {
-		b.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
-	}
-	return cp
+	return b.recorded(tool, summary, cp, err)
 }
 
 // closeCheckpoints waits for recordings under way, then releases the store.

@@ -89,15 +89,7 @@ func TestExtensionRegisterJSON(t *testing.T) {
 		c.fails("INVALID_INPUT", "registered.echo", map[string]any{})
 	})
 	t.Run("resources: echo and file providers, the scanned one shadowed", func(t *testing.T) {
-		list, err := s.ListResources(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, r := range list.Resources {
-			names = append(names, r.Name)
-		}
-		slices.Sort(names)
+		names := resourceNames(t, ctx, s)
 		if diff := cmp.Diff([]string{"registered.echo-hello", "registered.file"}, names); diff != "" {
 			t.Errorf("resources/list (-want +got):\n%s", diff)
 		}

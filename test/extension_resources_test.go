@@ -63,15 +63,7 @@ func TestExtensionResources(t *testing.T) {
 	if caps.Resources == nil || !caps.Resources.Subscribe || caps.Prompts == nil || caps.Completions == nil {
 		t.Errorf("capabilities %+v: want resources (with subscribe), prompts and completions", caps)
 	}
-	list, err := s.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, r := range list.Resources {
-		names = append(names, r.Name)
-	}
-	slices.Sort(names)
+	names := resourceNames(t, ctx, s)
 	if diff := cmp.Diff([]string{"demo-greeting", "demo-logo"}, names); diff != "" {
 		t.Errorf("resources/list names (-want +got):\n%s", diff)
 	}
@@ -317,4 +309,19 @@ func TestExtensionContentCapabilities(t *testing.T) {
 	if caps := c.session.InitializeResult().Capabilities; caps.Resources != nil || caps.Prompts != nil || caps.Completions != nil {
 		t.Errorf("capabilities %+v: want no resources, prompts or completions", caps)
 	}
+}
+
+// resourceNames lists the names resources/list gives, sorted.
+func resourceNames(t *testing.T, ctx context.Context, s *mcp.ClientSession) []string {
+	t.Helper()
+	list, err := s.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range list.Resources {
+		names = append(names, r.Name)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -140,24 +140,19 @@ func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]
 		if err != nil {
 			return err
 		}
-		later, err := s.log(ctx, "", 0, "HEAD", "^"+commit)
+		// id and every checkpoint after it, in one log: ^commit^@
+		// excludes its parents (none for the oldest kept).
+		later, err := s.log(ctx, "", 0, "HEAD", "^"+commit+"^@")
 		if err != nil {
 			return err
-		}
-		self, err := s.log(ctx, "", 1, commit)
-		if err != nil {
-			return err
-		}
-		if len(self) == 1 && self[0].Mixed {
-			later = append(later, self[0])
 		}
 		want := make(map[string]bool, len(paths))
 		for _, p := range paths {
 			want[p] = true
 		}
 		for _, cp := range later {
-			if cp.Tool != OutsideTool && !cp.Mixed {
-				continue
+			if cp.commit == commit && !cp.Mixed || cp.Tool != OutsideTool && !cp.Mixed {
+				continue // id itself counts only when it is mixed
 			}
 			var hit []Change
 			for _, f := range cp.Files {

@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package terminal
 
 import (
@@ -15,7 +17,7 @@ func Is(f *os.File) bool {
 	}
 	is := false
 	_ = rc.Control(func(fd uintptr) {
-		_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		_, err := unix.IoctlGetTermios(int(fd), getTermios)
 		is = err == nil
 	})
 	return is
