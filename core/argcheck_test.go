@@ -10,10 +10,11 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/wire"
 )
 
-// toolHandlers are the handlers addTool registers, as method expressions:
+// toolHandlers are the handlers toolkit.New registers, as method expressions:
 // each one's last parameter is its tool's argument type.
 var toolHandlers = map[string]any{
 	"addBlocker": (*boris).addBlocker, "bash": (*boris).bash, "commitHistory": (*boris).commitHistory,
@@ -31,7 +32,7 @@ var toolHandlers = map[string]any{
 	"workspaceCreate": (*boris).workspaceCreate, "workspaceList": (*boris).workspaceList,
 }
 
-// handlerSchema derives a handler's input schema as mustSchema does.
+// handlerSchema derives a handler's input schema as toolkit.MustSchema does.
 func handlerSchema(t *testing.T, h any) *jsonschema.Schema {
 	t.Helper()
 	ft := reflect.TypeOf(h)
@@ -40,15 +41,15 @@ func handlerSchema(t *testing.T, h any) *jsonschema.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tuner, ok := reflect.New(in).Interface().(schemaTuner); ok {
-		tuner.tuneSchema(s)
+	if tuner, ok := reflect.New(in).Interface().(toolkit.SchemaTuner); ok {
+		tuner.TuneSchema(s)
 	}
 	return s
 }
 
 // TestArgCheckNeverAcceptsInvalid: for every tool's schema and for random
 // ones, no arguments the scan accepts are refused by jsonschema's
-// validation or by decodeArgs (a case variant of a property's name). Arguments are random objects of the schema's property
+// validation or by toolkit.DecodeArgs (a case variant of a property's name). Arguments are random objects of the schema's property
 // names, their case variants, escaped spellings and strangers, holding
 // values of every kind (1.0, 1e3, null, nested ones among them).
 func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
@@ -81,8 +82,8 @@ func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
 				sj, _ := json.Marshal(s)
 				t.Fatalf("%s: the scan accepted %s, which the schema refuses: %v\nschema: %s", name, raw, err, sj)
 			}
-			if member, _ := caseVariant(s, instance); member != "" {
-				t.Fatalf("%s: the scan accepted %s, whose %q decodeArgs refuses", name, raw, member)
+			if member, _ := toolkit.CaseVariant(s, instance); member != "" {
+				t.Fatalf("%s: the scan accepted %s, whose %q toolkit.DecodeArgs refuses", name, raw, member)
 			}
 		}
 	}
@@ -144,9 +145,9 @@ func randomSchema(rng *rand.Rand) *jsonschema.Schema {
 		case 0:
 			p.Enum = []any{"a", 1.0, true}
 		case 1:
-			p.Minimum = ptr(2.0)
+			p.Minimum = toolkit.Ptr(2.0)
 		case 2:
-			p.MaxLength = ptr(3)
+			p.MaxLength = toolkit.Ptr(3)
 		case 3:
 			p.Description = "a property"
 		}
@@ -230,15 +231,15 @@ func randomValue(rng *rand.Rand) string {
 }
 
 // decodeFor decodes raw arguments for a tool whose parameters are In, as
-// addTool does.
+// toolkit.New does.
 func decodeFor[In any](t *testing.T, raw string) (In, error) {
 	t.Helper()
-	schema := mustSchema[In]("test")
+	schema := toolkit.MustSchema[In]("test")
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decodeArgs[In](json.RawMessage(raw), resolved, wire.NewArgCheck(schema))
+	return toolkit.DecodeArgs[In](json.RawMessage(raw), resolved, wire.NewArgCheck(schema))
 }
 
 // TestDecodeArgsNamesExact: arguments are read under their exact names, as

@@ -31,7 +31,7 @@ var bashTool = &mcp.Tool{
 		"Progress notifications with the latest output line are sent while the command runs when the request has a progress token. " +
 		"With run_in_background the command becomes a background task (for servers, watchers, long builds): the result is its task_id, task_output reads its output, task_stop ends it; " +
 		"it starts in the working directory but its cd does not change the directory of later calls.",
-	Annotations: &mcp.ToolAnnotations{Title: "Run shell command", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	Annotations: &mcp.ToolAnnotations{Title: "Run shell command", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(true)},
 }
 
 // bash implements the bash tool (SPEC §2.3).

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // The work-tracking tools on blockers: add_blocker, remove_blocker and
@@ -29,19 +30,19 @@ var addBlockerTool = &mcp.Tool{
 	Name: "add_blocker",
 	Description: "Say that a task cannot start before another is closed (done or cancelled): task_id waits for blocked_by_id. " +
 		"A blocker that would close a cycle is refused ([BLOCKER_CYCLE] shows the chain). Adding one that exists changes nothing.",
-	Annotations: &mcp.ToolAnnotations{Title: "Add blocker", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Add blocker", DestructiveHint: toolkit.Ptr(false), IdempotentHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var removeBlockerTool = &mcp.Tool{
 	Name:        "remove_blocker",
 	Description: "Undo add_blocker: task_id no longer waits for blocked_by_id.",
-	Annotations: &mcp.ToolAnnotations{Title: "Remove blocker", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Remove blocker", DestructiveHint: toolkit.Ptr(false), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var getBlockersTool = &mcp.Tool{
 	Name:        "get_blockers",
 	Description: "Read what a task waits for and what waits for it, with each one's status; a task is ready once none of what it waits for is open.",
-	Annotations: &mcp.ToolAnnotations{Title: "Get blockers", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Get blockers", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 func (b *boris) addBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blockerParams) (*mcp.CallToolResult, error) {
@@ -57,7 +58,7 @@ func (b *boris) addBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blocke
 	if !added {
 		text = t.ID + " already waited for " + board.CanonicalID(p.BlockedByID) + "; nothing changed"
 	}
-	return structured(text+"\n"+board.Line(t), blockerResult{Task: t, Changed: added}), nil
+	return toolkit.Structured(text+"\n"+board.Line(t), blockerResult{Task: t, Changed: added}), nil
 }
 
 // mustLine is the task id names, or a bare task with that id if it went
@@ -79,7 +80,7 @@ func (b *boris) removeBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blo
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured(t.ID+" no longer waits for "+board.CanonicalID(p.BlockedByID)+"\n"+board.Line(t), blockerResult{Task: t, Changed: true}), nil
+	return toolkit.Structured(t.ID+" no longer waits for "+board.CanonicalID(p.BlockedByID)+"\n"+board.Line(t), blockerResult{Task: t, Changed: true}), nil
 }
 
 func (b *boris) getBlockers(ctx context.Context, _ *mcp.CallToolRequest, p getBlockersParams) (*mcp.CallToolResult, error) {
@@ -91,5 +92,5 @@ func (b *boris) getBlockers(ctx context.Context, _ *mcp.CallToolRequest, p getBl
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured(board.BlockersText(bl), bl), nil
+	return toolkit.Structured(board.BlockersText(bl), bl), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // The work-tracking tools on tasks themselves: create_task, list_tasks,
@@ -28,12 +29,12 @@ type listTasksParams struct {
 	Limit    int    `json:"limit,omitempty" jsonschema:"most tasks to return, 1 to 1000; 100 when omitted"`
 }
 
-func (listTasksParams) tuneSchema(s *jsonschema.Schema) {
+func (listTasksParams) TuneSchema(s *jsonschema.Schema) {
 	tuneBoardSchema(s)
-	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = ptr(1.0), ptr(float64(board.MaxLimit))
+	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = toolkit.Ptr(1.0), toolkit.Ptr(float64(board.MaxLimit))
 }
 
-func (createTaskParams) tuneSchema(s *jsonschema.Schema) { tuneBoardSchema(s) }
+func (createTaskParams) TuneSchema(s *jsonschema.Schema) { tuneBoardSchema(s) }
 
 type taskIDParams struct {
 	ID string `json:"id" jsonschema:"the task's id (W-12)"`
@@ -48,7 +49,7 @@ type updateTaskParams struct {
 	Result      *string `json:"result,omitempty" jsonschema:"what came of it (what changed, where, what is left), replacing any earlier result; omit to keep it"`
 }
 
-func (updateTaskParams) tuneSchema(s *jsonschema.Schema) { tuneBoardSchema(s) }
+func (updateTaskParams) TuneSchema(s *jsonschema.Schema) { tuneBoardSchema(s) }
 
 type taskResult struct {
 	Task board.Task `json:"task" jsonschema:"the task"`
@@ -64,7 +65,7 @@ var createTaskTool = &mcp.Tool{
 	Description: "Write down a work item on the task board, which other agents and people on this host share. " +
 		"It starts pending; its id (W-12) is what the other task tools take. " +
 		"Use add_blocker to say it must wait for another task, and parent_id to make it part of a larger one.",
-	Annotations: &mcp.ToolAnnotations{Title: "Create task", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Create task", DestructiveHint: toolkit.Ptr(false), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var listTasksTool = &mcp.Tool{
@@ -72,27 +73,27 @@ var listTasksTool = &mcp.Tool{
 	Description: "List tasks on the task board: open ones first, then by priority, then oldest first. " +
 		"ready: true lists what can be worked on now (open, no open blocker); with status: pending, what nobody has started. " +
 		"Each line: id, status, priority, and ready or what blocks it.",
-	Annotations: &mcp.ToolAnnotations{Title: "List tasks", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "List tasks", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var getTaskTool = &mcp.Tool{
 	Name:        "get_task",
 	Description: "Read one task of the task board in full: description, status, priority, parent, blockers, context and result.",
-	Annotations: &mcp.ToolAnnotations{Title: "Get task", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Get task", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var updateTaskTool = &mcp.Tool{
 	Name: "update_task",
 	Description: "Change a task on the task board: only the fields given change, so two agents changing different fields lose nothing. " +
 		"Set status in_progress when you start one, done with a result when you finish it, cancelled when it is no longer needed.",
-	Annotations: &mcp.ToolAnnotations{Title: "Update task", DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Update task", DestructiveHint: toolkit.Ptr(false), IdempotentHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var deleteTaskTool = &mcp.Tool{
 	Name: "delete_task",
 	Description: "Delete a task from the task board, with the blockers it waits for. " +
 		"A task that blocks others or has subtasks is refused ([BOARD_TASK_IN_USE] names them); to keep the record, set its status to cancelled instead.",
-	Annotations: &mcp.ToolAnnotations{Title: "Delete task", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Delete task", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 func (b *boris) createTask(ctx context.Context, _ *mcp.CallToolRequest, p createTaskParams) (*mcp.CallToolResult, error) {
@@ -104,7 +105,7 @@ func (b *boris) createTask(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured("Created "+board.Line(t), taskResult{Task: t}), nil
+	return toolkit.Structured("Created "+board.Line(t), taskResult{Task: t}), nil
 }
 
 func (b *boris) listTasks(ctx context.Context, _ *mcp.CallToolRequest, p listTasksParams) (*mcp.CallToolResult, error) {
@@ -120,7 +121,7 @@ func (b *boris) listTasks(ctx context.Context, _ *mcp.CallToolRequest, p listTas
 	if tasks == nil {
 		tasks = []board.Task{}
 	}
-	return structured(board.List(tasks, more), listTasksResult{Tasks: tasks, More: more}), nil
+	return toolkit.Structured(board.List(tasks, more), listTasksResult{Tasks: tasks, More: more}), nil
 }
 
 func (b *boris) getTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
@@ -132,7 +133,7 @@ func (b *boris) getTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDPar
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured(board.Detail(t), taskResult{Task: t}), nil
+	return toolkit.Structured(board.Detail(t), taskResult{Task: t}), nil
 }
 
 func (b *boris) updateTask(ctx context.Context, _ *mcp.CallToolRequest, p updateTaskParams) (*mcp.CallToolResult, error) {
@@ -142,13 +143,13 @@ func (b *boris) updateTask(ctx context.Context, _ *mcp.CallToolRequest, p update
 	}
 	c := board.Change{Description: p.Description, Priority: p.Priority, Context: p.Context, Result: p.Result}
 	if p.Status != nil {
-		c.Status = ptr(board.Status(*p.Status))
+		c.Status = toolkit.Ptr(board.Status(*p.Status))
 	}
 	t, err := s.Update(ctx, p.ID, c)
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured("Updated "+board.Line(t), taskResult{Task: t}), nil
+	return toolkit.Structured("Updated "+board.Line(t), taskResult{Task: t}), nil
 }
 
 func (b *boris) deleteTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
@@ -160,5 +161,5 @@ func (b *boris) deleteTask(ctx context.Context, _ *mcp.CallToolRequest, p taskID
 	if err != nil {
 		return nil, boardError(err)
 	}
-	return structured(fmt.Sprintf("Deleted %s", board.Line(t)), taskResult{Task: t}), nil
+	return toolkit.Structured(fmt.Sprintf("Deleted %s", board.Line(t)), taskResult{Task: t}), nil
 }

@@ -21,22 +21,17 @@ import (
 // background commands of bash's run_in_background (task.go): their ids
 // look like W-12, and their error codes name the board.
 
-// boardSpecs are the work-tracking tools; --read-only keeps the reading ones.
-func (b *boris) boardSpecs() []toolSpec {
-	specs := []toolSpec{
-		{"list_tasks", func(s *mcp.Server) { addTool(s, b, boardOutput[listTasksResult](listTasksTool), b.listTasks) }},
-		{"get_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](getTaskTool), b.getTask) }},
-		{"get_blockers", func(s *mcp.Server) { addTool(s, b, boardOutput[board.Blockers](getBlockersTool), b.getBlockers) }},
-	}
-	if b.cfg.ReadOnly {
-		return specs
-	}
-	return append(specs,
-		toolSpec{"create_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](createTaskTool), b.createTask) }},
-		toolSpec{"update_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](updateTaskTool), b.updateTask) }},
-		toolSpec{"delete_task", func(s *mcp.Server) { addTool(s, b, boardOutput[taskResult](deleteTaskTool), b.deleteTask) }},
-		toolSpec{"add_blocker", func(s *mcp.Server) { addTool(s, b, boardOutput[blockerResult](addBlockerTool), b.addBlocker) }},
-		toolSpec{"remove_blocker", func(s *mcp.Server) { addTool(s, b, boardOutput[blockerResult](removeBlockerTool), b.removeBlocker) }},
+// boardTools are the work-tracking tools; --read-only keeps the reading ones.
+func (b *boris) boardTools() []toolkit.Tool {
+	return toolkit.Set("board",
+		toolkit.New(boardOutput[listTasksResult](listTasksTool), b.listTasks),
+		toolkit.New(boardOutput[taskResult](getTaskTool), b.getTask),
+		toolkit.New(boardOutput[board.Blockers](getBlockersTool), b.getBlockers),
+		toolkit.New(boardOutput[taskResult](createTaskTool), b.createTask).Writing(),
+		toolkit.New(boardOutput[taskResult](updateTaskTool), b.updateTask).Writing(),
+		toolkit.New(boardOutput[taskResult](deleteTaskTool), b.deleteTask).Writing(),
+		toolkit.New(boardOutput[blockerResult](addBlockerTool), b.addBlocker).Writing(),
+		toolkit.New(boardOutput[blockerResult](removeBlockerTool), b.removeBlocker).Writing(),
 	)
 }
 
@@ -141,7 +136,7 @@ func boardError(err error) error {
 // boardOutput is t with Out's output schema, its status fields tuned like
 // the input ones.
 func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	out := withOutput[Out](t)
+	out := toolkit.WithOutput[Out](t)
 	tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema))
 	return out
 }
@@ -166,7 +161,7 @@ func tuneBoardSchema(s *jsonschema.Schema) {
 		case "status":
 			p.Enum = anySlice(board.Statuses)
 		case "priority":
-			p.Minimum, p.Maximum = ptr(float64(board.MinPriority)), ptr(float64(board.MaxPriority))
+			p.Minimum, p.Maximum = toolkit.Ptr(float64(board.MinPriority)), toolkit.Ptr(float64(board.MaxPriority))
 		}
 	}
 	tuneBoardSchema(s.Items)

@@ -12,10 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
@@ -451,24 +450,21 @@ func envLookup(environ []string, key string) string {
 	return v
 }
 
-// checkpointSpecs are the checkpoint tools, known whenever --checkpoints
+// checkpointTools are the checkpoint tools, known whenever --checkpoints
 // is on (so --disable-tools accepts their names) and registered only when
 // the store opened. undo writes files, so --read-only leaves it out.
-func (b *boris) checkpointSpecs() []toolSpec {
+func (b *boris) checkpointTools() []toolkit.Tool {
 	if b.cfg.Checkpoints != "on" {
 		return nil
 	}
-	specs := []toolSpec{
-		{"history", func(s *mcp.Server) { addTool(s, b, historyTool, b.history) }},
-		{"diff", func(s *mcp.Server) { addTool(s, b, diffTool, b.diff) }},
-	}
-	if b.cfg.ReadOnly {
-		return specs
-	}
-	return append(specs, toolSpec{"undo", func(s *mcp.Server) { addTool(s, b, undoTool, b.undo) }})
+	return toolkit.Set("checkpoints",
+		toolkit.New(historyTool, b.history),
+		toolkit.New(diffTool, b.diff),
+		toolkit.New(undoTool, b.undo).Writing(),
+	)
 }
 
-// isCheckpointTool reports whether name is one of checkpointSpecs.
+// isCheckpointTool reports whether name is one of checkpointTools.
 func isCheckpointTool(name string) bool {
 	return name == "history" || name == "diff" || name == "undo"
 }

@@ -20,7 +20,7 @@ type createFileParams struct {
 var createFileTool = &mcp.Tool{
 	Name:        "create_file",
 	Description: "Create a file, or overwrite it, with the given content. Parent directories are created; an overwritten file keeps its mode; the write is atomic.",
-	Annotations: &mcp.ToolAnnotations{Title: "Create or overwrite file", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Create or overwrite file", DestructiveHint: toolkit.Ptr(true), IdempotentHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // createFile implements create_file (SPEC §2.7).

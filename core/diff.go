@@ -17,7 +17,7 @@ var diffTool = &mcp.Tool{
 	Name: "diff",
 	Description: "Show a unified diff: the change one checkpoint recorded (checkpoint: cp_N from history), " +
 		"or with no checkpoint the working tree against the latest checkpoint (changes not yet recorded, e.g. made outside this server).",
-	Annotations: &mcp.ToolAnnotations{Title: "Diff checkpoint", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Diff checkpoint", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // diff implements the diff tool (SPEC §7).

@@ -36,7 +36,7 @@ type editorParams struct {
 	MaxCharacters *int    `json:"max_characters,omitempty" jsonschema:"view: show at most this many characters of the result (Anthropic sets it in the tool definition; MCP has none, so it is a parameter)"`
 }
 
-func (editorParams) tuneSchema(s *jsonschema.Schema) {
+func (editorParams) TuneSchema(s *jsonschema.Schema) {
 	s.Properties["command"].Enum = editorCommands
 }
 
@@ -92,14 +92,14 @@ func (b *boris) editorTool() *mcp.Tool {
 	t := &mcp.Tool{
 		Name:        v.name,
 		Description: fmt.Sprintf(editorDescription, create, undo),
-		Annotations: &mcp.ToolAnnotations{Title: "File editor", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+		Annotations: &mcp.ToolAnnotations{Title: "File editor", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 	}
 	commands := v.commands
-	schema := mustSchema[editorParams](t.Name)
+	schema := toolkit.MustSchema[editorParams](t.Name)
 	if b.cfg.ReadOnly {
 		commands = []string{"view"}
 		t.Description = "View files and directories (this server is read-only: only view is allowed). " + t.Description
-		t.Annotations = &mcp.ToolAnnotations{Title: "File viewer", ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+		t.Annotations = &mcp.ToolAnnotations{Title: "File viewer", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)}
 	}
 	schema.Properties["command"].Enum = nil
 	for _, c := range commands {

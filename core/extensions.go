@@ -94,29 +94,26 @@ func (b *boris) loadExtensions(environ []string) error {
 // mode, which an extension may not take.
 func (b *boris) builtinTool(name string) bool {
 	probe := &boris{cfg: &Config{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"}}
-	for _, s := range probe.specs() {
-		if s.name == name {
+	for _, t := range probe.offered() {
+		if t.Name == name {
 			return true
 		}
 	}
 	return name == editorBare.name || name == editor20250728.name || name == "insert"
 }
 
-// extensionSpecs are the extension tools. They run programs, so they go
+// extensionTools are the extension tools. They run programs, so they go
 // with bash: --disable-tools bash (a token without boris:exec) and
 // --read-only leave them out.
-func (b *boris) extensionSpecs() []toolSpec {
-	if b.cfg.ReadOnly || b.cfg.disabled("bash") {
-		return nil
-	}
+func (b *boris) extensionTools() []toolkit.Tool {
 	b.extMu.Lock()
 	tools := b.extTools
 	b.extMu.Unlock()
-	var specs []toolSpec
+	var out []toolkit.Tool
 	for _, t := range tools {
-		specs = append(specs, toolSpec{t.Name, func(s *mcp.Server) { b.addExtensionTool(s, t) }})
+		out = append(out, toolkit.Raw(t.Name, func(s *mcp.Server) { b.addExtensionTool(s, t) }).Writing().Running())
 	}
-	return specs
+	return toolkit.Set("extensions", out...)
 }
 
 // addExtensionTool registers t.
@@ -508,9 +505,9 @@ func (b *boris) swapExtensionTools(s *mcp.Server, tools []*extension.Tool) {
 	if len(gone) > 0 {
 		s.RemoveTools(gone...)
 	}
-	for _, spec := range b.extensionSpecs() {
-		if !b.cfg.disabled(spec.name) {
-			spec.add(s) // a tool of the same name is replaced
+	for _, t := range b.extensionTools() {
+		if !b.cfg.leavesOut(t) {
+			t.Register(s, b.around) // a tool of the same name is replaced
 		}
 	}
 	b.log.Info("extensions reloaded", "tools", len(tools), "removed", len(gone))

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/mjkoo/boris/core/toolkit"
+
 // The tools of server-filesystem 2026.8.31 as it declares them: names,
 // titles, descriptions, input properties, output schemas and annotations.
 
@@ -46,8 +48,8 @@ var fsWriteFileTool = fsTool{
 	description: "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
 	input:       `{"path":{"type":"string"},"content":{"type":"string"}}`,
 	required:    []string{"path", "content"},
-	destructive: ptr(true),
-	idempotent:  ptr(true),
+	destructive: toolkit.Ptr(true),
+	idempotent:  toolkit.Ptr(true),
 }
 
 var fsEditFileTool = fsTool{
@@ -56,8 +58,8 @@ var fsEditFileTool = fsTool{
 	description: "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
 	input:       `{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Text to search for - must match exactly"},"newText":{"type":"string","description":"Text to replace with"}},"required":["oldText","newText"]}},"dryRun":{"default":false,"description":"Preview changes using git-style diff format","type":"boolean"}}`,
 	required:    []string{"path", "edits"},
-	destructive: ptr(true),
-	idempotent:  ptr(false),
+	destructive: toolkit.Ptr(true),
+	idempotent:  toolkit.Ptr(false),
 }
 
 var fsCreateDirectoryTool = fsTool{
@@ -66,8 +68,8 @@ var fsCreateDirectoryTool = fsTool{
 	description: "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
 	input:       `{"path":{"type":"string"}}`,
 	required:    []string{"path"},
-	destructive: ptr(false),
-	idempotent:  ptr(true),
+	destructive: toolkit.Ptr(false),
+	idempotent:  toolkit.Ptr(true),
 }
 
 var fsListDirectoryTool = fsTool{
@@ -103,8 +105,8 @@ var fsMoveFileTool = fsTool{
 	description: "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
 	input:       `{"source":{"type":"string"},"destination":{"type":"string"}}`,
 	required:    []string{"source", "destination"},
-	destructive: ptr(true),
-	idempotent:  ptr(false),
+	destructive: toolkit.Ptr(true),
+	idempotent:  toolkit.Ptr(false),
 }
 
 var fsSearchFilesTool = fsTool{

@@ -24,7 +24,7 @@ type fsArgs struct {
 	WorkspaceID string `json:"workspaceId,omitempty" jsonschema:"a workspace id from workspace_create; paths then resolve inside that workspace and every write is committed to it"`
 }
 
-func (fsArgs) tuneSchema(s *jsonschema.Schema) { loosen(s) }
+func (fsArgs) TuneSchema(s *jsonschema.Schema) { loosen(s) }
 
 // loosen lets every object in s hold properties it does not name.
 func loosen(s *jsonschema.Schema) {
@@ -72,37 +72,29 @@ func (t fsTool) mcpTool(workspaces bool) *mcp.Tool {
 	if out == "" {
 		out = fsContentOutput
 	}
-	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: ptr(false), DestructiveHint: t.destructive, IdempotentHint: t.idempotent != nil && *t.idempotent}
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: toolkit.Ptr(false), DestructiveHint: t.destructive, IdempotentHint: t.idempotent != nil && *t.idempotent}
 	return &mcp.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: in, OutputSchema: json.RawMessage(out), Annotations: ann}
 }
 
-// filesystemSpecs are the filesystem toolset's tools (--toolset filesystem
+// filesystemTools are the filesystem toolset's tools (--toolset filesystem
 // or all). --read-only keeps only the reading ones.
-func (b *boris) filesystemSpecs() []toolSpec {
+func (b *boris) filesystemTools() []toolkit.Tool {
 	ws := b.cfg.WorkspacesRoot != ""
-	add := func(t fsTool, reg func(*mcp.Server, *mcp.Tool)) toolSpec {
-		return toolSpec{t.name, func(s *mcp.Server) { reg(s, t.mcpTool(ws)) }}
-	}
-	specs := []toolSpec{
-		add(fsReadFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadTextFile) }),
-		add(fsReadTextFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadTextFile) }),
-		add(fsReadMediaFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadMediaFile) }),
-		add(fsReadMultipleFilesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsReadMultipleFiles) }),
-		add(fsListDirectoryTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListDirectory) }),
-		add(fsListDirectoryWithSizesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListDirectoryWithSizes) }),
-		add(fsDirectoryTreeTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsDirectoryTree) }),
-		add(fsSearchFilesTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsSearchFiles) }),
-		add(fsGetFileInfoTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsGetFileInfo) }),
-		add(fsListAllowedTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsListAllowed) }),
-	}
-	if b.cfg.ReadOnly {
-		return specs
-	}
-	return append(specs,
-		add(fsWriteFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsWriteFile) }),
-		add(fsEditFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsEditFile) }),
-		add(fsCreateDirectoryTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsCreateDirectory) }),
-		add(fsMoveFileTool, func(s *mcp.Server, t *mcp.Tool) { addTool(s, b, t, b.fsMoveFile) }),
+	return toolkit.Set("filesystem",
+		toolkit.New(fsReadFileTool.mcpTool(ws), b.fsReadTextFile),
+		toolkit.New(fsReadTextFileTool.mcpTool(ws), b.fsReadTextFile),
+		toolkit.New(fsReadMediaFileTool.mcpTool(ws), b.fsReadMediaFile),
+		toolkit.New(fsReadMultipleFilesTool.mcpTool(ws), b.fsReadMultipleFiles),
+		toolkit.New(fsListDirectoryTool.mcpTool(ws), b.fsListDirectory),
+		toolkit.New(fsListDirectoryWithSizesTool.mcpTool(ws), b.fsListDirectoryWithSizes),
+		toolkit.New(fsDirectoryTreeTool.mcpTool(ws), b.fsDirectoryTree),
+		toolkit.New(fsSearchFilesTool.mcpTool(ws), b.fsSearchFiles),
+		toolkit.New(fsGetFileInfoTool.mcpTool(ws), b.fsGetFileInfo),
+		toolkit.New(fsListAllowedTool.mcpTool(ws), b.fsListAllowed),
+		toolkit.New(fsWriteFileTool.mcpTool(ws), b.fsWriteFile).Writing(),
+		toolkit.New(fsEditFileTool.mcpTool(ws), b.fsEditFile).Writing(),
+		toolkit.New(fsCreateDirectoryTool.mcpTool(ws), b.fsCreateDirectory).Writing(),
+		toolkit.New(fsMoveFileTool.mcpTool(ws), b.fsMoveFile).Writing(),
 	)
 }
 
@@ -119,5 +111,5 @@ func fsResult(text string) *mcp.CallToolResult {
 		}
 		text = text[:cut] + fmt.Sprintf("\n[Result cut: it held %d bytes, more than the %d a result may hold. Ask for less: head or tail, a narrower path or pattern.]\n", len(text), toolkit.MaxResultText)
 	}
-	return structured(text, map[string]any{"content": text})
+	return toolkit.Structured(text, map[string]any{"content": text})
 }

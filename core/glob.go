@@ -32,7 +32,7 @@ var globTool = &mcp.Tool{
 	Description: fmt.Sprintf("Find files by name with a doublestar glob (**/*.go, src/**/*.{ts,tsx}), newest first. "+
 		"Lists files only, as absolute paths, at most %d. Skips .git directories and what .gitignore files ignore, "+
 		"and ends every result with a [Skipped: ...] line counting what was left out and why.", maxGlobFiles),
-	Annotations: &mcp.ToolAnnotations{Title: "Find files by name", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Find files by name", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // glob implements the glob tool (SPEC §2.8).

@@ -48,7 +48,7 @@ var grepTool = &mcp.Tool{
 		"and ends every result with a [Skipped: ...] line counting what was left out and why. Files are listed newest first. " +
 		"Output modes: files_with_matches (default, one path per line), content (path:line:text, context lines path-line-text, -- between groups), count (path:N). " +
 		"Results are paged: 250 entries by default; a note gives the offset for the next page.",
-	Annotations: &mcp.ToolAnnotations{Title: "Search file contents", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Search file contents", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // grep implements the grep tool (SPEC §2.8).

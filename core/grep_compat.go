@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
 )
 
 // grepCompatParams are grep's parameters as Claude Code spells them
@@ -41,9 +43,9 @@ func (b *boris) grepCompat(ctx context.Context, _ *mcp.CallToolRequest, p grepCo
 }
 
 // grepSpec registers grep with the parameter spelling the mode asks for.
-func (b *boris) grepSpec() toolSpec {
+func (b *boris) grepEntry() toolkit.Tool {
 	if b.cfg.AnthropicCompat.Enabled() {
-		return toolSpec{"grep", func(s *mcp.Server) { addTool(s, b, grepTool, b.grepCompat) }}
+		return toolkit.New(grepTool, b.grepCompat)
 	}
-	return toolSpec{"grep", func(s *mcp.Server) { addTool(s, b, grepTool, b.grep) }}
+	return toolkit.New(grepTool, b.grep)
 }

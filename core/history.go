@@ -30,7 +30,7 @@ var historyTool = &mcp.Tool{
 		"(str_replace, create_file, insert, bash, background tasks when they end, undo), and before such a call any change made outside this server " +
 		"is recorded as its own checkpoint (tool outside). Each shows its id (cp_N), time, the tool and call, and the files it changed " +
 		"(A added, M modified, D deleted). Use diff to see a checkpoint's change and undo to revert it.",
-	Annotations: &mcp.ToolAnnotations{Title: "Checkpoint history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Checkpoint history", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // history implements the history tool (SPEC §7).

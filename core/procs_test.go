@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mjkoo/boris/internal/procs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/internal/procs"
 )
 
 // TestOverlappingCallsWiden: in a boris narrowed to one P, one tool call
@@ -21,11 +23,11 @@ func TestOverlappingCallsWiden(t *testing.T) {
 	bo := newBenchBoris(t, "--workdir", t.TempDir())
 	s := mcp.NewServer(&mcp.Implementation{Name: "boris-test"}, nil)
 	entered, gate := make(chan struct{}), make(chan struct{})
-	addTool(s, bo, &mcp.Tool{Name: "wait"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, error) {
+	toolkit.New(&mcp.Tool{Name: "wait"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, error) {
 		entered <- struct{}{}
 		<-gate
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-	})
+	}).Register(s, bo.around)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := s.Connect(ctx, st, nil)

@@ -5,16 +5,13 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
@@ -25,7 +22,6 @@ import (
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
-	"github.com/mjkoo/boris/internal/jsonscan"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/safefile"
@@ -74,71 +70,83 @@ type boris struct {
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
-// toolSpec is one tool Boris can register.
-type toolSpec struct {
-	name string
-	add  func(*mcp.Server)
-}
-
-// specs lists every tool in registration order. It is the single place
-// tools are wired in; tools/list order is the SDK's (sorted by name), so it
-// is deterministic whatever the order here. With --anthropic-compat the
-// three file tools become one editor tool, str_replace_editor or
-// str_replace_based_edit_tool by version (SPEC §2.9).
-func (b *boris) specs() []toolSpec {
-	var specs []toolSpec
+// offered lists every tool the configuration offers, in registration
+// order: the single place toolsets are wired in. tools/list order is the
+// SDK's (sorted by name), so it is deterministic whatever the order here.
+// With --anthropic-compat the three file tools become one editor tool,
+// str_replace_editor or str_replace_based_edit_tool by version (SPEC
+// §2.9). What the configuration leaves out is filtered by tools.
+func (b *boris) offered() []toolkit.Tool {
+	var tools []toolkit.Tool
 	if b.cfg.Toolset != "boris" {
-		specs = append(specs, b.filesystemSpecs()...)
+		tools = append(tools, b.filesystemTools()...)
 	}
-	specs = append(specs, b.workspaceSpecs()...)
-	specs = append(specs, b.extensionSpecs()...)
+	tools = append(tools, b.workspaceTools()...)
+	tools = append(tools, b.extensionTools()...)
 	if b.cfg.Toolset == "filesystem" {
-		return specs
+		return tools
 	}
-	return append(specs, b.borisSpecs()...)
+	tools = append(tools, b.borisTools()...)
+	tools = append(tools, b.checkpointTools()...)
+	return append(tools, b.boardTools()...)
 }
 
-// borisSpecs are Boris's own tools (--toolset boris or all).
-func (b *boris) borisSpecs() []toolSpec {
-	specs := []toolSpec{
-		{"bash", func(s *mcp.Server) { addTool(s, b, bashTool, b.bash) }},
-		{"task_output", func(s *mcp.Server) { addTool(s, b, taskOutputTool, b.taskOutput) }},
-		{"task_stop", func(s *mcp.Server) { addTool(s, b, taskStopTool, b.taskStop) }},
-		b.grepSpec(),
-		{"glob", func(s *mcp.Server) { addTool(s, b, globTool, b.glob) }},
-	}
-	specs = append(specs, b.checkpointSpecs()...)
-	specs = append(specs, b.boardSpecs()...)
-	if b.cfg.AnthropicCompat.Enabled() {
-		return append(specs, toolSpec{b.editorVersion().name, func(s *mcp.Server) { addTool(s, b, b.editorTool(), b.editor) }})
-	}
-	specs = append(specs, toolSpec{"view", func(s *mcp.Server) { addTool(s, b, viewTool, b.view) }})
-	if b.cfg.ReadOnly {
-		return specs // --read-only: no writing tools at all
-	}
-	return append(specs,
-		toolSpec{"str_replace", func(s *mcp.Server) { addTool(s, b, strReplaceTool, b.strReplace) }},
-		toolSpec{"create_file", func(s *mcp.Server) { addTool(s, b, createFileTool, b.createFile) }},
+// borisTools are Boris's own tools (--toolset boris or all).
+func (b *boris) borisTools() []toolkit.Tool {
+	tools := toolkit.Set("boris",
+		toolkit.New(bashTool, b.bash).Running(),
+		toolkit.New(taskOutputTool, b.taskOutput).Running(),
+		toolkit.New(taskStopTool, b.taskStop).Running(),
+		b.grepEntry(),
+		toolkit.New(globTool, b.glob),
 	)
+	if b.cfg.AnthropicCompat.Enabled() {
+		return append(tools, toolkit.Set("boris", toolkit.New(b.editorTool(), b.editor))...)
+	}
+	return append(tools, toolkit.Set("boris",
+		toolkit.New(viewTool, b.view),
+		toolkit.New(strReplaceTool, b.strReplace).Writing(),
+		toolkit.New(createFileTool, b.createFile).Writing(),
+	)...)
 }
 
-// enabledTools lists the tools a server with cfg registers, sorted.
+// tools lists the tools the server registers: those offered, less what
+// the configuration leaves out (leavesOut) and, with checkpoints off or
+// unavailable, the checkpoint tools.
+func (b *boris) tools() []toolkit.Tool {
+	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
+		return b.cfg.leavesOut(t) || (t.Toolset == "checkpoints" && b.ckpt == nil)
+	})
+}
+
+// leavesOut reports whether the configuration leaves out a tool offered:
+// --read-only every writing tool, a disabled bash every tool that runs
+// commands, --disable-tools the tools it names.
+func (c *Config) leavesOut(t toolkit.Tool) bool {
+	return (c.ReadOnly && t.Writes) || (t.Exec && c.disabled("bash")) || c.disabled(t.Name)
+}
+
+// enabledTools lists the tools a server with cfg registers but for
+// extension tools, sorted: what --check reports, checkpoint tools
+// included (--check decides itself whether checkpoints are available).
 func enabledTools(cfg *Config) []string {
-	var names []string
-	for _, name := range knownToolNames(cfg) {
-		if !cfg.disabled(name) {
-			names = append(names, name)
-		}
-	}
-	return names
+	return toolNames(cfg, cfg.leavesOut)
 }
 
 // knownToolNames lists the tool names --disable-tools accepts with cfg's
 // schema choice.
 func knownToolNames(cfg *Config) []string {
+	return toolNames(cfg, func(t toolkit.Tool) bool { return cfg.ReadOnly && t.Writes })
+}
+
+// toolNames lists the names of the tools cfg offers, sorted, less those
+// out reports.
+func toolNames(cfg *Config, out func(toolkit.Tool) bool) []string {
 	var names []string
-	for _, s := range (&boris{cfg: cfg}).specs() {
-		names = append(names, s.name)
+	for _, t := range (&boris{cfg: cfg}).offered() {
+		if !out(t) {
+			names = append(names, t.Name)
+		}
 	}
 	slices.Sort(names)
 	return names
@@ -146,8 +154,9 @@ func knownToolNames(cfg *Config) []string {
 
 // newServer builds the MCP server with every enabled tool.
 func (b *boris) newServer() *mcp.Server {
+	tools := b.tools()
 	opts := &mcp.ServerOptions{
-		Instructions:            b.instructions(),
+		Instructions:            b.instructions(tools),
 		Logger:                  b.sdkLog,
 		Capabilities:            b.capabilities(),
 		InitializedHandler:      b.onInitialized,
@@ -160,10 +169,8 @@ func (b *boris) newServer() *mcp.Server {
 	}
 	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors, b.readUnlisted)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
-	for _, spec := range b.specs() {
-		if !b.cfg.disabled(spec.name) && (b.ckpt != nil || !isCheckpointTool(spec.name)) {
-			spec.add(s)
-		}
+	for _, t := range tools {
+		t.Register(s, b.around)
 	}
 	b.addExtensionContent(s) // resources, templates and prompts
 	return s
@@ -183,8 +190,8 @@ func (b *boris) capabilities() *mcp.ServerCapabilities {
 }
 
 // instructions tells the agent where it is and how the tools behave
-// (SPEC §2.11).
-func (b *boris) instructions() string {
+// (SPEC §2.11), describing only the tools registered.
+func (b *boris) instructions(tools []toolkit.Tool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Boris gives you a coding workstation. Working directory: %s\n", b.shell.Dir())
 	if allowed := b.policy.Allowed(); len(allowed) > 0 {
@@ -203,17 +210,22 @@ func (b *boris) instructions() string {
 	case others:
 		sb.WriteString("Always refused: some paths outside the working directory.\n")
 	}
-	bash := b.registered("bash")
+	registered := func(name string) bool {
+		return slices.ContainsFunc(tools, func(t toolkit.Tool) bool { return t.Name == name })
+	}
+	bash := registered("bash")
 	if bash {
 		sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " + b.sandboxNote())
 	} else {
 		sb.WriteString("Relative paths resolve against the working directory. ")
 	}
 	sb.WriteString("Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next.")
-	if b.registeredLike("str_replace") {
+	if slices.ContainsFunc(tools, func(t toolkit.Tool) bool {
+		return t.Name == "str_replace" || strings.HasPrefix(t.Name, "str_replace_") // the editor tools too
+	}) {
 		sb.WriteString(" View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
 	}
-	if b.registered("history") {
+	if registered("history") {
 		also := ""
 		if bash {
 			also = " (bash included, within the working tree)"
@@ -221,32 +233,10 @@ func (b *boris) instructions() string {
 		sb.WriteString(" Every change made through these tools" + also + " is recorded as a checkpoint: " +
 			"history lists them, diff shows one, undo reverts one (and can itself be undone).")
 	}
-	if bash && b.registered("task_output") {
+	if bash && registered("task_output") {
 		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}
 	return sb.String()
-}
-
-// registered reports whether the server registers the tool name: one of
-// the toolset's, not disabled, and for history, diff and undo, with
-// checkpoints on. The instructions describe only such tools.
-func (b *boris) registered(name string) bool {
-	if b.cfg.disabled(name) || (b.ckpt == nil && isCheckpointTool(name)) {
-		return false
-	}
-	return slices.ContainsFunc(b.specs(), func(s toolSpec) bool { return s.name == name })
-}
-
-// registeredLike reports whether the server registers name or a tool
-// whose name starts with name and "_" (str_replace_editor for
-// str_replace).
-func (b *boris) registeredLike(name string) bool {
-	for _, s := range b.specs() {
-		if (s.name == name || strings.HasPrefix(s.name, name+"_")) && b.registered(s.name) {
-			return true
-		}
-	}
-	return false
 }
 
 // deniedForAgent splits the deny entries into those the instructions
@@ -289,135 +279,25 @@ func (b *boris) sandboxNote() string {
 		"and cannot signal or inspect processes they did not start. "
 }
 
-// handlerFunc is a tool's logic: a result, or an error that becomes an
-// isError result with its code (SPEC §2.2).
-type handlerFunc[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, error)
-
-// addTool registers a tool whose input schema is derived from In. Arguments
-// are validated here rather than by the SDK so that malformed input gets the
-// same "[INVALID_INPUT] ..." form as every other tool error. A tool that
-// sets its InputSchema advertises that one instead (a narrower view of In's,
-// such as a read-only command enum); arguments are still validated against
-// In's. Advertised schemas state optional parameters as plain optional
-// properties (plainOptional).
-func addTool[In any](s *mcp.Server, b *boris, t *mcp.Tool, h handlerFunc[In]) {
-	schema := mustSchema[In](t.Name)
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("resolve schema for tool %s: %v", t.Name, err))
+// around is what every call of a Boris tool goes through: the CPUs of the
+// machine (procs.Busy), the recorder started, the client's roots awaited,
+// and the changes that could not be recorded said in its result.
+func (b *boris) around(ctx context.Context, tool string, run func() *mcp.CallToolResult) *mcp.CallToolResult {
+	defer procs.Busy()() // overlapping calls get every CPU
+	b.startRecording()
+	b.awaitRoots(ctx)
+	res := run()
+	if tc, ok := firstContent(res).(*mcp.TextContent); ok && res.IsError {
+		b.log.Debug("tool error", "tool", tool, "err", tc.Text)
 	}
-	check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) }) // on the tool's first call
-	tool := *t
-	switch in := tool.InputSchema.(type) {
-	case nil:
-		tool.InputSchema = plainOptional(schema)
-	case *jsonschema.Schema:
-		tool.InputSchema = plainOptional(in)
-	}
-	s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		defer procs.Busy()() // overlapping calls get every CPU
-		b.startRecording()
-		b.awaitRoots(ctx)
-		in, err := decodeArgs[In](req.Params.Arguments, resolved, check())
-		if err == nil {
-			var res *mcp.CallToolResult
-			if res, err = h(ctx, req, in); err == nil {
-				toolkit.CapResult(res)
-				b.sayGaps(res)
-				return res, nil
-			}
-		}
-		b.log.Debug("tool error", "tool", t.Name, "err", err)
-		res := toolkit.ErrorResult(err)
-		b.sayGaps(res)
-		return res, nil
-	})
+	b.sayGaps(res)
+	return res
 }
 
-// schemaTuner is implemented by parameter structs whose schema needs more
-// than struct tags can say, such as an enum.
-type schemaTuner interface {
-	tuneSchema(*jsonschema.Schema)
+// firstContent is res's first content block, or nil.
+func firstContent(res *mcp.CallToolResult) mcp.Content {
+	if len(res.Content) == 0 {
+		return nil
+	}
+	return res.Content[0]
 }
-
-// mustSchema derives In's input schema, tuned if In is a schemaTuner.
-func mustSchema[In any](tool string) *jsonschema.Schema {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("schema for tool %s: %v", tool, err)) // a programming error
-	}
-	if tuner, ok := any(new(In)).(schemaTuner); ok {
-		tuner.tuneSchema(schema)
-	}
-	return schema
-}
-
-// decodeArgs validates raw arguments against the tool's schema and decodes
-// them. The decoder matches member names exactly, as the validator (and
-// go-sdk's typed handlers) do: encoding/json would also read "PATH" into
-// the field of "path", so arguments could be validated under one name and
-// used under another. A member whose name differs from a property's only
-// in case is refused outright, naming it: in a schema open to other members
-// (the filesystem toolset's) it would otherwise be silently ignored.
-func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, check *wire.ArgCheck) (In, error) {
-	var in In
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	// Arguments the scan vouches for are decoded once, not validated.
-	if err := jsonscan.Unmarshal(raw, &in); err == nil && check.Accepts(raw) {
-		return in, nil
-	}
-	in = *new(In)
-	var instance any
-	if err := json.Unmarshal(raw, &instance); err != nil {
-		return in, toolkit.Fail(toolkit.InvalidInput, "arguments are not valid JSON: %v", err)
-	}
-	if member, property := caseVariant(resolved.Schema(), instance); member != "" {
-		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
-	}
-	if err := resolved.Validate(instance); err != nil {
-		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
-	}
-	if err := jsonscan.Unmarshal(raw, &in); err != nil {
-		return in, toolkit.Fail(toolkit.InvalidInput, "invalid arguments: %v", err)
-	}
-	return in, nil
-}
-
-// caseVariant finds, in a decoded instance of schema, a member that is not
-// one of the properties its object names but differs from one of them only
-// in case (strings.EqualFold), and returns its
-// path (dotted, from the top) and the property's name; "" if there is
-// none. Objects nested in properties and array items are searched too.
-func caseVariant(schema *jsonschema.Schema, v any) (member, property string) {
-	if schema == nil {
-		return "", ""
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for _, name := range slices.Sorted(maps.Keys(v)) {
-			if sub, ok := schema.Properties[name]; ok {
-				if m, p := caseVariant(sub, v[name]); m != "" {
-					return name + "." + m, p
-				}
-				continue
-			}
-			for known := range schema.Properties {
-				if strings.EqualFold(name, known) {
-					return name, known
-				}
-			}
-		}
-	case []any:
-		for i, item := range v {
-			if m, p := caseVariant(schema.Items, item); m != "" {
-				return fmt.Sprintf("%d.%s", i, m), p
-			}
-		}
-	}
-	return "", ""
-}
-
-// ptr returns a pointer to v, for optional annotation fields.
-func ptr[T any](v T) *T { return &v }

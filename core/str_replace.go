@@ -26,7 +26,7 @@ var strReplaceTool = &mcp.Tool{
 	Name: "str_replace",
 	Description: "Replace exact text in a file. old_str must occur exactly once (the error lists the line of every match otherwise) unless replace_all is true. " +
 		"Everything outside the replaced text is kept byte for byte (line endings, tabs, BOM, final newline, file mode); the write is atomic.",
-	Annotations: &mcp.ToolAnnotations{Title: "Replace text in file", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Replace text in file", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // strReplace implements str_replace (SPEC §2.6).

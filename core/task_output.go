@@ -29,7 +29,7 @@ var taskOutputTool = &mcp.Tool{
 		"followed by stdout and stderr as bash shows them (each capped at 30000 characters, head and tail kept), and exit_code once finished. " +
 		"Once a finished task's final output has been returned, its task_id is forgotten. " +
 		"Progress notifications with the latest output line are sent while waiting when the request has a progress token.",
-	Annotations: &mcp.ToolAnnotations{Title: "Read background task output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Read background task output", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // taskOutput implements the task_output tool (SPEC §2.4).

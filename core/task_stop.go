@@ -16,7 +16,7 @@ var taskStopTool = &mcp.Tool{
 	Name: "task_stop",
 	Description: "End a background task started with bash and run_in_background: its whole process group gets SIGTERM, then SIGKILL 5 s later. " +
 		"Returns the task's final output in task_output's layout (status: killed, or its own status if it had already finished); the task_id is then forgotten.",
-	Annotations: &mcp.ToolAnnotations{Title: "Stop background task", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Stop background task", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // taskStop implements the task_stop tool (SPEC §2.4). It waits for the task

@@ -30,7 +30,7 @@ var undoTool = &mcp.Tool{
 		"deleted files come back, created files are removed, contents and modes are restored byte for byte. " +
 		"Files changed again by later checkpoints are also reset to that earlier state; where a later change made outside Boris (an outside checkpoint) touched them, " +
 		"undo refuses with [CONFLICT] naming them, unless force is true. The undo is recorded as a checkpoint itself, so it can be undone.",
-	Annotations: &mcp.ToolAnnotations{Title: "Undo checkpoint", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Undo checkpoint", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // undo implements the undo tool (SPEC §7).

@@ -33,7 +33,7 @@ var viewTool = &mcp.Tool{
 	Description: "View a file with line numbers (cat -n style), or list a directory two levels deep. " +
 		"Lines over 2000 characters are cut; without view_range, files over 2000 lines show the first 2000. " +
 		"Images (PNG, JPEG, GIF, WebP, SVG) are returned as images; other binary files are refused.",
-	Annotations: &mcp.ToolAnnotations{Title: "View file or directory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "View file or directory", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 // view implements the view tool (SPEC §2.5).

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/toolkit"
@@ -187,61 +186,34 @@ var workspaceCreateTool = &mcp.Tool{
 	Name: "workspace_create",
 	Description: "Create a workspace: a directory under the workspaces root, initialised as a git repository. " +
 		"Pass the returned workspaceId to the filesystem tools to work inside it; every write made through them is committed.",
-	Annotations: &mcp.ToolAnnotations{Title: "Create workspace", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Create workspace", DestructiveHint: toolkit.Ptr(false), OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var workspaceListTool = &mcp.Tool{
 	Name:        "workspace_list",
 	Description: "List the workspaces: id and absolute path of each.",
-	Annotations: &mcp.ToolAnnotations{Title: "List workspaces", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "List workspaces", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
 var commitHistoryTool = &mcp.Tool{
 	Name:        "get_commit_history",
 	Description: "Read a workspace's git history, newest first: hash, author, date and message of each commit, optionally only those touching one path.",
-	Annotations: &mcp.ToolAnnotations{Title: "Workspace commit history", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	Annotations: &mcp.ToolAnnotations{Title: "Workspace commit history", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// workspaceSpecs are the workspace tools, registered with --workspaces-root
+// workspaceTools are the workspace tools, registered with --workspaces-root
 // beside the filesystem tools, the ones that take workspaceId (validate
 // refuses --workspaces-root with --toolset boris). --read-only keeps only
 // the reading ones.
-func (b *boris) workspaceSpecs() []toolSpec {
+func (b *boris) workspaceTools() []toolkit.Tool {
 	if b.cfg.WorkspacesRoot == "" || b.cfg.Toolset == "boris" {
 		return nil
 	}
-	specs := []toolSpec{
-		{"workspace_list", func(s *mcp.Server) {
-			addTool(s, b, withOutput[workspaceListResult](workspaceListTool), b.workspaceList)
-		}},
-		{"get_commit_history", func(s *mcp.Server) {
-			addTool(s, b, withOutput[commitHistoryResult](commitHistoryTool), b.commitHistory)
-		}},
-	}
-	if b.cfg.ReadOnly {
-		return specs
-	}
-	return append(specs, toolSpec{"workspace_create", func(s *mcp.Server) {
-		addTool(s, b, withOutput[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate)
-	}})
-}
-
-// withOutput returns a copy of t with Out's schema as its output schema.
-func withOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	schema, err := jsonschema.For[Out](nil)
-	if err != nil {
-		panic(fmt.Sprintf("output schema for tool %s: %v", t.Name, err))
-	}
-	out := *t
-	out.OutputSchema = plainOptional(schema) // its lists are never null
-	return &out
-}
-
-// structured is a result with text for reading and out as structuredContent.
-func structured(text string, out any) *mcp.CallToolResult {
-	res := toolkit.TextResult(text)
-	res.StructuredContent = out
-	return res
+	return toolkit.Set("workspaces",
+		toolkit.New(toolkit.WithOutput[workspaceListResult](workspaceListTool), b.workspaceList),
+		toolkit.New(toolkit.WithOutput[commitHistoryResult](commitHistoryTool), b.commitHistory),
+		toolkit.New(toolkit.WithOutput[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate).Writing(),
+	)
 }
 
 func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p workspaceCreateParams) (*mcp.CallToolResult, error) {
@@ -253,7 +225,7 @@ func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p w
 		return nil, toolkit.Fail(toolkit.InvalidInput, "%v", err)
 	}
 	out := workspaceCreateResult{WorkspaceID: ws.ID, Path: ws.Dir}
-	return structured(fmt.Sprintf("Created workspace %s at %s", ws.ID, ws.Dir), out), nil
+	return toolkit.Structured(fmt.Sprintf("Created workspace %s at %s", ws.ID, ws.Dir), out), nil
 }
 
 func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ workspaceListParams) (*mcp.CallToolResult, error) {
@@ -270,7 +242,7 @@ func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ works
 	if len(list) == 0 {
 		sb.WriteString("No workspaces yet (workspace_create makes one).")
 	}
-	return structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
+	return toolkit.Structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
 }
 
 func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p commitHistoryParams) (*mcp.CallToolResult, error) {
@@ -308,7 +280,7 @@ func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p com
 	if len(log) == 0 {
 		sb.WriteString("No commits yet.")
 	}
-	return structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
+	return toolkit.Structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
 }
 
 // refuseRepositoryMove refuses to move a directory that holds a .git, at

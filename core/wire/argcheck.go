@@ -151,7 +151,7 @@ func (c *ArgCheck) Accepts(raw []byte) bool {
 }
 
 // caseOfProperty reports whether name differs from a property's name only
-// in case: decodeArgs refuses such a member.
+// in case: toolkit.DecodeArgs refuses such a member.
 func (c *ArgCheck) caseOfProperty(name string) bool {
 	for p := range c.kinds {
 		if strings.EqualFold(name, p) {

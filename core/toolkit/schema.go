@@ -1,4 +1,4 @@
-package core
+package toolkit
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// plainOptional returns a copy of s in which every type list of the form
+// PlainOptional returns a copy of s in which every type list of the form
 // ["null", X], what jsonschema.For infers for a pointer, slice or map
 // field, is the plain type X. An optional parameter is then a property
 // left out of "required", as clients with strict schema dialects expect
@@ -14,7 +14,7 @@ import (
 // rejects them). Boris still validates arguments against the inferred
 // schema, so a client that sends null for an optional parameter is not
 // refused.
-func plainOptional(s *jsonschema.Schema) *jsonschema.Schema {
+func PlainOptional(s *jsonschema.Schema) *jsonschema.Schema {
 	c := s.CloneSchemas()
 	plainTypes(c)
 	return c

@@ -1,4 +1,4 @@
-package core
+package toolkit
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ func TestDescribeInvalid(t *testing.T) {
 		Mode  string `json:"mode,omitempty" jsonschema:"mode"`
 		Edits []edit `json:"edits,omitempty"`
 	}
-	schema := mustSchema[params]("t")
+	schema := MustSchema[params]("t")
 	schema.Properties["mode"].Enum = []any{"a", "b"}
 	resolved, err := schema.Resolve(nil)
 	if err != nil {

@@ -1,0 +1,220 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/wire"
+	"github.com/mjkoo/boris/internal/jsonscan"
+)
+
+// Tool is one tool a toolset offers: its name, the toolset it belongs to,
+// what it may do, and how it is registered on a server. A toolset's
+// package builds its tools with New (or Raw) from its definitions and
+// handlers; the composition root chooses which to register from the
+// configuration alone (Filter) and registers them (Register).
+type Tool struct {
+	Name    string
+	Toolset string // the package that offers it: boris, filesystem, checkpoints, board, workspaces, extensions
+	Writes  bool   // changes files or shared state: --read-only leaves it out
+	Exec    bool   // runs commands: only registered with bash
+	add     func(s *mcp.Server, around Around)
+}
+
+// Handler is a tool's logic: a result, or an error that becomes an
+// isError result with its code (SPEC §2.2).
+type Handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, error)
+
+// Around is what the composition root does around every call of a tool
+// built with New: run reads the arguments and runs the handler, giving
+// its result or the error's (never nil).
+type Around func(ctx context.Context, tool string, run func() *mcp.CallToolResult) *mcp.CallToolResult
+
+// New builds a tool whose input schema is derived from In. Arguments are
+// validated here rather than by the SDK so that malformed input gets the
+// same "[INVALID_INPUT] ..." form as every other tool error. A definition
+// that sets its InputSchema advertises that one instead (a narrower view of
+// In's, such as a read-only command enum); arguments are still validated
+// against In's. Advertised schemas state optional parameters as plain
+// optional properties (PlainOptional).
+func New[In any](def *mcp.Tool, h Handler[In]) Tool {
+	return Tool{Name: def.Name, add: func(s *mcp.Server, around Around) {
+		schema := MustSchema[In](def.Name)
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("resolve schema for tool %s: %v", def.Name, err))
+		}
+		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) }) // on the tool's first call
+		tool := *def
+		switch in := tool.InputSchema.(type) {
+		case nil:
+			tool.InputSchema = PlainOptional(schema)
+		case *jsonschema.Schema:
+			tool.InputSchema = PlainOptional(in)
+		}
+		s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return around(ctx, def.Name, func() *mcp.CallToolResult {
+				res, err := call(ctx, req, h, resolved, check())
+				if err != nil {
+					return ErrorResult(err)
+				}
+				CapResult(res)
+				return res
+			}), nil
+		})
+	}}
+}
+
+// call decodes a call's arguments and runs h with them.
+func call[In any](ctx context.Context, req *mcp.CallToolRequest, h Handler[In], resolved *jsonschema.Resolved, check *wire.ArgCheck) (*mcp.CallToolResult, error) {
+	in, err := DecodeArgs[In](req.Params.Arguments, resolved, check)
+	if err != nil {
+		return nil, err
+	}
+	return h(ctx, req, in)
+}
+
+// Raw builds a tool that registers itself with add, such as an extension
+// tool, whose schema is not a Go type and whose handler reads its
+// arguments itself. No Around applies to it.
+func Raw(name string, add func(s *mcp.Server)) Tool {
+	return Tool{Name: name, add: func(s *mcp.Server, _ Around) { add(s) }}
+}
+
+// Writing marks t as one that changes files or shared state.
+func (t Tool) Writing() Tool {
+	t.Writes = true
+	return t
+}
+
+// Running marks t as one that runs commands.
+func (t Tool) Running() Tool {
+	t.Exec = true
+	return t
+}
+
+// Register adds t to s, with around around each call.
+func (t Tool) Register(s *mcp.Server, around Around) { t.add(s, around) }
+
+// Set names tools' toolset: a toolset's package returns Set(name, ...).
+func Set(toolset string, tools ...Tool) []Tool {
+	for i := range tools {
+		tools[i].Toolset = toolset
+	}
+	return tools
+}
+
+// SchemaTuner is implemented by parameter structs whose schema needs more
+// than struct tags can say, such as an enum.
+type SchemaTuner interface {
+	TuneSchema(*jsonschema.Schema)
+}
+
+// MustSchema derives In's input schema, tuned if In is a SchemaTuner.
+func MustSchema[In any](tool string) *jsonschema.Schema {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema for tool %s: %v", tool, err)) // a programming error
+	}
+	if tuner, ok := any(new(In)).(SchemaTuner); ok {
+		tuner.TuneSchema(schema)
+	}
+	return schema
+}
+
+// WithOutput returns a copy of t with Out's schema as its output schema.
+func WithOutput[Out any](t *mcp.Tool) *mcp.Tool {
+	schema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("output schema for tool %s: %v", t.Name, err))
+	}
+	out := *t
+	out.OutputSchema = PlainOptional(schema) // its lists are never null
+	return &out
+}
+
+// Structured is a result with text for reading and out as
+// structuredContent.
+func Structured(text string, out any) *mcp.CallToolResult {
+	res := TextResult(text)
+	res.StructuredContent = out
+	return res
+}
+
+// Ptr returns a pointer to v, for optional annotation fields.
+func Ptr[T any](v T) *T { return &v }
+
+// DecodeArgs validates raw arguments against the tool's schema and decodes
+// them. The decoder matches member names exactly, as the validator (and
+// go-sdk's typed handlers) do: encoding/json would also read "PATH" into
+// the field of "path", so arguments could be validated under one name and
+// used under another. A member whose name differs from a property's only
+// in case is refused outright, naming it: in a schema open to other members
+// (the filesystem toolset's) it would otherwise be silently ignored.
+func DecodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, check *wire.ArgCheck) (In, error) {
+	var in In
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	// Arguments the scan vouches for are decoded once, not validated.
+	if err := jsonscan.Unmarshal(raw, &in); err == nil && check.Accepts(raw) {
+		return in, nil
+	}
+	in = *new(In)
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return in, Fail(InvalidInput, "arguments are not valid JSON: %v", err)
+	}
+	if member, property := CaseVariant(resolved.Schema(), instance); member != "" {
+		return in, Fail(InvalidInput, "invalid arguments: unknown argument %q (argument names are case-sensitive: did you mean %q?)", member, property)
+	}
+	if err := resolved.Validate(instance); err != nil {
+		return in, Fail(InvalidInput, "invalid arguments: %s", describeInvalid(err, resolved.Schema()))
+	}
+	if err := jsonscan.Unmarshal(raw, &in); err != nil {
+		return in, Fail(InvalidInput, "invalid arguments: %v", err)
+	}
+	return in, nil
+}
+
+// CaseVariant finds, in a decoded instance of schema, a member that is not
+// one of the properties its object names but differs from one of them only
+// in case (strings.EqualFold), and returns its path (dotted, from the top)
+// and the property's name; "" if there is none. Objects nested in
+// properties and array items are searched too.
+func CaseVariant(schema *jsonschema.Schema, v any) (member, property string) {
+	if schema == nil {
+		return "", ""
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			if sub, ok := schema.Properties[name]; ok {
+				if m, p := CaseVariant(sub, v[name]); m != "" {
+					return name + "." + m, p
+				}
+				continue
+			}
+			for known := range schema.Properties {
+				if strings.EqualFold(name, known) {
+					return name, known
+				}
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if m, p := CaseVariant(schema.Items, item); m != "" {
+				return fmt.Sprintf("%d.%s", i, m), p
+			}
+		}
+	}
+	return "", ""
+}
