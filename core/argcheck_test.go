@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -14,37 +13,26 @@ import (
 	"github.com/mjkoo/boris/core/wire"
 )
 
-// toolHandlers are the handlers toolkit.New registers, as method expressions:
-// each one's last parameter is its tool's argument type.
-var toolHandlers = map[string]any{
-	"addBlocker": (*boris).addBlocker, "bash": (*boris).bash, "commitHistory": (*boris).commitHistory,
-	"createFile": (*boris).createFile, "createTask": (*boris).createTask, "deleteTask": (*boris).deleteTask,
-	"diff": (*boris).diff, "editor": (*boris).editor, "fsCreateDirectory": (*boris).fsCreateDirectory,
-	"fsDirectoryTree": (*boris).fsDirectoryTree, "fsEditFile": (*boris).fsEditFile, "fsGetFileInfo": (*boris).fsGetFileInfo,
-	"fsListAllowed": (*boris).fsListAllowed, "fsListDirectory": (*boris).fsListDirectory,
-	"fsListDirectoryWithSizes": (*boris).fsListDirectoryWithSizes, "fsMoveFile": (*boris).fsMoveFile,
-	"fsReadMediaFile": (*boris).fsReadMediaFile, "fsReadMultipleFiles": (*boris).fsReadMultipleFiles,
-	"fsReadTextFile": (*boris).fsReadTextFile, "fsSearchFiles": (*boris).fsSearchFiles, "fsWriteFile": (*boris).fsWriteFile,
-	"getBlockers": (*boris).getBlockers, "getTask": (*boris).getTask, "glob": (*boris).glob, "grep": (*boris).grep,
-	"grepCompat": (*boris).grepCompat, "history": (*boris).history, "listTasks": (*boris).listTasks,
-	"removeBlocker": (*boris).removeBlocker, "strReplace": (*boris).strReplace, "taskOutput": (*boris).taskOutput,
-	"taskStop": (*boris).taskStop, "undo": (*boris).undo, "updateTask": (*boris).updateTask, "view": (*boris).view,
-	"workspaceCreate": (*boris).workspaceCreate, "workspaceList": (*boris).workspaceList,
-}
-
-// handlerSchema derives a handler's input schema as toolkit.MustSchema does.
-func handlerSchema(t *testing.T, h any) *jsonschema.Schema {
+// toolSchemas are the input schemas of every tool Boris offers in any
+// configuration, by name (the editor tool's under each version).
+func toolSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
-	ft := reflect.TypeOf(h)
-	in := ft.In(ft.NumIn() - 1)
-	s, err := jsonschema.ForType(in, nil)
-	if err != nil {
-		t.Fatal(err)
+	schemas := map[string]*jsonschema.Schema{}
+	for _, cfg := range []*Config{
+		{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"},
+		{Toolset: "all", AnthropicCompat: Compat20250124},
+		{Toolset: "all", AnthropicCompat: Compat20250728},
+	} {
+		for _, tool := range (&boris{cfg: cfg}).offered() {
+			if s := tool.Input(); s != nil {
+				schemas[tool.Name+" "+string(cfg.AnthropicCompat)] = s
+			}
+		}
 	}
-	if tuner, ok := reflect.New(in).Interface().(toolkit.SchemaTuner); ok {
-		tuner.TuneSchema(s)
+	if len(schemas) < 30 {
+		t.Fatalf("only %d tool schemas found", len(schemas))
 	}
-	return s
+	return schemas
 }
 
 // TestArgCheckNeverAcceptsInvalid: for every tool's schema and for random
@@ -54,10 +42,7 @@ func handlerSchema(t *testing.T, h any) *jsonschema.Schema {
 // values of every kind (1.0, 1e3, null, nested ones among them).
 func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 23))
-	schemas := map[string]*jsonschema.Schema{}
-	for name, h := range toolHandlers {
-		schemas[name] = handlerSchema(t, h)
-	}
+	schemas := toolSchemas(t)
 	for i := range 400 {
 		schemas[fmt.Sprintf("random %d", i)] = randomSchema(rng)
 	}
@@ -95,19 +80,24 @@ func TestArgCheckNeverAcceptsInvalid(t *testing.T) {
 // TestArgCheckTakesCommonCalls: the arguments of the calls agents make
 // most are the ones the scan vouches for, so they skip the validation.
 func TestArgCheckTakesCommonCalls(t *testing.T) {
-	for _, tc := range []struct{ handler, args string }{
+	schemas := toolSchemas(t)
+	for _, tc := range []struct{ tool, args string }{
 		{"view", `{"path": "main.go"}`},
 		{"view", `{"path":"main.go","view_range":[1,20]}`}, // an array: validated fully
 		{"bash", `{"command": "go test ./..."}`},
-		{"fsReadTextFile", `{"path":"/src/a.txt","head":20}`},
-		{"fsReadTextFile", `{"path":"/src/a.txt","unknownToServerFilesystem":1}`},
-		{"strReplace", `{"path":"a.go","old_str":"x := 1","new_str":"x := 2"}`},
+		{"read_text_file", `{"path":"/src/a.txt","head":20}`},
+		{"read_text_file", `{"path":"/src/a.txt","unknownToServerFilesystem":1}`},
+		{"str_replace", `{"path":"a.go","old_str":"x := 1","new_str":"x := 2"}`},
 		{"grep", `{"pattern":"func main","path":"."}`},
 	} {
-		check := wire.NewArgCheck(handlerSchema(t, toolHandlers[tc.handler]))
+		schema := schemas[tc.tool+" "]
+		if schema == nil {
+			t.Fatalf("no tool %s", tc.tool)
+		}
+		check := wire.NewArgCheck(schema)
 		want := !strings.Contains(tc.args, "[")
 		if got := check.Accepts([]byte(tc.args)); got != want {
-			t.Errorf("%s %s: accepts = %v, want %v", tc.handler, tc.args, got, want)
+			t.Errorf("%s %s: accepts = %v, want %v", tc.tool, tc.args, got, want)
 		}
 	}
 }

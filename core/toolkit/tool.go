@@ -27,6 +27,7 @@ type Tool struct {
 	Writes  bool   // changes files or shared state: --read-only leaves it out
 	Exec    bool   // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
+	input   func() *jsonschema.Schema // the schema arguments are validated against; nil for Raw
 }
 
 // Handler is a tool's logic: a result, or an error that becomes an
@@ -46,8 +47,9 @@ type Around func(ctx context.Context, tool string, run func() *mcp.CallToolResul
 // against In's. Advertised schemas state optional parameters as plain
 // optional properties (PlainOptional).
 func New[In any](def *mcp.Tool, h Handler[In]) Tool {
-	return Tool{Name: def.Name, add: func(s *mcp.Server, around Around) {
-		schema := MustSchema[In](def.Name)
+	input := func() *jsonschema.Schema { return MustSchema[In](def.Name) }
+	return Tool{Name: def.Name, input: input, add: func(s *mcp.Server, around Around) {
+		schema := input()
 		resolved, err := schema.Resolve(nil)
 		if err != nil {
 			panic(fmt.Sprintf("resolve schema for tool %s: %v", def.Name, err))
@@ -99,6 +101,15 @@ func (t Tool) Writing() Tool {
 func (t Tool) Running() Tool {
 	t.Exec = true
 	return t
+}
+
+// Input is the schema t's arguments are validated against, derived from
+// its parameter type; nil for a Raw tool.
+func (t Tool) Input() *jsonschema.Schema {
+	if t.input == nil {
+		return nil
+	}
+	return t.input()
 }
 
 // Register adds t to s, with around around each call.
