@@ -25,6 +25,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/terminal"
@@ -226,7 +227,7 @@ func (e *eofReader) Close() error { return e.r.Close() }
 // newBoris opens the policy, the sandbox and the shell from cfg. Commands
 // start through rp when it is non-nil, and close kills all it has left.
 func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slog.Logger) (_ *boris, err error) {
-	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog}
+	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, log)}
 	defer func() {
 		if err != nil {
 			b.close()
@@ -399,7 +400,7 @@ func (b *boris) close() {
 		b.shell.Close()
 	}
 	b.closeCheckpoints()
-	b.closeBoard()
+	b.board.Close()
 	b.closeExtensions()
 	b.closeExtContent()
 	if b.spawnerReady != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
@@ -65,7 +66,7 @@ type boris struct {
 	recording    gate               // recordings under way, waited for at close
 	gaps         ckptGaps           // changes that could not be recorded
 	taskRecs     taskRecordings     // background tasks whose checkpoint is not queued yet
-	boardState   boardState         // the work-tracking board (--tasks-db), opened on first use
+	board        *tracking.Board    // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
@@ -88,7 +89,7 @@ func (b *boris) offered() []toolkit.Tool {
 	}
 	tools = append(tools, b.borisTools()...)
 	tools = append(tools, b.checkpointTools()...)
-	return append(tools, b.boardTools()...)
+	return append(tools, tracking.Tools(b.board)...)
 }
 
 // borisTools are Boris's own tools (--toolset boris or all).

@@ -127,7 +127,8 @@ func propertyNames(schema *jsonschema.Schema) []string {
 	return names
 }
 
-// quotedNames returns the Go-quoted strings in msg, unquoted.
+// quotedNames returns the Go-quoted strings in msg, unquoted and sorted:
+// the validator names them in a map's order.
 func quotedNames(msg string) []string {
 	var names []string
 	for _, q := range quotedRe.FindAllString(msg, -1) {
@@ -135,6 +136,7 @@ func quotedNames(msg string) []string {
 			names = append(names, s)
 		}
 	}
+	slices.Sort(names)
 	return names
 }
 

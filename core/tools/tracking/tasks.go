@@ -1,4 +1,4 @@
-package core
+package tracking
 
 import (
 	"context"
@@ -96,8 +96,8 @@ var deleteTaskTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Delete task", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
-func (b *boris) createTask(ctx context.Context, _ *mcp.CallToolRequest, p createTaskParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) createTask(ctx context.Context, _ *mcp.CallToolRequest, p createTaskParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +108,8 @@ func (b *boris) createTask(ctx context.Context, _ *mcp.CallToolRequest, p create
 	return toolkit.Structured("Created "+board.Line(t), taskResult{Task: t}), nil
 }
 
-func (b *boris) listTasks(ctx context.Context, _ *mcp.CallToolRequest, p listTasksParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) listTasks(ctx context.Context, _ *mcp.CallToolRequest, p listTasksParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +124,8 @@ func (b *boris) listTasks(ctx context.Context, _ *mcp.CallToolRequest, p listTas
 	return toolkit.Structured(board.List(tasks, more), listTasksResult{Tasks: tasks, More: more}), nil
 }
 
-func (b *boris) getTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) getTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +136,8 @@ func (b *boris) getTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDPar
 	return toolkit.Structured(board.Detail(t), taskResult{Task: t}), nil
 }
 
-func (b *boris) updateTask(ctx context.Context, _ *mcp.CallToolRequest, p updateTaskParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) updateTask(ctx context.Context, _ *mcp.CallToolRequest, p updateTaskParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,8 @@ func (b *boris) updateTask(ctx context.Context, _ *mcp.CallToolRequest, p update
 	return toolkit.Structured("Updated "+board.Line(t), taskResult{Task: t}), nil
 }
 
-func (b *boris) deleteTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) deleteTask(ctx context.Context, _ *mcp.CallToolRequest, p taskIDParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package core
+package tracking
 
 import (
 	"context"
@@ -45,8 +45,8 @@ var getBlockersTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Get blockers", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-func (b *boris) addBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blockerParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) addBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blockerParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,8 @@ func mustLine(ctx context.Context, s *board.Store, id string) board.Task {
 	return t
 }
 
-func (b *boris) removeBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blockerParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) removeBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blockerParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,8 @@ func (b *boris) removeBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blo
 	return toolkit.Structured(t.ID+" no longer waits for "+board.CanonicalID(p.BlockedByID)+"\n"+board.Line(t), blockerResult{Task: t, Changed: true}), nil
 }
 
-func (b *boris) getBlockers(ctx context.Context, _ *mcp.CallToolRequest, p getBlockersParams) (*mcp.CallToolResult, error) {
-	s, err := b.board(ctx)
+func (tr tools) getBlockers(ctx context.Context, _ *mcp.CallToolRequest, p getBlockersParams) (*mcp.CallToolResult, error) {
+	s, err := tr.d.Board(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,163 @@
+// Package tracking is the work-tracking toolset (SPEC §11): create_task,
+// list_tasks, get_task, update_task, delete_task, add_blocker,
+// remove_blocker and get_blockers keep work items on the board in
+// --tasks-db (package board), which every core, the `boris tasks` CLI and
+// the dashboard share. These tasks are not the background commands of
+// bash's run_in_background: their ids look like W-12, and their error
+// codes name the board. It imports the shared kit (toolkit) and the
+// board, never another toolset or the core.
+package tracking
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/core/toolkit"
+)
+
+// Deps is what the work-tracking tools need: the board, opened on first
+// use.
+type Deps interface {
+	Board(ctx context.Context) (*board.Store, error)
+}
+
+// tools are the work-tracking tools over their dependencies.
+type tools struct{ d Deps }
+
+// Tools are the work-tracking tools (the toolset "board"); --read-only
+// keeps the reading ones.
+func Tools(d Deps) []toolkit.Tool {
+	tr := tools{d}
+	return toolkit.Set("board",
+		toolkit.New(boardOutput[listTasksResult](listTasksTool), tr.listTasks),
+		toolkit.New(boardOutput[taskResult](getTaskTool), tr.getTask),
+		toolkit.New(boardOutput[board.Blockers](getBlockersTool), tr.getBlockers),
+		toolkit.New(boardOutput[taskResult](createTaskTool), tr.createTask).Writing(),
+		toolkit.New(boardOutput[taskResult](updateTaskTool), tr.updateTask).Writing(),
+		toolkit.New(boardOutput[taskResult](deleteTaskTool), tr.deleteTask).Writing(),
+		toolkit.New(boardOutput[blockerResult](addBlockerTool), tr.addBlocker).Writing(),
+		toolkit.New(boardOutput[blockerResult](removeBlockerTool), tr.removeBlocker).Writing(),
+	)
+}
+
+// Board is the board database, opened by the first tool call that needs
+// it: a session that never tracks work never touches the file, and
+// start-up pays nothing for it. It is the Deps of a core.
+type Board struct {
+	path  string // --tasks-db
+	log   *slog.Logger
+	mu    sync.Mutex
+	store *board.Store
+}
+
+// NewBoard is the board at path (--tasks-db), not opened yet.
+func NewBoard(path string, log *slog.Logger) *Board {
+	return &Board{path: path, log: log}
+}
+
+// Board returns the open board, opening it first if need be. A failure is
+// not remembered: the next call tries again (the disk may have been full).
+func (b *Board) Board(ctx context.Context) (*board.Store, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.store != nil {
+		return b.store, nil
+	}
+	// The configuration resolved the path's links once, in the part that
+	// is the operator's (board.ExpandPath); resolving them again here
+	// would follow a link a principal made below it since. A path still
+	// starting with "~" had no HOME to expand against: ExpandPath says so.
+	path, err := b.path, error(nil)
+	if !filepath.IsAbs(path) {
+		path, err = board.ExpandPath(path, "")
+	}
+	if err == nil {
+		b.store, err = board.Open(ctx, path)
+	}
+	if err != nil {
+		return nil, toolkit.Fail(toolkit.BoardUnavailable, "the task board cannot be opened: %v (the operator sets its place with --tasks-db)", err)
+	}
+	b.log.Debug("task board opened", "path", path)
+	return b.store, nil
+}
+
+// Close closes the board if a call opened it.
+func (b *Board) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.store != nil {
+		b.store.Close()
+		b.store = nil
+	}
+}
+
+// boardError gives a board refusal its stable code; the board's message
+// already says what to do.
+func boardError(err error) error {
+	code := toolkit.IOError
+	switch {
+	case errors.Is(err, board.ErrNotFound):
+		return &toolkit.Error{Code: toolkit.BoardTaskNotFound, Msg: err.Error() + " (list_tasks lists the board's tasks)"}
+	case errors.Is(err, board.ErrNoBlocker):
+		code = toolkit.BlockerNotFound
+	case errors.Is(err, board.ErrCycle):
+		code = toolkit.BlockerCycle
+	case errors.Is(err, board.ErrInUse):
+		code = toolkit.BoardTaskInUse
+	case errors.Is(err, board.ErrInvalid):
+		code = toolkit.InvalidInput
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &toolkit.Error{Code: code, Msg: err.Error()}
+}
+
+// boardOutput is t with Out's output schema, its status fields tuned like
+// the input ones.
+func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
+	out := toolkit.WithOutput[Out](t)
+	tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema))
+	return out
+}
+
+// tuneBoardSchema makes a work-tracking schema what code-generating clients
+// want (SPEC §11): every status an enum, every priority bounded, optional
+// fields a plain type rather than "null or type" (omit one to leave it
+// alone), and nothing but the named properties.
+func tuneBoardSchema(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Type == "" && len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.Type == "object" && s.AdditionalProperties == nil {
+		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}
+	for name, p := range s.Properties {
+		tuneBoardSchema(p)
+		switch name {
+		case "status":
+			p.Enum = anySlice(board.Statuses)
+		case "priority":
+			p.Minimum, p.Maximum = toolkit.Ptr(float64(board.MinPriority)), toolkit.Ptr(float64(board.MaxPriority))
+		}
+	}
+	tuneBoardSchema(s.Items)
+}
+
+// anySlice converts names for a schema's enum.
+func anySlice(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
