@@ -43,7 +43,7 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	if p.RunInBackground {
 		return b.startTask(p.Command)
 	}
@@ -52,7 +52,7 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.ExecError, "could not run the command: %v", err)
 	}
-	b.record(ctx, "bash", p.Command)
+	b.rec.Record("bash", p.Command)
 	b.log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
 	return toolkit.TextResult(formatBash(res, timeout)), nil
 }

@@ -32,7 +32,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	existed, err := b.isFile(abs)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.recordFiles(ctx, "create_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("create_file", b.treeRel(abs), abs)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"

@@ -26,8 +26,8 @@ func (b *boris) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) 
 	if err != nil {
 		return nil, err
 	}
-	b.awaitRecordings(ctx)
-	out, err := b.ckpt.Diff(ctx, p.Checkpoint, path)
+	b.rec.Await(ctx)
+	out, err := b.rec.Store().Diff(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}

@@ -34,15 +34,15 @@ var undoneID = regexp.MustCompile(`^undo (cp_[0-9]+)\b`)
 
 // editorUndo implements undo_edit.
 func (b *boris) editorUndo(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
-	if b.ckpt == nil || b.cfg.disabled("undo") {
+	if b.rec == nil || b.cfg.disabled("undo") {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "undo_edit needs Boris's checkpoints, which are off on this server (--checkpoints off, no git on PATH, or the undo tool disabled)")
 	}
 	abs, err := b.checkpointPath(path)
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
-	cps, err := b.ckpt.History(ctx, abs, editorUndoDepth)
+	b.rec.BeforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
+	cps, err := b.rec.Store().History(ctx, abs, editorUndoDepth)
 	if err != nil {
 		return nil, err
 	}

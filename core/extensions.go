@@ -147,9 +147,9 @@ func (b *boris) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		if err := resolved.Validate(args); err != nil {
 			return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "%v", err)), nil
 		}
-		b.beforeChange(ctx)
+		b.rec.BeforeChange(ctx)
 		res, err := b.runExtension(ctx, req, t, args)
-		b.record(ctx, t.Name, "extension tool "+t.Name)
+		b.rec.Record(t.Name, "extension tool "+t.Name)
 		if err != nil || res.IsError || out == nil {
 			return res, err
 		}

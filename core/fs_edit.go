@@ -54,11 +54,11 @@ func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if isCRLF(raw) {
 		after = strings.ReplaceAll(after, "\n", "\r\n")
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	if err := b.policy.WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
-	b.recordFiles(ctx, "edit_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("edit_file", b.treeRel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }
 

@@ -33,11 +33,11 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.recordFiles(ctx, "write_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("write_file", b.treeRel(abs), abs)
 	action := "Create"
 	if existed {
 		action = "Update"
@@ -89,11 +89,11 @@ func (b *boris) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	if err := b.policy.MkdirAll(abs); err != nil {
 		return nil, err
 	}
-	b.recordFiles(ctx, "create_directory", b.treeRel(abs), abs)
+	b.rec.RecordFiles("create_directory", b.treeRel(abs), abs)
 	return b.fsCommitted(ctx, ws, "create_directory", "Mkdir", "Successfully created directory "+p.Path, abs)
 }
 
@@ -117,13 +117,13 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	if err := b.refuseRepositoryMove(src, dst); err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	if err := b.policy.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, toolkit.Fail(toolkit.InvalidInput, "Destination already exists: %s", dst)
 		}
 		return nil, err
 	}
-	b.recordFiles(ctx, "move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
+	b.rec.RecordFiles("move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
 	return b.fsCommitted(ctx, ws, "move_file", "Move", "Successfully moved "+p.Source+" to "+p.Destination, src, dst)
 }

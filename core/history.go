@@ -46,13 +46,13 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 	if err != nil {
 		return nil, err
 	}
-	b.awaitRecordings(ctx)
-	cps, err := b.ckpt.History(ctx, path, limit)
+	b.rec.Await(ctx)
+	cps, err := b.rec.Store().History(ctx, path, limit)
 	if err != nil {
 		return nil, err
 	}
 	var sb strings.Builder
-	if gaps := b.gaps.list(); len(gaps) > 0 && path == "" {
+	if gaps := b.rec.Gaps(); len(gaps) > 0 && path == "" {
 		sb.WriteString(strings.Join(gaps, "\n") + "\n")
 	}
 	if len(cps) == 0 {

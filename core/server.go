@@ -45,28 +45,21 @@ type boris struct {
 	spawnerStart func()
 	settleOnce   sync.Once // settle's one run
 	shell        *shell.Shell
-	workspaces   *workspace.Root    // --workspaces-root; nil when off
-	roots        rootsState         // the client's MCP roots, when they decide the allowed directories
-	cursors      *cursorSeal        // seals list cursors (cursors.go)
-	extMu        sync.Mutex         // guards extTools, which reloads replace
-	extTools     []*extension.Tool  // --extensions tools
-	extSDK       string             // the directory MCP_SDK names
-	extBase      string             // where calls get their files
-	extRoot      *safefile.Dir      // extBase, open: calls' files are opened through it
-	gitSpawner   *sandbox.Spawner   // starts checkpoint git, confined; nil until first used
-	extDirs      extCallDirs        // call directories kept for reuse
-	extOwnDir    string             // extBase when the core made it (no sandbox TMPDIR), removed at close
-	extEnviron   []string           // the environment extension tools' variables come from
-	extContent   *extContent        // --extensions resources, prompts and completions; nil without --extensions
-	ckpt         *checkpoint.Store  // the shadow repository; nil when checkpoints are off
-	ckptReady    chan struct{}      // closed once the starting state is recorded
-	ckptQueue    chan ckptJob       // recordings for the recorder, in order
-	ckptStop     context.CancelFunc // stops that first recording at close
-	ckptStart    func()             // starts the recorder, once (startRecording)
-	recording    gate               // recordings under way, waited for at close
-	gaps         ckptGaps           // changes that could not be recorded
-	taskRecs     taskRecordings     // background tasks whose checkpoint is not queued yet
-	board        *tracking.Board    // the work-tracking board (--tasks-db), opened on first use
+	workspaces   *workspace.Root      // --workspaces-root; nil when off
+	roots        rootsState           // the client's MCP roots, when they decide the allowed directories
+	cursors      *cursorSeal          // seals list cursors (cursors.go)
+	extMu        sync.Mutex           // guards extTools, which reloads replace
+	extTools     []*extension.Tool    // --extensions tools
+	extSDK       string               // the directory MCP_SDK names
+	extBase      string               // where calls get their files
+	extRoot      *safefile.Dir        // extBase, open: calls' files are opened through it
+	gitSpawner   *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	extDirs      extCallDirs          // call directories kept for reuse
+	extOwnDir    string               // extBase when the core made it (no sandbox TMPDIR), removed at close
+	extEnviron   []string             // the environment extension tools' variables come from
+	extContent   *extContent          // --extensions resources, prompts and completions; nil without --extensions
+	rec          *checkpoint.Recorder // records checkpoints; nil when they are off
+	board        *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
 	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
@@ -116,7 +109,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == "checkpoints" && b.ckpt == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == "checkpoints" && b.rec == nil)
 	})
 }
 
@@ -285,7 +278,7 @@ func (b *boris) sandboxNote() string {
 // and the changes that could not be recorded said in its result.
 func (b *boris) around(ctx context.Context, tool string, run func() *mcp.CallToolResult) *mcp.CallToolResult {
 	defer procs.Busy()() // overlapping calls get every CPU
-	b.startRecording()
+	b.rec.Start()
 	b.awaitRoots(ctx)
 	res := run()
 	if tc, ok := firstContent(res).(*mcp.TextContent); ok && res.IsError {

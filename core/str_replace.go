@@ -41,7 +41,7 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
+	b.rec.BeforeChange(ctx)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
-	b.recordFiles(ctx, "str_replace", b.treeRel(abs), abs)
+	b.rec.RecordFiles("str_replace", b.treeRel(abs), abs)
 	return toolkit.TextResult(e.report(abs)), nil
 }
 

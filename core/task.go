@@ -44,11 +44,11 @@ func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
 		return nil, toolkit.Fail(toolkit.ExecError, "could not start the command: %v", err)
 	}
 	b.log.Debug("task started", "task_id", t.ID())
-	if b.ckpt != nil {
-		queued := b.taskRecs.add(t)
+	if b.rec != nil {
+		queued := b.rec.TaskStarted(t)
 		go func() {
 			<-t.Done()
-			b.recordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
+			b.rec.RecordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
 			queued()
 		}()
 	}

@@ -56,7 +56,7 @@ func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p task
 	if finished {
 		// What it changed is captured before anyone hears it ended: a
 		// change made after this answer is not the task's.
-		b.taskRecs.awaitFinished(ctx)
+		b.rec.AwaitFinishedTasks(ctx)
 		b.shell.Collect(t)
 	}
 	return toolkit.TextResult(formatTask(t.ID(), res, finished)), nil

@@ -27,7 +27,7 @@ func (b *boris) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStop
 		return nil, err
 	}
 	res := t.Stop()
-	b.taskRecs.awaitFinished(ctx) // its change captured before the answer
+	b.rec.AwaitFinishedTasks(ctx) // its change captured before the answer
 	b.shell.Collect(t)
 	b.log.Debug("task stopped", "task_id", t.ID(), "exit_code", res.ExitCode)
 	return toolkit.TextResult(formatTask(t.ID(), res, true)), nil

@@ -39,8 +39,8 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	if err != nil {
 		return nil, err
 	}
-	b.beforeChange(ctx)
-	id, restores, err := b.ckpt.Plan(ctx, p.Checkpoint, path)
+	b.rec.BeforeChange(ctx)
+	id, restores, err := b.rec.Store().Plan(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	// Changes made since the last checkpoint (outside this server, since
 	// beforeChange recorded the rest) are recorded first, so the undo
 	// cannot lose them.
-	b.recordNow(ctx, checkpoint.OutsideTool, outsideSummary, paths...)
+	b.rec.RecordNow(ctx, checkpoint.OutsideTool, checkpoint.OutsideSummary, paths...)
 	if !p.Force {
 		if err := b.undoConflict(ctx, id, rels); err != nil {
 			return nil, err
@@ -65,12 +65,12 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	var done []string
 	for _, r := range removalsFirst(restores) {
 		if err := b.restore(r); err != nil {
-			b.record(ctx, "undo", "undo "+id+" (partly)", paths...)
+			b.rec.Record("undo", "undo "+id+" (partly)", paths...)
 			return nil, fmt.Errorf("undo %s: restored %d of %s, then: %w", id, len(done), plural.S(len(restores), "file"), err)
 		}
 		done = append(done, restoreLine(r))
 	}
-	cp := b.recordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
+	cp := b.rec.RecordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
 	text := fmt.Sprintf("Undid %s: %s restored to the state before it:\n%s", id, plural.S(len(done), "file"), strings.Join(done, "\n"))
 	if cp != nil {
 		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
@@ -82,7 +82,7 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 // changed the same files: the undo would silently discard a change the
 // agent did not make.
 func (b *boris) undoConflict(ctx context.Context, id string, rels []string) error {
-	later, err := b.ckpt.OutsideAfter(ctx, id, rels)
+	later, err := b.rec.Store().OutsideAfter(ctx, id, rels)
 	if err != nil || len(later) == 0 {
 		return err
 	}
@@ -114,7 +114,7 @@ func (b *boris) treePath(rel string) string {
 }
 
 // ckptTree is the working tree the checkpoints are of.
-func (b *boris) ckptTree() string { return b.ckpt.Tree() }
+func (b *boris) ckptTree() string { return b.rec.Store().Tree() }
 
 func restoreLine(r checkpoint.Restore) string {
 	if r.Remove {

@@ -1,0 +1,393 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/mjkoo/boris/internal/procs"
+)
+
+// RecordTimeout bounds one recording, so a wedged git cannot hold a tool
+// call for ever.
+const RecordTimeout = 2 * time.Minute
+
+// OutsideSummary is the summary of outside checkpoints.
+const OutsideSummary = "changes made outside Boris"
+
+// Recorder records a session's checkpoints in its Store, in the order of
+// the calls that made the changes: the tools see only it. A nil *Recorder
+// is checkpoints off, and every method does nothing (Store is nil).
+//
+// Recording starts with the first tool call (Start): the first
+// checkpoint, the tree as the session found it, is taken in the
+// background, and calls that need it wait for it (BeforeChange, Await).
+// A call's change is captured as the call ends (Record, RecordFiles) and
+// recorded by one goroutine, in order, or at once (RecordNow).
+type Recorder struct {
+	store   *Store
+	log     *slog.Logger
+	running func() bool // whether a background task is still running
+
+	ready     chan struct{}      // closed once the starting state is recorded
+	queue     chan job           // recordings for the recorder, in order
+	stop      context.CancelFunc // stops that first recording at close
+	start     func()             // starts the recorder goroutine, once
+	recording gate               // recordings under way, waited for at close
+	gaps      gaps               // changes that could not be recorded
+	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
+}
+
+// NewRecorder records in st. running reports whether a background task
+// of the session is still running: an outside checkpoint then says its
+// change may be the task's.
+func NewRecorder(st *Store, running func() bool, log *slog.Logger) *Recorder {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Recorder{store: st, log: log, running: running, ready: make(chan struct{}), queue: make(chan job, 64), stop: cancel}
+	r.start = sync.OnceFunc(func() { go r.run(ctx) })
+	return r
+}
+
+// Store is the shadow repository; nil when checkpoints are off.
+func (r *Recorder) Store() *Store {
+	if r == nil {
+		return nil
+	}
+	return r.store
+}
+
+// Start starts recording, if it has not started: the first tool call
+// does.
+func (r *Recorder) Start() {
+	if r != nil {
+		r.start()
+	}
+}
+
+// job is one recording for the recorder goroutine: a call's change, a
+// prune, or (settled) a marker closed once every job before it is done.
+type job struct {
+	tool, summary string
+	paths         []string
+	capture       *Capture // what the call left, taken as it ended
+	settled       chan struct{}
+}
+
+// pruneJob is the recorder's job that prunes old checkpoints, after
+// recordings in process, which leave it to the recorder.
+const pruneJob = "\x00prune"
+
+// run records the tree as the session found it, then every queued
+// recording in order, one at a time. Tool calls return their result
+// without waiting for their recording; the next call that changes files
+// or reads the history waits for it (settle), so each checkpoint holds
+// exactly its own call's change.
+func (r *Recorder) run(ctx context.Context) {
+	if err := r.store.Watch(); err != nil {
+		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+	}
+	done := procs.Busy()
+	r.recordNow(ctx, "start", "the working tree as the session found it")
+	done()
+	close(r.ready)
+	debug.FreeOSMemory() // the first recording's garbage (a whole tree's scan)
+	for j := range r.queue {
+		if j.settled != nil {
+			close(j.settled)
+		} else {
+			done := procs.Busy()
+			switch {
+			case j.tool == pruneJob:
+				r.prune()
+			case j.capture != nil:
+				r.recordCaptured(j.tool, j.summary, j.capture)
+			default:
+				r.recordIn(context.Background(), j.tool, j.summary, j.paths...)
+			}
+			done()
+		}
+		r.recording.leave()
+	}
+}
+
+// prune prunes old checkpoints if it is due.
+func (r *Recorder) prune() {
+	ctx, cancel := context.WithTimeout(context.Background(), RecordTimeout)
+	defer cancel()
+	if err := r.store.Prune(ctx); err != nil {
+		r.log.Warn("pruning old checkpoints", "err", err)
+	}
+}
+
+// BeforeChange runs before a tool changes files (or undoes): whatever
+// changed on disk since the last recording was made by no Boris call, so
+// it is recorded as a checkpoint of its own (SPEC §7: tool outside) before
+// this call's change, and an undo of the agent's change never takes it.
+// Then it waits until every earlier change is recorded: the state this
+// call's change will be recorded against.
+func (r *Recorder) BeforeChange(ctx context.Context) {
+	if !r.started(ctx) {
+		return
+	}
+	r.Record(OutsideTool, r.outsideSummary())
+	r.Await(ctx)
+}
+
+// started starts recording and waits for the starting state and for the
+// checkpoints of background tasks that have ended; false when
+// checkpoints are off or ctx ended first.
+func (r *Recorder) started(ctx context.Context) bool {
+	if r == nil {
+		return false
+	}
+	r.Start()
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return false
+	}
+	r.tasks.awaitFinished(ctx)
+	return true
+}
+
+// Await waits until every recording queued so far is done, for
+// the tools that read the history (history, diff) and for BeforeChange.
+// It records nothing itself: diff without a checkpoint shows what has not
+// been recorded yet.
+func (r *Recorder) Await(ctx context.Context) {
+	if !r.started(ctx) || !r.recording.enter() {
+		return // off, or closing
+	}
+	done := make(chan struct{})
+	r.queue <- job{settled: done}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// outsideSummary says what an outside checkpoint may hold: while
+// background tasks run, their changes too (they are recorded as theirs
+// when they end only for what they change after).
+func (r *Recorder) outsideSummary() string {
+	if r.running != nil && r.running() {
+		return OutsideSummary + " or by background tasks still running"
+	}
+	return OutsideSummary
+}
+
+// Record queues a checkpoint after a tool call that may have changed
+// files: at paths, or anywhere in the tree with none. What the call
+// changed is captured now, as it ends (checkpoint.Capture), and recorded
+// by the recorder after the call has answered, so a change made on disk
+// in between is not taken for the call's. A failure is logged and said in
+// the next result, not returned: the change itself has been made.
+func (r *Recorder) Record(tool, summary string, paths ...string) {
+	r.queueRecording(tool, summary, paths, false)
+}
+
+// RecordTask queues the checkpoint of a background task that has ended.
+// It ran alongside other calls and whatever else changed the tree, so its
+// checkpoint is marked mixed: undoing it asks for force.
+func (r *Recorder) RecordTask(summary string) {
+	r.queueRecording("bash", summary, nil, true)
+}
+
+// queueRecording queues a recording, captured now unless it is an
+// outside one (which records what is on disk when it runs).
+func (r *Recorder) queueRecording(tool, summary string, paths []string, mixed bool) {
+	if r == nil || !r.recording.enter() {
+		return
+	}
+	r.Start()
+	j := job{tool: tool, summary: summary, paths: paths}
+	if tool != OutsideTool && tool != pruneJob {
+		j.capture = r.store.Capture(paths...)
+		j.capture.Mixed = mixed
+	}
+	r.queue <- j
+}
+
+// recordCaptured records a captured change, bounded by RecordTimeout.
+func (r *Recorder) recordCaptured(tool, summary string, c *Capture) {
+	ctx, cancel := context.WithTimeout(context.Background(), RecordTimeout)
+	defer cancel()
+	cp, err := r.store.RecordCaptured(ctx, tool, summary, c)
+	r.recorded(tool, summary, cp, err)
+}
+
+// recorded notes how a recording ended: a failure is logged and becomes a
+// gap, said in a result; it returns the checkpoint, nil on failure.
+func (r *Recorder) recorded(tool, summary string, cp *Checkpoint, err error) *Checkpoint {
+	if err != nil {
+		r.log.Warn("recording a checkpoint failed", "tool", tool, "err", err)
+		r.gaps.add(tool, summary, err)
+		return nil
+	}
+	if cp != nil {
+		r.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
+	}
+	return cp
+}
+
+// RecordFiles records the change a file tool has just made at paths,
+// before the call answers: in process when the store can (the files are
+// already recorded ones: no git runs, and the next call waits for
+// nothing), else through the recorder as record does. Recording it before
+// the answer means a change made on disk after it is not taken for the
+// call's: the next call finds it and records it as outside.
+func (r *Recorder) RecordFiles(tool, summary string, paths ...string) {
+	if r == nil || !r.recording.enter() {
+		return
+	}
+	cp, err := r.store.RecordFiles(tool, summary, paths...)
+	r.recording.leave()
+	if errors.Is(err, ErrSlow) {
+		r.Record(tool, summary, paths...)
+		return
+	}
+	if r.recorded(tool, summary, cp, err) != nil && r.store.PruneDue() {
+		r.Record(pruneJob, "")
+	}
+}
+
+// RecordNow records paths at once, in the caller's goroutine, and returns
+// the checkpoint (nil when nothing changed, it failed or checkpoints are
+// off).
+func (r *Recorder) RecordNow(ctx context.Context, tool, summary string, paths ...string) *Checkpoint {
+	if r == nil {
+		return nil
+	}
+	return r.recordNow(ctx, tool, summary, paths...)
+}
+
+// recordNow is RecordNow on a recorder that is on.
+func (r *Recorder) recordNow(ctx context.Context, tool, summary string, paths ...string) *Checkpoint {
+	if !r.recording.enter() {
+		return nil // closing
+	}
+	defer r.recording.leave()
+	return r.recordIn(ctx, tool, summary, paths...)
+}
+
+// recordIn records paths through git, bounded by RecordTimeout.
+func (r *Recorder) recordIn(ctx context.Context, tool, summary string, paths ...string) *Checkpoint {
+	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
+	defer cancel()
+	cp, err := r.store.Record(ctx, tool, summary, paths...)
+	return r.recorded(tool, summary, cp, err)
+}
+
+// TaskStarted notes a background task whose checkpoint is recorded when
+// it ends: the returned func is called once it is queued. Until then,
+// calls that see the task finished wait for it (BeforeChange, Await), so
+// its change is not taken for an outside one.
+func (r *Recorder) TaskStarted(t Finisher) (queued func()) {
+	if r == nil {
+		return func() {}
+	}
+	return r.tasks.add(t)
+}
+
+// AwaitFinishedTasks waits until the checkpoints of the background tasks
+// that have ended are queued: task_output and task_stop report a task
+// ended only then.
+func (r *Recorder) AwaitFinishedTasks(ctx context.Context) {
+	if r != nil {
+		r.tasks.awaitFinished(ctx)
+	}
+}
+
+// Close waits for every queued recording, stops the recorder and closes
+// the store.
+func (r *Recorder) Close() {
+	if r == nil {
+		return
+	}
+	r.stop()
+	r.recording.close() // every queued recording done
+	close(r.queue)
+	_ = r.store.Close()
+}
+
+// Finisher is a background task as the recorder sees it.
+type Finisher interface {
+	Finished() bool
+}
+
+// taskRecordings holds the background tasks whose checkpoint is not
+// queued yet, so that a task that has ended is recorded as its own before
+// the next call's outside checkpoint could take its change.
+type taskRecordings struct {
+	mu      sync.Mutex
+	pending map[Finisher]chan struct{}
+}
+
+// add registers t and returns what to call once its checkpoint is queued.
+func (r *taskRecordings) add(t Finisher) func() {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	if r.pending == nil {
+		r.pending = map[Finisher]chan struct{}{}
+	}
+	r.pending[t] = ch
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.pending, t)
+		r.mu.Unlock()
+		close(ch)
+	}
+}
+
+// awaitFinished waits until every task that has ended has its checkpoint
+// queued (it is, moments after it ends).
+func (r *taskRecordings) awaitFinished(ctx context.Context) {
+	r.mu.Lock()
+	var wait []chan struct{}
+	for t, ch := range r.pending {
+		if t.Finished() {
+			wait = append(wait, ch)
+		}
+	}
+	r.mu.Unlock()
+	for _, ch := range wait {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// gate lets recordings in until it is closed, and closing waits for those
+// in.
+type gate struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter reports whether a recording may start; it must leave after.
+func (g *gate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+func (g *gate) leave() { g.wg.Done() }
+
+// close lets no more recordings in and waits for those under way.
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wg.Wait()
+}
