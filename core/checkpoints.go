@@ -13,8 +13,10 @@ import (
 	"syscall"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
@@ -155,22 +157,20 @@ func envLookup(environ []string, key string) string {
 
 // checkpointTools are the checkpoint tools, known whenever --checkpoints
 // is on (so --disable-tools accepts their names) and registered only when
-// the store opened. undo writes files, so --read-only leaves it out.
+// the store opened.
 func (b *boris) checkpointTools() []toolkit.Tool {
 	if b.cfg.Checkpoints != "on" {
 		return nil
 	}
-	return toolkit.Set("checkpoints",
-		toolkit.New(historyTool, b.history),
-		toolkit.New(diffTool, b.diff),
-		toolkit.New(undoTool, b.undo).Writing(),
-	)
+	return history.Tools(b)
 }
 
-// isCheckpointTool reports whether name is one of checkpointTools.
-func isCheckpointTool(name string) bool {
-	return name == "history" || name == "diff" || name == "undo"
-}
+// Recorder, Policy and Dir are what toolsets get from the core: the
+// checkpoint recorder (nil when off), the path policy and the working
+// directory.
+func (b *boris) Recorder() *checkpoint.Recorder { return b.rec }
+func (b *boris) Policy() *scope.Policy          { return b.policy }
+func (b *boris) Dir() string                    { return b.shell.Dir() }
 
 // treeRel names abs relative to the checkpointed tree when it lies inside,
 // for checkpoint summaries.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/history"
 )
 
 // editorCommands are every command of Anthropic's text editor versions, in
@@ -153,7 +154,11 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 	case "insert":
 		return b.editorInsert(ctx, p)
 	}
-	return b.editorUndo(ctx, req, p.Path) // undo_edit, the only other command any version has
+	// undo_edit, the only other command any version has
+	if b.cfg.disabled("undo") {
+		return nil, history.UndoEditUnavailable()
+	}
+	return history.UndoLastEdit(ctx, b, req, p.Path)
 }
 
 // editorCheckPath answers, before any command runs, what Anthropic's

@@ -25,6 +25,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/internal/reaper"
@@ -496,7 +497,7 @@ func check(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) er
 	if checkpoints == "on" {
 		if err := checkpoint.Available(environ); err != nil {
 			checkpoints = "unavailable: " + err.Error()
-			tools = slices.DeleteFunc(tools, isCheckpointTool)
+			tools = slices.DeleteFunc(tools, history.IsTool)
 		}
 	}
 	enc := json.NewEncoder(stdout)

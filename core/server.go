@@ -20,6 +20,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
@@ -109,7 +110,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == "checkpoints" && b.rec == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == history.Toolset && b.rec == nil)
 	})
 }
 

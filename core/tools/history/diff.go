@@ -1,4 +1,4 @@
-package core
+package history
 
 import (
 	"context"
@@ -21,13 +21,13 @@ var diffTool = &mcp.Tool{
 }
 
 // diff implements the diff tool (SPEC §7).
-func (b *boris) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) (*mcp.CallToolResult, error) {
-	path, err := b.checkpointPath(p.Path)
+func (h tools) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) (*mcp.CallToolResult, error) {
+	path, err := h.checkpointPath(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.Await(ctx)
-	out, err := b.rec.Store().Diff(ctx, p.Checkpoint, path)
+	h.d.Recorder().Await(ctx)
+	out, err := h.d.Recorder().Store().Diff(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}

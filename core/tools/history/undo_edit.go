@@ -1,4 +1,4 @@
-package core
+package history
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // undo tools see it.
 
 // startTool names the checkpoint of the tree as a session found it (the
-// name checkpoints.go records it under).
+// name the recorder records it under).
 const startTool = "start"
 
 // editorUndoDepth is how far back undo_edit looks for a path's change.
@@ -32,17 +32,25 @@ const editorUndoDepth = 1000
 // ("undo cp_7 at path", as the undo tool writes it).
 var undoneID = regexp.MustCompile(`^undo (cp_[0-9]+)\b`)
 
-// editorUndo implements undo_edit.
-func (b *boris) editorUndo(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
-	if b.rec == nil || b.cfg.disabled("undo") {
-		return nil, toolkit.Fail(toolkit.InvalidInput, "undo_edit needs Boris's checkpoints, which are off on this server (--checkpoints off, no git on PATH, or the undo tool disabled)")
+// UndoEditUnavailable is undo_edit's answer where checkpoints are off or
+// the undo tool is disabled.
+func UndoEditUnavailable() error {
+	return toolkit.Fail(toolkit.InvalidInput, "undo_edit needs Boris's checkpoints, which are off on this server (--checkpoints off, no git on PATH, or the undo tool disabled)")
+}
+
+// UndoLastEdit is the editor's undo_edit over d: the caller refuses it
+// first where the undo tool is disabled.
+func UndoLastEdit(ctx context.Context, d Deps, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
+	h := tools{d}
+	if h.d.Recorder() == nil {
+		return nil, UndoEditUnavailable()
 	}
-	abs, err := b.checkpointPath(path)
+	abs, err := h.checkpointPath(path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
-	cps, err := b.rec.Store().History(ctx, abs, editorUndoDepth)
+	h.d.Recorder().BeforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
+	cps, err := h.d.Recorder().Store().History(ctx, abs, editorUndoDepth)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +58,7 @@ func (b *boris) editorUndo(ctx context.Context, req *mcp.CallToolRequest, path s
 	if target == nil {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "No edit history found for %s.", path)
 	}
-	res, err := b.undo(ctx, req, undoParams{Checkpoint: target.ID, Path: path})
+	res, err := h.undo(ctx, req, undoParams{Checkpoint: target.ID, Path: path})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package core
+package history
 
 import (
 	"context"
@@ -34,13 +34,13 @@ var undoTool = &mcp.Tool{
 }
 
 // undo implements the undo tool (SPEC §7).
-func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (*mcp.CallToolResult, error) {
-	path, err := b.checkpointPath(p.Path)
+func (h tools) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (*mcp.CallToolResult, error) {
+	path, err := h.checkpointPath(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
-	id, restores, err := b.rec.Store().Plan(ctx, p.Checkpoint, path)
+	h.d.Recorder().BeforeChange(ctx)
+	id, restores, err := h.d.Recorder().Store().Plan(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}
@@ -50,27 +50,27 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 	paths := make([]string, 0, len(restores))
 	rels := make([]string, 0, len(restores))
 	for _, r := range restores {
-		paths = append(paths, b.treePath(r.Path))
+		paths = append(paths, h.treePath(r.Path))
 		rels = append(rels, r.Path)
 	}
 	// Changes made since the last checkpoint (outside this server, since
 	// beforeChange recorded the rest) are recorded first, so the undo
 	// cannot lose them.
-	b.rec.RecordNow(ctx, checkpoint.OutsideTool, checkpoint.OutsideSummary, paths...)
+	h.d.Recorder().RecordNow(ctx, checkpoint.OutsideTool, checkpoint.OutsideSummary, paths...)
 	if !p.Force {
-		if err := b.undoConflict(ctx, id, rels); err != nil {
+		if err := h.undoConflict(ctx, id, rels); err != nil {
 			return nil, err
 		}
 	}
 	var done []string
 	for _, r := range removalsFirst(restores) {
-		if err := b.restore(r); err != nil {
-			b.rec.Record("undo", "undo "+id+" (partly)", paths...)
+		if err := h.restore(r); err != nil {
+			h.d.Recorder().Record("undo", "undo "+id+" (partly)", paths...)
 			return nil, fmt.Errorf("undo %s: restored %d of %s, then: %w", id, len(done), plural.S(len(restores), "file"), err)
 		}
 		done = append(done, restoreLine(r))
 	}
-	cp := b.rec.RecordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
+	cp := h.d.Recorder().RecordNow(context.WithoutCancel(ctx), "undo", "undo "+id+undoScope(p.Path), paths...)
 	text := fmt.Sprintf("Undid %s: %s restored to the state before it:\n%s", id, plural.S(len(done), "file"), strings.Join(done, "\n"))
 	if cp != nil {
 		text += fmt.Sprintf("\nThis undo is checkpoint %s; undo it to redo.", cp.ID)
@@ -81,8 +81,8 @@ func (b *boris) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) 
 // undoConflict refuses to undo id where a later outside checkpoint
 // changed the same files: the undo would silently discard a change the
 // agent did not make.
-func (b *boris) undoConflict(ctx context.Context, id string, rels []string) error {
-	later, err := b.rec.Store().OutsideAfter(ctx, id, rels)
+func (h tools) undoConflict(ctx context.Context, id string, rels []string) error {
+	later, err := h.d.Recorder().Store().OutsideAfter(ctx, id, rels)
 	if err != nil || len(later) == 0 {
 		return err
 	}
@@ -109,12 +109,12 @@ func undoScope(path string) string {
 }
 
 // treePath makes a tree-relative path absolute.
-func (b *boris) treePath(rel string) string {
-	return filepath.Join(b.ckptTree(), filepath.FromSlash(rel))
+func (h tools) treePath(rel string) string {
+	return filepath.Join(h.ckptTree(), filepath.FromSlash(rel))
 }
 
 // ckptTree is the working tree the checkpoints are of.
-func (b *boris) ckptTree() string { return b.rec.Store().Tree() }
+func (h tools) ckptTree() string { return h.d.Recorder().Store().Tree() }
 
 func restoreLine(r checkpoint.Restore) string {
 	if r.Remove {
@@ -125,48 +125,48 @@ func restoreLine(r checkpoint.Restore) string {
 
 // restore puts one path back through the policy: nothing is written
 // outside the allowed directories or into a denied path.
-func (b *boris) restore(r checkpoint.Restore) error {
-	abs := b.treePath(r.Path)
-	if err := b.policy.Check(abs); err != nil {
+func (h tools) restore(r checkpoint.Restore) error {
+	abs := h.treePath(r.Path)
+	if err := h.d.Policy().Check(abs); err != nil {
 		return err
 	}
 	if r.Remove {
-		if err := b.policy.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := h.d.Policy().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		b.removeEmptyParents(filepath.Dir(abs))
+		h.removeEmptyParents(filepath.Dir(abs))
 		return nil
 	}
 	if fi, err := os.Lstat(abs); err == nil && (r.Symlink || !fi.Mode().IsRegular()) {
 		// A link, or an (emptied) directory, where the file was.
-		if err := b.policy.Remove(abs); err != nil {
+		if err := h.d.Policy().Remove(abs); err != nil {
 			return fmt.Errorf("replace %s: %w", abs, err)
 		}
 	}
 	if r.Symlink {
 		// Its directory may be gone since (WriteFile makes a file's).
-		if err := b.policy.MkdirAll(filepath.Dir(abs)); err != nil {
+		if err := h.d.Policy().MkdirAll(filepath.Dir(abs)); err != nil {
 			return err
 		}
-		return b.policy.Symlink(string(r.Data), abs)
+		return h.d.Policy().Symlink(string(r.Data), abs)
 	}
 	mode := fs.FileMode(0o644)
 	if r.Exec {
 		mode = 0o755
 	}
-	if err := b.policy.WriteFile(abs, r.Data, mode); err != nil {
+	if err := h.d.Policy().WriteFile(abs, r.Data, mode); err != nil {
 		return err
 	}
-	return b.policy.Chmod(abs, mode)
+	return h.d.Policy().Chmod(abs, mode)
 }
 
 // removeEmptyParents removes dir and its parents while they are empty,
 // up to the tree: undoing a created file also removes directories created
 // only for it.
-func (b *boris) removeEmptyParents(dir string) {
-	tree := b.ckptTree()
+func (h tools) removeEmptyParents(dir string) {
+	tree := h.ckptTree()
 	for dir != tree && strings.HasPrefix(dir, tree+string(filepath.Separator)) {
-		if b.policy.Remove(dir) != nil {
+		if h.d.Policy().Remove(dir) != nil {
 			return
 		}
 		dir = filepath.Dir(dir)

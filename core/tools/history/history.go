@@ -1,4 +1,9 @@
-package core
+// Package history is the checkpoint toolset (SPEC §7): history lists the
+// checkpoints the recorder (checkpoint.Recorder) took, diff shows one,
+// undo reverts one, and UndoLastEdit is the editor's undo_edit over the
+// same logic. It imports the shared kit, never another toolset or the
+// core.
+package history
 
 import (
 	"context"
@@ -9,9 +14,39 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/plural"
 )
+
+// Toolset names the checkpoint tools' toolset.
+const Toolset = "checkpoints"
+
+// Deps is what the checkpoint tools need: the files they act on and the
+// recorder, nil when checkpoints are off.
+type Deps interface {
+	toolkit.Files
+	Recorder() *checkpoint.Recorder
+}
+
+// tools are the checkpoint tools over their dependencies.
+type tools struct{ d Deps }
+
+// Tools are history, diff and undo; undo writes files, so --read-only
+// leaves it out.
+func Tools(d Deps) []toolkit.Tool {
+	h := tools{d}
+	return toolkit.Set(Toolset,
+		toolkit.New(historyTool, h.history),
+		toolkit.New(diffTool, h.diff),
+		toolkit.New(undoTool, h.undo).Writing(),
+	)
+}
+
+// IsTool reports whether name is one of the checkpoint tools.
+func IsTool(name string) bool {
+	return name == "history" || name == "diff" || name == "undo"
+}
 
 // defaultHistoryLimit is how many checkpoints history lists unless asked.
 const defaultHistoryLimit = 20
@@ -34,7 +69,7 @@ var historyTool = &mcp.Tool{
 }
 
 // history implements the history tool (SPEC §7).
-func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyParams) (*mcp.CallToolResult, error) {
+func (h tools) history(ctx context.Context, _ *mcp.CallToolRequest, p historyParams) (*mcp.CallToolResult, error) {
 	if p.Limit < 0 {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "limit must be 1 or more, got %d", p.Limit)
 	}
@@ -42,17 +77,17 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 	if limit == 0 {
 		limit = defaultHistoryLimit
 	}
-	path, err := b.checkpointPath(p.Path)
+	path, err := h.checkpointPath(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.Await(ctx)
-	cps, err := b.rec.Store().History(ctx, path, limit)
+	h.d.Recorder().Await(ctx)
+	cps, err := h.d.Recorder().Store().History(ctx, path, limit)
 	if err != nil {
 		return nil, err
 	}
 	var sb strings.Builder
-	if gaps := b.rec.Gaps(); len(gaps) > 0 && path == "" {
+	if gaps := h.d.Recorder().Gaps(); len(gaps) > 0 && path == "" {
 		sb.WriteString(strings.Join(gaps, "\n") + "\n")
 	}
 	if len(cps) == 0 {
@@ -75,25 +110,25 @@ func (b *boris) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPa
 // checkpointPath resolves a path argument of the checkpoint tools: empty
 // stays empty (the whole tree); others are resolved and checked like
 // every file tool's.
-func (b *boris) checkpointPath(path string) (string, error) {
+func (h tools) checkpointPath(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
 	// A link is named by its own path, which is what the checkpoints
 	// record: only its directories are resolved.
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(b.shell.Dir(), path)
+		path = filepath.Join(h.d.Dir(), path)
 	}
 	dir, base := filepath.Split(filepath.Clean(path))
 	if base == "" {
-		return b.policy.Resolve(b.shell.Dir(), path)
+		return h.d.Policy().Resolve(h.d.Dir(), path)
 	}
-	rdir, err := b.policy.Resolve(b.shell.Dir(), dir)
+	rdir, err := h.d.Policy().Resolve(h.d.Dir(), dir)
 	if err != nil {
 		return "", err
 	}
 	abs := filepath.Join(rdir, base)
-	if err := b.policy.Check(abs); err != nil {
+	if err := h.d.Policy().Check(abs); err != nil {
 		return "", err
 	}
 	return abs, nil
