@@ -172,18 +172,6 @@ func (b *boris) Recorder() *checkpoint.Recorder { return b.rec }
 func (b *boris) Policy() *scope.Policy          { return b.policy }
 func (b *boris) Dir() string                    { return b.shell.Dir() }
 
-// treeRel names abs relative to the checkpointed tree when it lies inside,
-// for checkpoint summaries.
-func (b *boris) treeRel(abs string) string {
-	if b.rec == nil {
-		return abs
-	}
-	if rel, err := filepath.Rel(b.rec.Store().Tree(), abs); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return abs
-}
-
 // settle runs once start-up is over: the client has initialized. (The
 // first checkpoint waits for the first tool call, and the recorder returns
 // its garbage itself.) It collects and returns the free pages to

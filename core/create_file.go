@@ -40,7 +40,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("create_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("create_file", b.rec.Rel(abs), abs)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"

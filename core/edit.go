@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -23,25 +22,7 @@ func (b *boris) openStat(abs string) (*os.File, fs.FileInfo, error) {
 // readForEdit reads the whole of a regular file an editing tool will
 // rewrite, refusing directories and files over --max-file-size.
 func (b *boris) readForEdit(abs string) ([]byte, error) {
-	f, fi, err := b.openStat(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	switch {
-	case fi.IsDir():
-		return nil, toolkit.Fail(toolkit.IsDirectory, "%s is a directory, not a file", abs)
-	case fi.Size() > int64(b.cfg.MaxFileSize):
-		return nil, toolkit.Fail(toolkit.FileTooLarge, "%s is %d bytes, over the %s limit", abs, fi.Size(), b.cfg.MaxFileSize)
-	}
-	// Sized from the stat, so the file is read into one buffer instead of
-	// one that doubles as it fills; the limit still holds if it grew since.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, int64(b.cfg.MaxFileSize)+1)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", abs, err)
-	}
-	return buf.Bytes(), nil
+	return toolkit.ReadForEdit(b.policy, abs, b.cfg.MaxFileSize)
 }
 
 // lineOf returns the 1-based line number of byte offset off in data.

@@ -58,7 +58,7 @@ func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if err := b.policy.WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("edit_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("edit_file", b.rec.Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }
 

@@ -170,7 +170,7 @@ func jsDate(t time.Time) string {
 // the workspace's directory.
 func (b *boris) fsListAllowed(_ context.Context, _ *mcp.CallToolRequest, p fsArgs) (*mcp.CallToolResult, error) {
 	if p.WorkspaceID != "" {
-		ws, err := b.workspace(p.WorkspaceID)
+		ws, err := b.workspaces.Get(p.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}

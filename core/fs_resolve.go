@@ -50,7 +50,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 			path = filepath.Join(allowed[0], path)
 		}
 	}
-	abs, ws, err := b.fsPath(workspaceID, path)
+	abs, ws, err := b.workspaces.Resolve(workspaceID, path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -73,7 +73,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if err != nil || mapped == "" {
 		return abs, ws, err
 	}
-	if abs, ws, err = b.fsPath(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
+	if abs, ws, err = b.workspaces.Resolve(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
 		return "", nil, toolkit.Fail(toolkit.PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
 	}
 	return abs, ws, err

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/workspace"
 )
 
 type fsWriteParams struct {
@@ -37,7 +38,7 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("write_file", b.treeRel(abs), abs)
+	b.rec.RecordFiles("write_file", b.rec.Rel(abs), abs)
 	action := "Create"
 	if existed {
 		action = "Update"
@@ -76,11 +77,11 @@ func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 // fsCommitted commits a write made in a workspace and returns the result
 // text with the commit line (SPEC §8); outside a workspace just the text.
 func (b *boris) fsCommitted(ctx context.Context, ws *fsWorkspace, tool, action, text string, abs ...string) (*mcp.CallToolResult, error) {
-	hash, err := b.fsCommit(ctx, ws, tool, action, abs...)
+	hash, err := b.workspaces.Commit(ctx, ws, tool, action, abs...)
 	if err != nil {
 		return nil, err
 	}
-	return fsResult(withCommit(text, hash)), nil
+	return fsResult(workspace.WithCommit(text, hash)), nil
 }
 
 // fsCreateDirectory implements create_directory: mkdir -p, confined.
@@ -93,7 +94,7 @@ func (b *boris) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p
 	if err := b.policy.MkdirAll(abs); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("create_directory", b.treeRel(abs), abs)
+	b.rec.RecordFiles("create_directory", b.rec.Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "create_directory", "Mkdir", "Successfully created directory "+p.Path, abs)
 }
 
@@ -114,7 +115,7 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	if err != nil {
 		return nil, err
 	}
-	if err := b.refuseRepositoryMove(src, dst); err != nil {
+	if err := b.workspaces.RefuseRepositoryMove(src, dst); err != nil {
 		return nil, err
 	}
 	b.rec.BeforeChange(ctx)
@@ -124,6 +125,6 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 		}
 		return nil, err
 	}
-	b.rec.RecordFiles("move_file", b.treeRel(src)+" -> "+b.treeRel(dst), src, dst)
+	b.rec.RecordFiles("move_file", b.rec.Rel(src)+" -> "+b.rec.Rel(dst), src, dst)
 	return b.fsCommitted(ctx, ws, "move_file", "Move", "Successfully moved "+p.Source+" to "+p.Destination, src, dst)
 }

@@ -35,7 +35,7 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("insert", b.treeRel(abs), abs)
+	b.rec.RecordFiles("insert", b.rec.Rel(abs), abs)
 	added := countLines([]byte(text))
 	return toolkit.TextResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",
 		plural.S(added, "line"), after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil

@@ -28,6 +28,7 @@ import (
 	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
+	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/terminal"
 )
@@ -229,6 +230,7 @@ func (e *eofReader) Close() error { return e.r.Close() }
 // start through rp when it is non-nil, and close kills all it has left.
 func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slog.Logger) (_ *boris, err error) {
 	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, log)}
+	b.workspaces = &workspace.Paths{Files: b}
 	defer func() {
 		if err != nil {
 			b.close()

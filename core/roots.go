@@ -142,8 +142,8 @@ func (b *boris) fetchRoots(ss *mcp.ServerSession, n int) {
 		}
 		return
 	}
-	if b.workspaces != nil {
-		dirs = append(dirs, b.workspaces.Dir())
+	if b.workspaces.Root != nil {
+		dirs = append(dirs, b.workspaces.Root.Dir())
 	}
 	if err := b.policy.SetAllowed(dirs); err != nil {
 		b.log.Warn("the client's roots could not be applied", "err", err)

@@ -46,7 +46,7 @@ type boris struct {
 	spawnerStart func()
 	settleOnce   sync.Once // settle's one run
 	shell        *shell.Shell
-	workspaces   *workspace.Root      // --workspaces-root; nil when off
+	workspaces   *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
 	roots        rootsState           // the client's MCP roots, when they decide the allowed directories
 	cursors      *cursorSeal          // seals list cursors (cursors.go)
 	extMu        sync.Mutex           // guards extTools, which reloads replace
@@ -243,7 +243,7 @@ func (b *boris) instructions(tools []toolkit.Tool) string {
 func (b *boris) deniedForAgent() (shown []string, others bool) {
 	near := append([]string{b.shell.Dir()}, b.policy.Allowed()...)
 	for _, e := range b.policy.Denied() {
-		if !filepath.IsAbs(e) || slices.ContainsFunc(near, func(dir string) bool { return within(literalPrefix(e), dir) }) {
+		if !filepath.IsAbs(e) || slices.ContainsFunc(near, func(dir string) bool { return toolkit.Within(literalPrefix(e), dir) }) {
 			shown = append(shown, e)
 		} else {
 			others = true

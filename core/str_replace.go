@@ -53,7 +53,7 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("str_replace", b.treeRel(abs), abs)
+	b.rec.RecordFiles("str_replace", b.rec.Rel(abs), abs)
 	return toolkit.TextResult(e.report(abs)), nil
 }
 

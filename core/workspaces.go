@@ -2,10 +2,7 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -77,84 +74,10 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 		start, done = b.reaper.Start, b.reaper.Done
 	}
 	run := workspace.ExecRunner(gitPath, environ, b.sandbox.Wrap, start, done)
-	if b.workspaces, err = workspace.Open(root, run); err != nil {
+	if b.workspaces.Root, err = workspace.Open(root, run); err != nil {
 		return usage("invalid value %q for --workspaces-root: %v", b.cfg.WorkspacesRoot, err)
 	}
 	return nil
-}
-
-// fsPath resolves a filesystem tool's path argument. With workspaceID
-// empty it is resolved as every file tool's path is (relative to the
-// working directory, checked by the path policy); with one, relative
-// paths resolve against that workspace's directory and a path outside it
-// is refused with ACCESS_DENIED. The workspace is returned for fsCommit.
-func (b *boris) fsPath(workspaceID, path string) (string, *fsWorkspace, error) {
-	if workspaceID == "" {
-		abs, err := b.policy.Resolve(b.shell.Dir(), path)
-		return abs, nil, err
-	}
-	ws, err := b.workspace(workspaceID)
-	if err != nil {
-		return "", nil, err
-	}
-	abs, err := b.policy.Resolve(ws.Dir, path)
-	if err != nil {
-		return "", nil, err
-	}
-	if !within(abs, ws.Dir) {
-		return "", nil, toolkit.Fail(toolkit.AccessDenied, "%s is outside workspace %s (%s): paths resolve inside it", path, ws.ID, ws.Dir)
-	}
-	return abs, ws, nil
-}
-
-// within reports whether abs is dir or lies under it.
-func within(abs, dir string) bool {
-	return abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator))
-}
-
-// workspace returns the workspace id names.
-func (b *boris) workspace(id string) (*fsWorkspace, error) {
-	if b.workspaces == nil {
-		return nil, toolkit.Fail(toolkit.InvalidInput, "workspaceId %q: workspaces are not enabled (start boris with --workspaces-root)", id)
-	}
-	ws, err := b.workspaces.Get(id)
-	if err != nil {
-		return nil, toolkit.Fail(toolkit.WorkspaceNotFound, "%v", err)
-	}
-	return ws, nil
-}
-
-// fsCommit commits, when ws is not nil, what a write changed at paths to
-// the workspace's repository with the message "mcp/fs/<tool>: <action>
-// <path>" (action: Create, Update, Move, ...) and returns the commit's
-// hash; "" when ws is nil or nothing changed. A failed commit is an error
-// the tool reports after saying what it wrote.
-func (b *boris) fsCommit(ctx context.Context, ws *fsWorkspace, tool, action string, paths ...string) (string, error) {
-	if ws == nil || len(paths) == 0 {
-		return "", nil
-	}
-	rels := make([]string, len(paths))
-	for i, p := range paths {
-		rel, err := filepath.Rel(ws.Dir, p)
-		if err != nil || !within(p, ws.Dir) {
-			return "", toolkit.Fail(toolkit.AccessDenied, "%s is outside workspace %s", p, ws.ID)
-		}
-		rels[i] = filepath.ToSlash(rel)
-	}
-	msg := fmt.Sprintf("mcp/fs/%s: %s %s", tool, action, strings.Join(rels, " -> "))
-	hash, err := b.workspaces.Commit(ctx, ws, msg, rels...)
-	if err != nil {
-		return "", toolkit.Fail(toolkit.IOError, "the write was made but committing it to workspace %s failed: %v", ws.ID, err)
-	}
-	return hash, nil
-}
-
-// withCommit adds the commit line a write in a workspace reports.
-func withCommit(text, hash string) string {
-	if hash == "" {
-		return text
-	}
-	return text + "\nCommitted " + hash
 }
 
 type workspaceCreateParams struct {
@@ -220,7 +143,7 @@ func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p w
 	if strings.TrimSpace(p.Name) == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "name is required: the workspace's id is made from it")
 	}
-	ws, err := b.workspaces.Create(ctx, p.Name)
+	ws, err := b.workspaces.Root.Create(ctx, p.Name)
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "%v", err)
 	}
@@ -229,7 +152,7 @@ func (b *boris) workspaceCreate(ctx context.Context, _ *mcp.CallToolRequest, p w
 }
 
 func (b *boris) workspaceList(_ context.Context, _ *mcp.CallToolRequest, _ workspaceListParams) (*mcp.CallToolResult, error) {
-	list, err := b.workspaces.List()
+	list, err := b.workspaces.Root.List()
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.IOError, "%v", err)
 	}
@@ -252,20 +175,20 @@ func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p com
 	if p.Limit == 0 {
 		p.Limit = 20
 	}
-	ws, err := b.workspace(p.WorkspaceID)
+	ws, err := b.workspaces.Get(p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
 	rel := ""
 	if p.Path != "" {
-		abs, _, err := b.fsPath(p.WorkspaceID, p.Path)
+		abs, _, err := b.workspaces.Resolve(p.WorkspaceID, p.Path)
 		if err != nil {
 			return nil, err
 		}
 		r, _ := filepath.Rel(ws.Dir, abs)
 		rel = filepath.ToSlash(r)
 	}
-	log, err := b.workspaces.History(ctx, ws, rel, p.Limit)
+	log, err := b.workspaces.Root.History(ctx, ws, rel, p.Limit)
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.IOError, "%v", err)
 	}
@@ -281,35 +204,4 @@ func (b *boris) commitHistory(ctx context.Context, _ *mcp.CallToolRequest, p com
 		sb.WriteString("No commits yet.")
 	}
 	return toolkit.Structured(strings.TrimSuffix(sb.String(), "\n"), out), nil
-}
-
-// refuseRepositoryMove refuses to move a directory that holds a .git, at
-// any depth, under the workspaces root: it would become (or sit inside) a
-// workspace whose repository, configuration and attributes were written
-// by whoever wrote that directory, and Boris runs git on workspaces.
-func (b *boris) refuseRepositoryMove(src, dst string) error {
-	if b.workspaces == nil || !within(dst, b.workspaces.Dir()) {
-		return nil
-	}
-	fi, err := os.Lstat(src)
-	if err != nil || !fi.IsDir() {
-		return nil // the rename reports a missing source; files and links hold no .git
-	}
-	found := errors.New("found")
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Name() == ".git" {
-			return found
-		}
-		return nil
-	})
-	if errors.Is(err, found) {
-		return toolkit.Fail(toolkit.AccessDenied, "%s holds a git repository (.git): it cannot be moved under the workspaces root, where Boris runs git; use workspace_create", src)
-	}
-	if err != nil {
-		return toolkit.Fail(toolkit.AccessDenied, "%s cannot be moved under the workspaces root: %v", src, err)
-	}
-	return nil
 }

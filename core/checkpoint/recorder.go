@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +59,19 @@ func (r *Recorder) Store() *Store {
 		return nil
 	}
 	return r.store
+}
+
+// Rel names abs relative to the checkpointed tree when it lies inside,
+// for checkpoint summaries; abs itself otherwise, or when checkpoints are
+// off.
+func (r *Recorder) Rel(abs string) string {
+	if r == nil {
+		return abs
+	}
+	if rel, err := filepath.Rel(r.store.Tree(), abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
 }
 
 // Start starts recording, if it has not started: the first tool call

@@ -12,7 +12,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/internal/jsonscan"
 )
@@ -229,12 +228,4 @@ func CaseVariant(schema *jsonschema.Schema, v any) (member, property string) {
 		}
 	}
 	return "", ""
-}
-
-// Files is what a toolset that acts on the working tree needs: the path
-// policy every file access goes through and the working directory
-// relative paths resolve against.
-type Files interface {
-	Policy() *scope.Policy
-	Dir() string
 }
