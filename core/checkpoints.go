@@ -17,6 +17,7 @@ import (
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/history"
+	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
@@ -171,6 +172,7 @@ func (b *boris) checkpointTools() []toolkit.Tool {
 func (b *boris) Recorder() *checkpoint.Recorder { return b.rec }
 func (b *boris) Policy() *scope.Policy          { return b.policy }
 func (b *boris) Dir() string                    { return b.shell.Dir() }
+func (b *boris) Workspaces() *workspace.Paths   { return b.workspaces }
 
 // settle runs once start-up is over: the client has initialized. (The
 // first checkpoint waits for the first tool call, and the recorder returns

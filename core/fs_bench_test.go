@@ -10,82 +10,28 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
-// benchFsBoris returns a boris with the filesystem toolset over a
-// directory written by writeFsFixture.
-func benchFsBoris(b *testing.B) (*boris, string) {
-	dir := writeFsFixture(b)
-	return newBenchBoris(b, "--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off"), dir
-}
-
-// writeFsFixture writes a directory holding small.txt (50 lines), edit.go
-// (2,000 lines) and tree/, 10,000 small files in 100 leaf directories, as
-// test/bench/fstools builds them, and returns it.
+// writeFsFixture writes benchkit's filesystem tree to a new directory.
 func writeFsFixture(b *testing.B) string {
 	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line of the small file\n", 50)), 0o644); err != nil {
+	if err := benchkit.WriteFsTree(dir); err != nil {
 		b.Fatal(err)
-	}
-	var sb strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&sb, "\tx%d := compute(%d) // line %d of the file\n", i, i, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "edit.go"), []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	for p := range 10 {
-		for q := range 10 {
-			leaf := filepath.Join(dir, "tree", fmt.Sprintf("p%02d", p), fmt.Sprintf("q%d", q))
-			if err := os.MkdirAll(leaf, 0o755); err != nil {
-				b.Fatal(err)
-			}
-			for f := range 100 {
-				if err := os.WriteFile(filepath.Join(leaf, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
 	}
 	return dir
-}
-
-// BenchmarkFsEditDryRun: edit_file's dry run of one line in 2,000, the
-// handler alone.
-func BenchmarkFsEditDryRun(b *testing.B) {
-	bo, dir := benchFsBoris(b)
-	p := fsEditParams{Path: filepath.Join(dir, "edit.go"), DryRun: true,
-		Edits: []fsEdit{{OldText: "\tx1000 := compute(1000) // line 1000 of the file", NewText: "\tx1000 := compute(1001) // changed"}}}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := bo.fsEditFile(context.Background(), nil, p); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkFsDirectoryTree: directory_tree of 10,000 files, the handler
-// alone.
-func BenchmarkFsDirectoryTree(b *testing.B) {
-	bo, dir := benchFsBoris(b)
-	p := fsTreeParams{Path: filepath.Join(dir, "tree")}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := bo.fsDirectoryTree(context.Background(), nil, p); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // BenchmarkFsSession measures the filesystem tools through an in-memory
 // MCP session: the server-side cost behind test/bench/fstools's figures
 // (the client's decoding included, as the go-sdk client pays it).
 func BenchmarkFsSession(b *testing.B) {
-	bo, dir := benchFsBoris(b)
+	dir := writeFsFixture(b)
+	bo := newBenchBoris(b, "--toolset", "filesystem", "--allow-dir", dir, "--checkpoints", "off")
 	cs := benchSession(b, bo, "2025-11-25")
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/files"
 	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
@@ -74,7 +75,7 @@ type boris struct {
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
 	if b.cfg.Toolset != "boris" {
-		tools = append(tools, b.filesystemTools()...)
+		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != ""})...)
 	}
 	tools = append(tools, b.workspaceTools()...)
 	tools = append(tools, b.extensionTools()...)

@@ -19,9 +19,6 @@ import (
 // their paths then resolve inside that workspace, and every write is
 // committed to the workspace's own repository.
 
-// fsWorkspace is the workspace a filesystem tool call acts in (nil: none).
-type fsWorkspace = workspace.Workspace
-
 // workspacesRoot is --workspaces-root made absolute against the working
 // directory, or "".
 func (c *Config) workspacesRoot(workdir string) string {

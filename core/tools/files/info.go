@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -31,7 +31,7 @@ const maxSearchResults = 100_000
 // directory, "**" across), depth first in name order, as full paths.
 // Excluded paths are neither shown nor entered; entries it may not show
 // (searchable) are left out.
-func (b *boris) fsSearchFiles(_ context.Context, _ *mcp.CallToolRequest, p fsSearchParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsSearchFiles(_ context.Context, _ *mcp.CallToolRequest, p fsSearchParams) (*mcp.CallToolResult, error) {
 	root, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func (b *boris) fsSearchFiles(_ context.Context, _ *mcp.CallToolRequest, p fsSea
 }
 
 // searchDir walks dir (rel below the search's root).
-func (b *boris) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
+func (b *tools) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
 	infos, err := b.fsReadDir(dir)
 	if err != nil {
 		return // a directory that cannot be read is skipped, as server-filesystem skips it
@@ -79,11 +79,11 @@ func (b *boris) searchDir(dir, rel string, p fsSearchParams, found *[]string) {
 // refuses, not one the policy refuses (a symlink leading out, a denied
 // file), nor a symlink whose target does not exist, nor a name that is
 // not UTF-8 (which Node cannot name again once decoded).
-func (b *boris) searchable(full string, fi fs.FileInfo) bool {
+func (b *tools) searchable(full string, fi fs.FileInfo) bool {
 	if !utf8.ValidString(fi.Name()) {
 		return false
 	}
-	res, err := b.policy.Resolve("/", full)
+	res, err := b.d.Policy().Resolve("/", full)
 	if err != nil {
 		return false
 	}
@@ -127,12 +127,12 @@ func anyGlob(patterns []string, rel string) bool {
 // fsGetFileInfo implements get_file_info: size, creation, modification
 // and access times (JavaScript's Date text), type and permission bits of
 // what path names (a symlink's target).
-func (b *boris) fsGetFileInfo(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsGetFileInfo(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	f, fi, err := b.openStat(abs)
+	f, fi, err := b.d.Policy().OpenStat(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -168,15 +168,15 @@ func jsDate(t time.Time) string {
 
 // fsListAllowed implements list_allowed_directories; with a workspaceId,
 // the workspace's directory.
-func (b *boris) fsListAllowed(_ context.Context, _ *mcp.CallToolRequest, p fsArgs) (*mcp.CallToolResult, error) {
+func (b *tools) fsListAllowed(_ context.Context, _ *mcp.CallToolRequest, p fsArgs) (*mcp.CallToolResult, error) {
 	if p.WorkspaceID != "" {
-		ws, err := b.workspaces.Get(p.WorkspaceID)
+		ws, err := b.d.Workspaces().Get(p.WorkspaceID)
 		if err != nil {
 			return nil, err
 		}
 		return fsResult("Allowed directories:\n" + ws.Dir), nil
 	}
-	allowed := b.policy.Allowed()
+	allowed := b.d.Policy().Allowed()
 	if len(allowed) == 0 {
 		return fsResult("Allowed directories:\n/ (no --allow-dir was given and the client set no roots: every path on the file system is allowed" + b.deniedNote() + ")"), nil
 	}
@@ -184,8 +184,8 @@ func (b *boris) fsListAllowed(_ context.Context, _ *mcp.CallToolRequest, p fsArg
 }
 
 // deniedNote names the --deny-dir rules, for list_allowed_directories.
-func (b *boris) deniedNote() string {
-	if denied := b.policy.Denied(); len(denied) > 0 {
+func (b *tools) deniedNote() string {
+	if denied := b.d.Policy().Denied(); len(denied) > 0 {
 		return " except " + strings.Join(denied, ", ")
 	}
 	return ""

@@ -1,10 +1,10 @@
-package core
-
-// The filesystem toolset (SPEC §8): the tools of
+// Package files is the filesystem toolset (SPEC §8): the tools of
 // @modelcontextprotocol/server-filesystem (version 2026.8.31), with the
 // same names, input and output schemas, annotations and result text, on
 // Boris's scoping. The README's "Replacing server-filesystem" lists every
-// deliberate difference.
+// deliberate difference. It imports the shared kit (toolkit, scope,
+// checkpoint, workspace, search), never another toolset or the core.
+package files
 
 import (
 	"encoding/json"
@@ -14,7 +14,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // fsArgs is embedded in every filesystem tool's parameters: the optional
@@ -76,10 +79,30 @@ func (t fsTool) mcpTool(workspaces bool) *mcp.Tool {
 	return &mcp.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: in, OutputSchema: json.RawMessage(out), Annotations: ann}
 }
 
-// filesystemTools are the filesystem toolset's tools (--toolset filesystem
-// or all). --read-only keeps only the reading ones.
-func (b *boris) filesystemTools() []toolkit.Tool {
-	ws := b.cfg.WorkspacesRoot != ""
+// Deps is what the filesystem tools need: the files they act on, the
+// checkpoint recorder (nil when off) and the workspaces' paths.
+type Deps interface {
+	toolkit.Files
+	Recorder() *checkpoint.Recorder
+	Workspaces() *workspace.Paths
+}
+
+// Options are the configuration the tools follow.
+type Options struct {
+	MaxFileSize flagenv.Size // --max-file-size
+	Workspaces  bool         // --workspaces-root is set: the tools take workspaceId
+}
+
+// tools are the filesystem tools over their dependencies.
+type tools struct {
+	d   Deps
+	opt Options
+}
+
+// Tools are the filesystem toolset's tools (--toolset filesystem or all).
+// --read-only keeps only the reading ones.
+func Tools(d Deps, opt Options) []toolkit.Tool {
+	b, ws := &tools{d: d, opt: opt}, opt.Workspaces
 	return toolkit.Set("filesystem",
 		toolkit.New(fsReadFileTool.mcpTool(ws), b.fsReadTextFile),
 		toolkit.New(fsReadTextFileTool.mcpTool(ws), b.fsReadTextFile),

@@ -1,4 +1,4 @@
-package core
+package files
 
 // Text as server-filesystem reads it: Node decodes a file read as
 // "utf-8" by the WHATWG UTF-8 decoder (Encoding Standard, "UTF-8 decoder"),

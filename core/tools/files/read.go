@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type fsReadTextParams struct {
 // fsReadTextFile implements read_text_file and its deprecated alias
 // read_file: the whole file, or its first or last N lines, decoded as
 // server-filesystem decodes it (decodeText).
-func (b *boris) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsReadTextParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsReadTextParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func (b *boris) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsRe
 	if head != 0 && tail != 0 {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "Cannot specify both head and tail parameters simultaneously")
 	}
-	data, err := b.readForEdit(abs)
+	data, err := toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ type fsReadMultipleParams struct {
 // fsReadMultipleFiles implements read_multiple_files: each file's text
 // under its path, separated by "---"; a file that cannot be read shows its
 // error in its place.
-func (b *boris) fsReadMultipleFiles(_ context.Context, _ *mcp.CallToolRequest, p fsReadMultipleParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsReadMultipleFiles(_ context.Context, _ *mcp.CallToolRequest, p fsReadMultipleParams) (*mcp.CallToolResult, error) {
 	if len(p.Paths) == 0 {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "paths: At least one file path must be provided")
 	}
@@ -115,12 +115,12 @@ func (b *boris) fsReadMultipleFiles(_ context.Context, _ *mcp.CallToolRequest, p
 }
 
 // fsReadOne resolves and reads one file of read_multiple_files.
-func (b *boris) fsReadOne(workspaceID, path string) ([]byte, error) {
+func (b *tools) fsReadOne(workspaceID, path string) ([]byte, error) {
 	abs, _, err := b.fsResolve(workspaceID, path)
 	if err != nil {
 		return nil, err
 	}
-	return b.readForEdit(abs)
+	return toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
 }
 
 type fsPathParams struct {
@@ -139,12 +139,12 @@ var mediaTypes = map[string]string{
 // fsReadMediaFile implements read_media_file: an image or audio content
 // block, or an embedded blob resource for any other type, each also as
 // structuredContent.
-func (b *boris) fsReadMediaFile(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsReadMediaFile(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := b.readForEdit(abs)
+	data, err := toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

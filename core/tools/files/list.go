@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // fsListDirectory implements list_directory: "[DIR] name" or "[FILE] name"
 // per entry, by name. A symlink is a [FILE], as server-filesystem (which
 // looks at the entry, not its target) shows it.
-func (b *boris) fsListDirectory(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsListDirectory(_ context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
@@ -41,8 +41,8 @@ func (b *boris) fsListDirectory(_ context.Context, _ *mcp.CallToolRequest, p fsP
 
 // fsReadDir lists a directory through the policy; a file is refused as
 // server-filesystem's readdir refuses it.
-func (b *boris) fsReadDir(abs string) ([]fs.FileInfo, error) {
-	infos, err := b.policy.ReadDirInfo(abs)
+func (b *tools) fsReadDir(abs string) ([]fs.FileInfo, error) {
+	infos, err := b.d.Policy().ReadDirInfo(abs)
 	if err != nil && strings.Contains(err.Error(), "not a directory") {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", abs)
 	}
@@ -51,7 +51,7 @@ func (b *boris) fsReadDir(abs string) ([]fs.FileInfo, error) {
 
 // fsReadDirEntries is fsReadDir for listings that need only names and
 // types: no stat per entry.
-func (b *boris) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
+func (b *tools) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
 	d, err := b.fsOpenDir(abs)
 	if err != nil {
 		return nil, err
@@ -62,8 +62,8 @@ func (b *boris) fsReadDirEntries(abs string) ([]fs.DirEntry, error) {
 
 // fsOpenDir opens a directory to list through the policy; a file is
 // refused as server-filesystem's readdir refuses it.
-func (b *boris) fsOpenDir(abs string) (*scope.Dir, error) {
-	d, err := b.policy.OpenDir(abs)
+func (b *tools) fsOpenDir(abs string) (*scope.Dir, error) {
+	d, err := b.d.Policy().OpenDir(abs)
 	if err != nil && strings.Contains(err.Error(), "not a directory") {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", abs)
 	}
@@ -94,7 +94,7 @@ type sizedEntry struct {
 // with the size of what they name (a symlink's target), sorted by name
 // (locale order, as JavaScript's localeCompare) or by size, largest
 // first, then totals.
-func (b *boris) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolRequest, p fsListSizesParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolRequest, p fsListSizesParams) (*mcp.CallToolResult, error) {
 	if p.SortBy != "" && p.SortBy != "name" && p.SortBy != "size" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "sortBy %q: want \"name\" or \"size\"", p.SortBy)
 	}
@@ -121,15 +121,15 @@ func (b *boris) fsListDirectoryWithSizes(_ context.Context, _ *mcp.CallToolReque
 // targetSize is the size of what an entry names: a symlink's target when
 // the policy allows it (else 0, as server-filesystem shows an entry it
 // cannot stat).
-func (b *boris) targetSize(abs string, fi fs.FileInfo) int64 {
+func (b *tools) targetSize(abs string, fi fs.FileInfo) int64 {
 	if fi.Mode()&fs.ModeSymlink == 0 {
 		return fi.Size()
 	}
-	res, err := b.policy.Resolve("/", abs)
+	res, err := b.d.Policy().Resolve("/", abs)
 	if err != nil {
 		return 0
 	}
-	target, err := b.policy.Lstat(res)
+	target, err := b.d.Policy().Lstat(res)
 	if err != nil {
 		return 0
 	}
@@ -215,7 +215,7 @@ type fsTreeParams struct {
 // server-filesystem writes it, JSON.stringify(tree, null, 2) of
 // {name, type, children} nodes; directories always have children, files
 // none; symlinks are files and are not followed.
-func (b *boris) fsDirectoryTree(_ context.Context, _ *mcp.CallToolRequest, p fsTreeParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsDirectoryTree(_ context.Context, _ *mcp.CallToolRequest, p fsTreeParams) (*mcp.CallToolResult, error) {
 	abs, _, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err

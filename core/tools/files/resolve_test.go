@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -13,14 +13,11 @@ import (
 	"github.com/mjkoo/boris/core/toolkit"
 )
 
-// newFsBoris serves --toolset filesystem on a new allowed directory.
-func newFsBoris(t *testing.T) (*boris, string) {
+// newFsBoris returns the filesystem tools on a new allowed directory.
+func newFsBoris(t *testing.T) (*tools, string) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newBenchBoris(t, "--toolset", "filesystem", "--workdir", dir, "--allow-dir", dir, "--checkpoints", "off"), dir
+	b := newTestTools(t, t.TempDir())
+	return b, b.d.Dir()
 }
 
 // fsText is a filesystem tool's result text, or its error as "[CODE] ...".

@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -31,12 +31,12 @@ type fsEditParams struct {
 // server-filesystem decodes it (decodeText); bytes that are not UTF-8
 // outside the edited part are written back as they were
 // (keepUndecodable). A CRLF file stays CRLF.
-func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEditParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEditParams) (*mcp.CallToolResult, error) {
 	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := b.readForEdit(abs)
+	data, err := toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +54,11 @@ func (b *boris) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if isCRLF(raw) {
 		after = strings.ReplaceAll(after, "\n", "\r\n")
 	}
-	b.rec.BeforeChange(ctx)
-	if err := b.policy.WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
+	b.d.Recorder().BeforeChange(ctx)
+	if err := b.d.Policy().WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("edit_file", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("edit_file", b.d.Recorder().Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }
 

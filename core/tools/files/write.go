@@ -1,4 +1,4 @@
-package core
+package files
 
 import (
 	"context"
@@ -22,9 +22,9 @@ type fsWriteParams struct {
 // atomically, keeping an overwritten file's mode. Its directory must
 // exist, as server-filesystem has it, except in a workspace (SPEC §8, seed
 // 003), where missing parent directories are created.
-func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
-	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
-		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+func (b *tools) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
+	if int64(len(p.Content)) > int64(b.opt.MaxFileSize) {
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.opt.MaxFileSize)
 	}
 	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
@@ -34,11 +34,11 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
-	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
+	b.d.Recorder().BeforeChange(ctx)
+	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("write_file", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("write_file", b.d.Recorder().Rel(abs), abs)
 	action := "Create"
 	if existed {
 		action = "Update"
@@ -50,8 +50,8 @@ func (b *boris) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 // exist unless makeParents (server-filesystem creates no parents) and the
 // path must not be a directory. It reports whether a file is there
 // already.
-func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
-	dir, err := b.policy.Lstat(filepath.Dir(abs))
+func (b *tools) fsWriteTarget(abs string, makeParents bool) (bool, error) {
+	dir, err := b.d.Policy().Lstat(filepath.Dir(abs))
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && makeParents:
 		return false, nil // WriteFile makes the directories
@@ -62,7 +62,7 @@ func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 	case !dir.IsDir():
 		return false, toolkit.Fail(toolkit.InvalidInput, "%s is not a directory", filepath.Dir(abs))
 	}
-	fi, err := b.policy.Lstat(abs)
+	fi, err := b.d.Policy().Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
@@ -76,8 +76,8 @@ func (b *boris) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 
 // fsCommitted commits a write made in a workspace and returns the result
 // text with the commit line (SPEC §8); outside a workspace just the text.
-func (b *boris) fsCommitted(ctx context.Context, ws *fsWorkspace, tool, action, text string, abs ...string) (*mcp.CallToolResult, error) {
-	hash, err := b.workspaces.Commit(ctx, ws, tool, action, abs...)
+func (b *tools) fsCommitted(ctx context.Context, ws *workspace.Workspace, tool, action, text string, abs ...string) (*mcp.CallToolResult, error) {
+	hash, err := b.d.Workspaces().Commit(ctx, ws, tool, action, abs...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,16 +85,16 @@ func (b *boris) fsCommitted(ctx context.Context, ws *fsWorkspace, tool, action, 
 }
 
 // fsCreateDirectory implements create_directory: mkdir -p, confined.
-func (b *boris) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p fsPathParams) (*mcp.CallToolResult, error) {
 	abs, ws, err := b.fsResolve(p.WorkspaceID, p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
-	if err := b.policy.MkdirAll(abs); err != nil {
+	b.d.Recorder().BeforeChange(ctx)
+	if err := b.d.Policy().MkdirAll(abs); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("create_directory", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("create_directory", b.d.Recorder().Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "create_directory", "Mkdir", "Successfully created directory "+p.Path, abs)
 }
 
@@ -106,7 +106,7 @@ type fsMoveParams struct {
 
 // fsMoveFile implements move_file: a rename that refuses an existing
 // destination in the same step (scope.Policy.Rename).
-func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMoveParams) (*mcp.CallToolResult, error) {
+func (b *tools) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMoveParams) (*mcp.CallToolResult, error) {
 	src, ws, err := b.fsResolve(p.WorkspaceID, p.Source)
 	if err != nil {
 		return nil, err
@@ -115,16 +115,16 @@ func (b *boris) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	if err != nil {
 		return nil, err
 	}
-	if err := b.workspaces.RefuseRepositoryMove(src, dst); err != nil {
+	if err := b.d.Workspaces().RefuseRepositoryMove(src, dst); err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
-	if err := b.policy.Rename(src, dst); err != nil {
+	b.d.Recorder().BeforeChange(ctx)
+	if err := b.d.Policy().Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, toolkit.Fail(toolkit.InvalidInput, "Destination already exists: %s", dst)
 		}
 		return nil, err
 	}
-	b.rec.RecordFiles("move_file", b.rec.Rel(src)+" -> "+b.rec.Rel(dst), src, dst)
+	b.d.Recorder().RecordFiles("move_file", b.d.Recorder().Rel(src)+" -> "+b.d.Recorder().Rel(dst), src, dst)
 	return b.fsCommitted(ctx, ws, "move_file", "Move", "Successfully moved "+p.Source+" to "+p.Destination, src, dst)
 }

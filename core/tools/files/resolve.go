@@ -1,4 +1,4 @@
-package core
+package files
 
 // How the filesystem toolset turns a path argument into a file, as
 // server-filesystem's validatePath does (lib.js): "~" expanded, a Windows
@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/workspace"
 )
 
 // windowsDrive matches a Windows drive path, which on a POSIX host would
@@ -33,7 +34,7 @@ var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 // against the working directory when that is allowed, else against the
 // first allowed directory (where server-filesystem resolves it). A path
 // that names nothing existing is mapped by fsEquivalent.
-func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error) {
+func (b *tools) fsResolve(workspaceID, path string) (string, *workspace.Workspace, error) {
 	if windowsDrive.MatchString(path) {
 		return "", nil, toolkit.Fail(toolkit.AccessDenied, "Windows-style path received on a POSIX host: %s", path)
 	}
@@ -46,11 +47,11 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 		path = "."
 	}
 	if workspaceID == "" && !filepath.IsAbs(path) {
-		if allowed := b.policy.Allowed(); len(allowed) > 0 && b.policy.Check(b.shell.Dir()) != nil {
+		if allowed := b.d.Policy().Allowed(); len(allowed) > 0 && b.d.Policy().Check(b.d.Dir()) != nil {
 			path = filepath.Join(allowed[0], path)
 		}
 	}
-	abs, ws, err := b.workspaces.Resolve(workspaceID, path)
+	abs, ws, err := b.d.Workspaces().Resolve(workspaceID, path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -62,7 +63,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
 		return abs, ws, nil // it exists (or the tool meets the error itself)
 	}
-	base := b.shell.Dir()
+	base := b.d.Dir()
 	if ws != nil {
 		base = ws.Dir
 	}
@@ -73,7 +74,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 	if err != nil || mapped == "" {
 		return abs, ws, err
 	}
-	if abs, ws, err = b.workspaces.Resolve(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
+	if abs, ws, err = b.d.Workspaces().Resolve(workspaceID, mapped); err == nil && !utf8.ValidString(abs) {
 		return "", nil, toolkit.Fail(toolkit.PathNotFound, "%s resolves to %s, which is not UTF-8; the filesystem tools cannot name it", path, decodeString(abs))
 	}
 	return abs, ws, err
@@ -87,7 +88,7 @@ func (b *boris) fsResolve(workspaceID, path string) (string, *fsWorkspace, error
 // has neither, and what follows it, are kept as given (a file to create).
 // An entry that is a symlink whose target does not exist is refused: the
 // tools neither write through it nor replace it. "" means lex is kept.
-func (b *boris) fsEquivalent(lex string) (string, error) {
+func (b *tools) fsEquivalent(lex string) (string, error) {
 	dir, tail := lex, []string(nil)
 	cur, err := filepath.EvalSymlinks(dir)
 	for err != nil {
@@ -103,7 +104,7 @@ func (b *boris) fsEquivalent(lex string) (string, error) {
 		if err != nil || match == "" {
 			return filepath.Join(append([]string{cur}, tail[i:]...)...), err
 		}
-		next, err := b.policy.Resolve("/", filepath.Join(cur, match))
+		next, err := b.d.Policy().Resolve("/", filepath.Join(cur, match))
 		if err != nil {
 			return "", err
 		}
@@ -118,7 +119,7 @@ func (b *boris) fsEquivalent(lex string) (string, error) {
 
 // equivalentEntry returns the entry of dir that name means: name itself
 // when it is there, else the one entry equal to it in NFC, else "".
-func (b *boris) equivalentEntry(dir, name string) (string, error) {
+func (b *tools) equivalentEntry(dir, name string) (string, error) {
 	if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 		return name, nil
 	}
