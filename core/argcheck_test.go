@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/core/wire"
 )
 
@@ -20,8 +21,8 @@ func toolSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	schemas := map[string]*jsonschema.Schema{}
 	for _, cfg := range []*Config{
 		{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"},
-		{Toolset: "all", AnthropicCompat: Compat20250124},
-		{Toolset: "all", AnthropicCompat: Compat20250728},
+		{Toolset: "all", AnthropicCompat: workstation.Compat20250124},
+		{Toolset: "all", AnthropicCompat: workstation.Compat20250728},
 	} {
 		for _, tool := range (&boris{cfg: cfg}).offered() {
 			if s := tool.Input(); s != nil {
@@ -218,33 +219,4 @@ func randomValue(rng *rand.Rand) string {
 	values := []string{`"a"`, `""`, `"a\"b"`, `"\u00e9"`, `0`, `7`, `-3`, `1.0`, `1.5`, `1e3`, `-0`,
 		`12345678901234567890`, `true`, `false`, `null`, `[]`, `[1,2]`, `["a"]`, `{}`, `{"a":1}`, `"abcd"`}
 	return values[rng.IntN(len(values))]
-}
-
-// decodeFor decodes raw arguments for a tool whose parameters are In, as
-// toolkit.New does.
-func decodeFor[In any](t *testing.T, raw string) (In, error) {
-	t.Helper()
-	schema := toolkit.MustSchema[In]("test")
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return toolkit.DecodeArgs[In](json.RawMessage(raw), resolved, wire.NewArgCheck(schema))
-}
-
-// TestDecodeArgsNamesExact: arguments are read under their exact names, as
-// the schema validates them: a member that is another case of a property
-// is refused with INVALID_INPUT naming it in a closed schema (create_file;
-// the filesystem toolset's open ones are tested in its package), and never
-// read as the property.
-func TestDecodeArgsNamesExact(t *testing.T) {
-	refused := func(err error, member string) bool {
-		return err != nil && strings.HasPrefix(err.Error(), "[INVALID_INPUT]") && strings.Contains(err.Error(), `"`+member+`"`)
-	}
-	t.Run("closed schema", func(t *testing.T) {
-		raw := `{"path":"a.txt","content":"x","PATH":"b.txt"}`
-		if p, err := decodeFor[createFileParams](t, raw); !refused(err, "PATH") {
-			t.Errorf("create_file %s: got %+v, %v; want INVALID_INPUT naming PATH", raw, p, err)
-		}
-	})
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
@@ -173,6 +175,16 @@ func (b *boris) Recorder() *checkpoint.Recorder { return b.rec }
 func (b *boris) Policy() *scope.Policy          { return b.policy }
 func (b *boris) Dir() string                    { return b.shell.Dir() }
 func (b *boris) Workspaces() *workspace.Paths   { return b.workspaces }
+func (b *boris) Shell() *shell.Shell            { return b.shell }
+
+// UndoLastEdit answers the editor's undo_edit with the checkpoint
+// toolset's logic, unless the undo tool is disabled.
+func (b *boris) UndoLastEdit(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
+	if b.cfg.disabled("undo") {
+		return nil, history.UndoEditUnavailable()
+	}
+	return history.UndoLastEdit(ctx, b, req, path)
+}
 
 // settle runs once start-up is over: the client has initialized. (The
 // first checkpoint waits for the first tool call, and the recorder returns

@@ -17,6 +17,7 @@ import (
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/safefile"
 )
@@ -99,7 +100,7 @@ func (b *boris) builtinTool(name string) bool {
 			return true
 		}
 	}
-	return name == editorBare.name || name == editor20250728.name || name == "insert"
+	return workstation.Builtin(name)
 }
 
 // extensionTools are the extension tools. They run programs, so they go

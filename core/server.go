@@ -23,6 +23,7 @@ import (
 	"github.com/mjkoo/boris/core/tools/files"
 	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
+	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
@@ -89,21 +90,11 @@ func (b *boris) offered() []toolkit.Tool {
 
 // borisTools are Boris's own tools (--toolset boris or all).
 func (b *boris) borisTools() []toolkit.Tool {
-	tools := toolkit.Set("boris",
-		toolkit.New(bashTool, b.bash).Running(),
-		toolkit.New(taskOutputTool, b.taskOutput).Running(),
-		toolkit.New(taskStopTool, b.taskStop).Running(),
-		b.grepEntry(),
-		toolkit.New(globTool, b.glob),
-	)
-	if b.cfg.AnthropicCompat.Enabled() {
-		return append(tools, toolkit.Set("boris", toolkit.New(b.editorTool(), b.editor))...)
-	}
-	return append(tools, toolkit.Set("boris",
-		toolkit.New(viewTool, b.view),
-		toolkit.New(strReplaceTool, b.strReplace).Writing(),
-		toolkit.New(createFileTool, b.createFile).Writing(),
-	)...)
+	c := b.cfg
+	return workstation.Tools(b, workstation.Options{
+		MaxFileSize: c.MaxFileSize, ReadOnly: c.ReadOnly, AnthropicCompat: c.AnthropicCompat, Timeout: c.Timeout,
+		BackgroundTaskTimeout: c.BackgroundTaskTimeout, BackgroundTaskLimit: c.BackgroundTaskLimit, Log: b.log,
+	})
 }
 
 // tools lists the tools the server registers: those offered, less what

@@ -88,14 +88,3 @@ func BenchmarkViewSmall(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkViewHandler measures the view handler alone, without MCP.
-func BenchmarkViewHandler(b *testing.B) {
-	bo := benchBoris(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := bo.view(context.Background(), nil, viewParams{Path: "small.txt"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -196,6 +196,18 @@ func DecodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, chec
 	return in, nil
 }
 
+// Decode decodes raw arguments for a tool whose parameters are In as a
+// tool built by New does, deriving the schema on every call: for tests
+// and one-off callers.
+func Decode[In any](raw json.RawMessage) (In, error) {
+	schema := MustSchema[In]("decode")
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return *new(In), err
+	}
+	return DecodeArgs[In](raw, resolved, wire.NewArgCheck(schema))
+}
+
 // CaseVariant finds, in a decoded instance of schema, a member that is not
 // one of the properties its object names but differs from one of them only
 // in case (strings.EqualFold), and returns its path (dotted, from the top)

@@ -1,25 +1,11 @@
 package files
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/wire"
 )
-
-// decodeFor decodes raw arguments for a tool whose parameters are In, as
-// toolkit.New does.
-func decodeFor[In any](t *testing.T, raw string) (In, error) {
-	t.Helper()
-	schema := toolkit.MustSchema[In]("test")
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return toolkit.DecodeArgs[In](json.RawMessage(raw), resolved, wire.NewArgCheck(schema))
-}
 
 // TestDecodeArgsNamesExact: in the toolset's schemas, open to members they
 // do not name as server-filesystem's are, a member that is another case of
@@ -36,18 +22,18 @@ func TestDecodeArgsNamesExact(t *testing.T) {
 			`{"path":"a.txt","Content":"y","content":"x"}`:   "Content",
 			`{"path":"a.txt","content":"x","\u0050ath":"b"}`: "Path",
 		} {
-			if p, err := decodeFor[fsWriteParams](t, raw); !refused(err, member) {
+			if p, err := toolkit.Decode[fsWriteParams]([]byte(raw)); !refused(err, member) {
 				t.Errorf("write_file %s: got %+v, %v; want INVALID_INPUT naming %q", raw, p, err, member)
 			}
 		}
-		p, err := decodeFor[fsWriteParams](t, `{"\u0070ath":"a.txt","content":"x","unknown":{"PATH":"b"}}`)
+		p, err := toolkit.Decode[fsWriteParams]([]byte(`{"\u0070ath":"a.txt","content":"x","unknown":{"PATH":"b"}}`))
 		if err != nil || p.Path != "a.txt" {
 			t.Errorf("write_file with an escaped name and an unknown member: got %+v, %v; want path a.txt", p, err)
 		}
 	})
 	t.Run("nested", func(t *testing.T) {
 		raw := `{"path":"a.txt","edits":[{"oldText":"x","newText":"y","NEWTEXT":"z"}]}`
-		if p, err := decodeFor[fsEditParams](t, raw); !refused(err, "edits.0.NEWTEXT") {
+		if p, err := toolkit.Decode[fsEditParams]([]byte(raw)); !refused(err, "edits.0.NEWTEXT") {
 			t.Errorf("edit_file %s: got %+v, %v; want INVALID_INPUT naming edits.0.NEWTEXT", raw, p, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"bytes"
@@ -15,14 +15,14 @@ import (
 // file, so what is described is what was opened: a regular file or a
 // directory (the policy refuses FIFOs and devices without blocking on
 // them). The caller closes it.
-func (b *boris) openStat(abs string) (*os.File, fs.FileInfo, error) {
-	return b.policy.OpenStat(abs)
+func (b *tools) openStat(abs string) (*os.File, fs.FileInfo, error) {
+	return b.d.Policy().OpenStat(abs)
 }
 
 // readForEdit reads the whole of a regular file an editing tool will
 // rewrite, refusing directories and files over --max-file-size.
-func (b *boris) readForEdit(abs string) ([]byte, error) {
-	return toolkit.ReadForEdit(b.policy, abs, b.cfg.MaxFileSize)
+func (b *tools) readForEdit(abs string) ([]byte, error) {
+	return toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
 }
 
 // lineOf returns the 1-based line number of byte offset off in data.

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"cmp"
@@ -36,19 +36,19 @@ var globTool = &mcp.Tool{
 }
 
 // glob implements the glob tool (SPEC §2.8).
-func (b *boris) glob(ctx context.Context, _ *mcp.CallToolRequest, p globParams) (*mcp.CallToolResult, error) {
+func (b *tools) glob(ctx context.Context, _ *mcp.CallToolRequest, p globParams) (*mcp.CallToolResult, error) {
 	pattern, dir, err := splitGlob(p)
 	if err != nil {
 		return nil, err
 	}
-	root, err := b.policy.Resolve(b.shell.Dir(), dir)
+	root, err := b.d.Policy().Resolve(b.d.Dir(), dir)
 	if err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "glob searches a directory, but %s is %s; use view to read a file", root, scope.KindName(fi.Mode()))
 	}
-	res, err := search.Glob(ctx, search.Options{Policy: b.policy, Root: root}, pattern)
+	res, err := search.Glob(ctx, search.Options{Policy: b.d.Policy(), Root: root}, pattern)
 	switch {
 	case errors.Is(err, doublestar.ErrBadPattern):
 		return nil, toolkit.Fail(toolkit.InvalidInput, "pattern %q is not a valid glob", p.Pattern)
@@ -77,7 +77,7 @@ func splitGlob(p globParams) (pattern, dir string, err error) {
 
 // globText renders a glob result: paths newest first, a note when capped,
 // and the skip report.
-func (b *boris) globText(res *search.GlobResult, pattern, root string) string {
+func (b *tools) globText(res *search.GlobResult, pattern, root string) string {
 	var sb strings.Builder
 	if len(res.Files) == 0 {
 		fmt.Fprintf(&sb, "No files match `%s` in %s.\n", pattern, root)
@@ -98,6 +98,6 @@ func (b *boris) globText(res *search.GlobResult, pattern, root string) string {
 		fmt.Fprintf(&sb, "[Showing the %d newest of %d matching files: a result holds at most %s of text. Narrow the pattern or path to see the others.]\n",
 			shown, n, flagenv.Size(toolkit.MaxResultText))
 	}
-	sb.WriteString(res.Skipped.Footer(b.cfg.MaxFileSize.String()))
+	sb.WriteString(res.Skipped.Footer(b.opt.MaxFileSize.String()))
 	return sb.String()
 }

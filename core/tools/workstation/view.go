@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"bytes"
@@ -37,12 +37,12 @@ var viewTool = &mcp.Tool{
 }
 
 // view implements the view tool (SPEC §2.5).
-func (b *boris) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*mcp.CallToolResult, error) {
+func (b *tools) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*mcp.CallToolResult, error) {
 	rng, err := parseRange(p.ViewRange)
 	if err != nil {
 		return nil, err
 	}
-	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	abs, err := b.d.Policy().Resolve(b.d.Dir(), p.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ var headPool = sync.Pool{New: func() any { b := make([]byte, headSize); return &
 const headSize = 8192
 
 // viewFile shows a file's lines, or its image, or refuses a binary.
-func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*mcp.CallToolResult, error) {
+func (b *tools) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*mcp.CallToolResult, error) {
 	headp := headPool.Get().(*[]byte)
 	defer headPool.Put(headp)
 	head, whole, err := readHead(f, *headp, size)
@@ -99,8 +99,8 @@ func (b *boris) viewFile(f *os.File, abs string, size int64, rng *lineRange) (*m
 	if isBinary(head) {
 		return nil, toolkit.Fail(toolkit.BinaryFile, "%s is a binary file (%s, detected type %s); view shows text and images only", abs, plural.S(int(size), "byte"), http.DetectContentType(head))
 	}
-	if rng == nil && size > int64(b.cfg.MaxFileSize) {
-		return nil, toolkit.Fail(toolkit.FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.cfg.MaxFileSize)
+	if rng == nil && size > int64(b.opt.MaxFileSize) {
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "%s is %d bytes, over the %s limit; pass view_range to read part of it, or use bash (e.g. head, grep)", abs, size, b.opt.MaxFileSize)
 	}
 	if whole {
 		return b.viewLines(bytes.NewReader(head), abs, rng)
@@ -132,7 +132,7 @@ func readHead(f io.Reader, buf []byte, size int64) (head []byte, whole bool, err
 // viewLines streams the selected lines, then counts the rest so it can say
 // how long the file is: memory stays bounded by the window, not the file.
 // Whatever the range, the lines shown stop before toolkit.MaxResultText bytes.
-func (b *boris) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToolResult, error) {
+func (b *tools) viewLines(r io.Reader, abs string, rng *lineRange) (*mcp.CallToolResult, error) {
 	w := viewWindow{start: 1, end: defaultViewLines}
 	if rng != nil {
 		w.start, w.end = rng.start, rng.end
@@ -188,8 +188,8 @@ func (w *viewWindow) add(l line) bool {
 const maxImageBytes = 24 << 20
 
 // viewImage returns the whole image as MCP image content.
-func (b *boris) viewImage(f *os.File, abs string, size int64, head []byte, mime string) (*mcp.CallToolResult, error) {
-	limit := min(int64(b.cfg.MaxFileSize), maxImageBytes)
+func (b *tools) viewImage(f *os.File, abs string, size int64, head []byte, mime string) (*mcp.CallToolResult, error) {
+	limit := min(int64(b.opt.MaxFileSize), maxImageBytes)
 	if size > limit {
 		return nil, toolkit.Fail(toolkit.FileTooLarge, "image %s is %d bytes, over the %s limit for images", abs, size, flagenv.Size(limit))
 	}

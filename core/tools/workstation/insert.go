@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"bytes"
@@ -14,15 +14,15 @@ import (
 // insert puts text after line `after` of the file at path (0 = before the
 // first line). The inserted text becomes whole lines written with the
 // file's own line ending; every other byte of the file is kept.
-func (b *boris) insert(ctx context.Context, path string, after int, text string) (*mcp.CallToolResult, error) {
+func (b *tools) insert(ctx context.Context, path string, after int, text string) (*mcp.CallToolResult, error) {
 	if after < 0 {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "insert_line must be 0 or more, got %d", after)
 	}
-	abs, err := b.policy.Resolve(b.shell.Dir(), path)
+	abs, err := b.d.Policy().Resolve(b.d.Dir(), path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
+	b.d.Recorder().BeforeChange(ctx)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err
@@ -32,10 +32,10 @@ func (b *boris) insert(ctx context.Context, path string, after int, text string)
 		return nil, toolkit.Fail(toolkit.InvalidInput, "insert_line %d is past the end of %s, which has %s", after, abs, plural.S(lines, "line"))
 	}
 	result := insertAt(data, after, []byte(text))
-	if err := b.policy.WriteFile(abs, result, 0o644); err != nil {
+	if err := b.d.Policy().WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("insert", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("insert", b.d.Recorder().Rel(abs), abs)
 	added := countLines([]byte(text))
 	return toolkit.TextResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",
 		plural.S(added, "line"), after, abs, snippet(result, after+1-snippetContext, after+added+snippetContext))), nil

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"bytes"
@@ -30,18 +30,18 @@ var strReplaceTool = &mcp.Tool{
 }
 
 // strReplace implements str_replace (SPEC §2.6).
-func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
+func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
 	if p.OldStr == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "old_str must not be empty; to write a whole file use create_file")
 	}
 	if p.OldStr == p.NewStr {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "old_str and new_str are identical: nothing to change")
 	}
-	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	abs, err := b.d.Policy().Resolve(b.d.Dir(), p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
+	b.d.Recorder().BeforeChange(ctx)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err
@@ -50,10 +50,10 @@ func (b *boris) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err != nil {
 		return nil, err
 	}
-	if err := b.policy.WriteFile(abs, e.result, 0o644); err != nil {
+	if err := b.d.Policy().WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("str_replace", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("str_replace", b.d.Recorder().Rel(abs), abs)
 	return toolkit.TextResult(e.report(abs)), nil
 }
 

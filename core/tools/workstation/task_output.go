@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -33,7 +33,7 @@ var taskOutputTool = &mcp.Tool{
 }
 
 // taskOutput implements the task_output tool (SPEC §2.4).
-func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p taskOutputParams) (*mcp.CallToolResult, error) {
+func (b *tools) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p taskOutputParams) (*mcp.CallToolResult, error) {
 	wait, err := blockTimeout(p)
 	if err != nil {
 		return nil, err
@@ -56,8 +56,8 @@ func (b *boris) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p task
 	if finished {
 		// What it changed is captured before anyone hears it ended: a
 		// change made after this answer is not the task's.
-		b.rec.AwaitFinishedTasks(ctx)
-		b.shell.Collect(t)
+		b.d.Recorder().AwaitFinishedTasks(ctx)
+		b.d.Shell().Collect(t)
 	}
 	return toolkit.TextResult(formatTask(t.ID(), res, finished)), nil
 }

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -21,14 +21,14 @@ var taskStopTool = &mcp.Tool{
 
 // taskStop implements the task_stop tool (SPEC §2.4). It waits for the task
 // to end so that the output it returns is final, and collects it.
-func (b *boris) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStopParams) (*mcp.CallToolResult, error) {
+func (b *tools) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStopParams) (*mcp.CallToolResult, error) {
 	t, err := b.lookupTask(p.TaskID)
 	if err != nil {
 		return nil, err
 	}
 	res := t.Stop()
-	b.rec.AwaitFinishedTasks(ctx) // its change captured before the answer
-	b.shell.Collect(t)
-	b.log.Debug("task stopped", "task_id", t.ID(), "exit_code", res.ExitCode)
+	b.d.Recorder().AwaitFinishedTasks(ctx) // its change captured before the answer
+	b.d.Shell().Collect(t)
+	b.opt.Log.Debug("task stopped", "task_id", t.ID(), "exit_code", res.ExitCode)
 	return toolkit.TextResult(formatTask(t.ID(), res, true)), nil
 }

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"errors"
@@ -28,44 +28,44 @@ const (
 
 // startTask implements bash with run_in_background: start the command and
 // return its id at once.
-func (b *boris) startTask(command string) (*mcp.CallToolResult, error) {
-	limit := b.cfg.BackgroundTaskLimit
+func (b *tools) startTask(command string) (*mcp.CallToolResult, error) {
+	limit := b.opt.BackgroundTaskLimit
 	if limit == 0 {
 		return nil, toolkit.Fail(toolkit.TaskLimit, "background tasks are disabled on this server (--background-task-limit 0); run the command without run_in_background")
 	}
-	lifetime := time.Duration(b.cfg.BackgroundTaskTimeout) * time.Second
-	t, err := b.shell.Start(command, shell.Options{Timeout: lifetime, MaxTasks: limit})
+	lifetime := time.Duration(b.opt.BackgroundTaskTimeout) * time.Second
+	t, err := b.d.Shell().Start(command, shell.Options{Timeout: lifetime, MaxTasks: limit})
 	switch {
 	case errors.Is(err, shell.ErrTaskLimit):
 		return nil, toolkit.Fail(toolkit.TaskLimit, "%s already running (--background-task-limit is %d); "+
 			"wait for one to finish (task_output with block: true) or end one with task_stop. Running: %s",
-			plural.N(limit, "background task is", "background tasks are"), limit, describeTasks(b.shell.Tasks(), true))
+			plural.N(limit, "background task is", "background tasks are"), limit, describeTasks(b.d.Shell().Tasks(), true))
 	case err != nil:
 		return nil, toolkit.Fail(toolkit.ExecError, "could not start the command: %v", err)
 	}
-	b.log.Debug("task started", "task_id", t.ID())
-	if b.rec != nil {
-		queued := b.rec.TaskStarted(t)
+	b.opt.Log.Debug("task started", "task_id", t.ID())
+	if b.d.Recorder() != nil {
+		queued := b.d.Recorder().TaskStarted(t)
 		go func() {
 			<-t.Done()
-			b.rec.RecordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
+			b.d.Recorder().RecordTask("background task " + t.ID() + ": " + shortCommand(t.Command()))
 			queued()
 		}()
 	}
 	text := fmt.Sprintf("task_id: %s\nstatus: %s\n", t.ID(), statusRunning)
 	if lifetime > 0 {
-		text += fmt.Sprintf("It will be killed if still running after %d s (--background-task-timeout).\n", b.cfg.BackgroundTaskTimeout)
+		text += fmt.Sprintf("It will be killed if still running after %d s (--background-task-timeout).\n", b.opt.BackgroundTaskTimeout)
 	}
 	return toolkit.TextResult(text + "Use task_output with this task_id to read its output, task_stop to end it."), nil
 }
 
 // lookupTask finds a task by id or explains, in a TASK_NOT_FOUND error, why
 // there is none and what to do instead.
-func (b *boris) lookupTask(id string) (*shell.Task, error) {
+func (b *tools) lookupTask(id string) (*shell.Task, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "task_id must not be empty: use the task_id bash returned for a command run with run_in_background")
 	}
-	t, err := b.shell.Lookup(id)
+	t, err := b.d.Shell().Lookup(id)
 	switch {
 	case err == nil:
 		return t, nil
@@ -80,7 +80,7 @@ func (b *boris) lookupTask(id string) (*shell.Task, error) {
 		return nil, toolkit.Fail(toolkit.TaskNotFound, "no background task %s: %s is the id of a task on the task board, not of a background command; "+
 			"read it with get_task", id, board.CanonicalID(id))
 	}
-	held := b.shell.Tasks()
+	held := b.d.Shell().Tasks()
 	if len(held) == 0 {
 		return nil, toolkit.Fail(toolkit.TaskNotFound, "no background task %s; no tasks are running (start one with bash and run_in_background: true)", id)
 	}

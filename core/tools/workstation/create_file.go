@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -24,23 +24,23 @@ var createFileTool = &mcp.Tool{
 }
 
 // createFile implements create_file (SPEC §2.7).
-func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
-	if int64(len(p.Content)) > int64(b.cfg.MaxFileSize) {
-		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.cfg.MaxFileSize)
+func (b *tools) createFile(ctx context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
+	if int64(len(p.Content)) > int64(b.opt.MaxFileSize) {
+		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.opt.MaxFileSize)
 	}
-	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+	abs, err := b.d.Policy().Resolve(b.d.Dir(), p.Path)
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
+	b.d.Recorder().BeforeChange(ctx)
 	existed, err := b.isFile(abs)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.policy.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
+	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
-	b.rec.RecordFiles("create_file", b.rec.Rel(abs), abs)
+	b.d.Recorder().RecordFiles("create_file", b.d.Recorder().Rel(abs), abs)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"
@@ -49,7 +49,7 @@ func (b *boris) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 }
 
 // isFile reports whether abs exists; a directory there is an error.
-func (b *boris) isFile(abs string) (bool, error) {
+func (b *tools) isFile(abs string) (bool, error) {
 	f, fi, err := b.openStat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -38,13 +38,13 @@ func (p grepCompatParams) grepParams() grepParams {
 }
 
 // grepCompat is grep with Claude Code's parameter names.
-func (b *boris) grepCompat(ctx context.Context, _ *mcp.CallToolRequest, p grepCompatParams) (*mcp.CallToolResult, error) {
+func (b *tools) grepCompat(ctx context.Context, _ *mcp.CallToolRequest, p grepCompatParams) (*mcp.CallToolResult, error) {
 	return b.runGrep(ctx, p.grepParams())
 }
 
 // grepSpec registers grep with the parameter spelling the mode asks for.
-func (b *boris) grepEntry() toolkit.Tool {
-	if b.cfg.AnthropicCompat.Enabled() {
+func (b *tools) grepEntry() toolkit.Tool {
+	if b.opt.AnthropicCompat.Enabled() {
 		return toolkit.New(grepTool, b.grepCompat)
 	}
 	return toolkit.New(grepTool, b.grep)

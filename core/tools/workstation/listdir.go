@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ type listing struct {
 // listDir lists abs two levels deep: dotfiles shown, .git and node_modules
 // skipped, symlinks as "name -> target", directories with a trailing slash.
 // Entries the policy refuses are left out.
-func (b *boris) listDir(abs string) (*mcp.CallToolResult, error) {
+func (b *tools) listDir(abs string) (*mcp.CallToolResult, error) {
 	var l listing
 	fmt.Fprintf(&l.sb, "%s/\n", strings.TrimSuffix(abs, "/"))
 	if err := b.listLevel(&l, abs, 1); err != nil {
@@ -44,7 +44,7 @@ func (b *boris) listDir(abs string) (*mcp.CallToolResult, error) {
 }
 
 // listLevel writes the entries of dir at the given depth (1 or 2).
-func (b *boris) listLevel(l *listing, dir string, depth int) error {
+func (b *tools) listLevel(l *listing, dir string, depth int) error {
 	entries, err := b.readDir(dir)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (b *boris) listLevel(l *listing, dir string, depth int) error {
 			return nil
 		}
 		path := filepath.Join(dir, e.Name())
-		if slices.Contains(skippedDirs, e.Name()) || b.policy.Check(path) != nil {
+		if slices.Contains(skippedDirs, e.Name()) || b.d.Policy().Check(path) != nil {
 			continue
 		}
 		l.count++
@@ -69,8 +69,8 @@ func (b *boris) listLevel(l *listing, dir string, depth int) error {
 }
 
 // readDir reads a directory through the policy, sorted by name.
-func (b *boris) readDir(dir string) ([]fs.DirEntry, error) {
-	f, err := b.policy.Open(dir)
+func (b *tools) readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := b.d.Policy().Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +84,10 @@ func (b *boris) readDir(dir string) ([]fs.DirEntry, error) {
 }
 
 // entryName renders one listing entry.
-func (b *boris) entryName(path string, e fs.DirEntry) string {
+func (b *tools) entryName(path string, e fs.DirEntry) string {
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
-		target, err := b.policy.Readlink(path)
+		target, err := b.d.Policy().Readlink(path)
 		if err != nil {
 			return e.Name() + " -> ?"
 		}

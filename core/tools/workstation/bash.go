@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -35,7 +35,7 @@ var bashTool = &mcp.Tool{
 }
 
 // bash implements the bash tool (SPEC §2.3).
-func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams) (*mcp.CallToolResult, error) {
+func (b *tools) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "command must not be empty")
 	}
@@ -43,28 +43,28 @@ func (b *boris) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, err
 	}
-	b.rec.BeforeChange(ctx)
+	b.d.Recorder().BeforeChange(ctx)
 	if p.RunInBackground {
 		return b.startTask(p.Command)
 	}
 	opts := shell.Options{Timeout: timeout, Progress: progressFunc(ctx, req, timeout)}
-	res, err := b.shell.Run(ctx, p.Command, opts)
+	res, err := b.d.Shell().Run(ctx, p.Command, opts)
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.ExecError, "could not run the command: %v", err)
 	}
-	b.rec.Record("bash", p.Command)
-	b.log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
+	b.d.Recorder().Record("bash", p.Command)
+	b.opt.Log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
 	return toolkit.TextResult(formatBash(res, timeout)), nil
 }
 
 // bashTimeout turns the timeout parameter (ms) into a duration: 0 means the
 // configured default, larger than the ceiling is clamped.
-func (b *boris) bashTimeout(ms int) (time.Duration, error) {
+func (b *tools) bashTimeout(ms int) (time.Duration, error) {
 	switch {
 	case ms < 0:
 		return 0, toolkit.Fail(toolkit.InvalidInput, "timeout must be a positive number of milliseconds, got %d", ms)
 	case ms == 0:
-		ms = b.cfg.Timeout * 1000
+		ms = b.opt.Timeout * 1000
 	}
 	return time.Duration(min(ms, maxTimeoutMs)) * time.Millisecond, nil
 }

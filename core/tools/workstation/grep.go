@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"cmp"
@@ -52,25 +52,25 @@ var grepTool = &mcp.Tool{
 }
 
 // grep implements the grep tool (SPEC §2.8).
-func (b *boris) grep(ctx context.Context, _ *mcp.CallToolRequest, p grepParams) (*mcp.CallToolResult, error) {
+func (b *tools) grep(ctx context.Context, _ *mcp.CallToolRequest, p grepParams) (*mcp.CallToolResult, error) {
 	return b.runGrep(ctx, p)
 }
 
 // runGrep is grep's logic, shared by every spelling of its parameters.
-func (b *boris) runGrep(ctx context.Context, p grepParams) (*mcp.CallToolResult, error) {
+func (b *tools) runGrep(ctx context.Context, p grepParams) (*mcp.CallToolResult, error) {
 	q, err := newGrepQuery(p)
 	if err != nil {
 		return nil, err
 	}
-	root, err := b.policy.Resolve(b.shell.Dir(), cmp.Or(p.Path, "."))
+	root, err := b.d.Policy().Resolve(b.d.Dir(), cmp.Or(p.Path, "."))
 	if err != nil {
 		return nil, err
 	}
 	res, err := search.Grep(ctx, search.GrepOptions{
-		Options:     search.Options{Policy: b.policy, Root: root, KeepFile: q.filter.Keep},
+		Options:     search.Options{Policy: b.d.Policy(), Root: root, KeepFile: q.filter.Keep},
 		Matcher:     q.matcher,
 		Mode:        q.mode,
-		MaxFileSize: int64(b.cfg.MaxFileSize),
+		MaxFileSize: int64(b.opt.MaxFileSize),
 		Before:      q.content.Before,
 		After:       q.content.After,
 	})
@@ -87,7 +87,7 @@ func (b *boris) runGrep(ctx context.Context, p grepParams) (*mcp.CallToolResult,
 	if note := pageNote(page, p.Offset, q.unit()); note != "" {
 		sb.WriteString(note + "\n")
 	}
-	sb.WriteString(res.Skipped.Footer(b.cfg.MaxFileSize.String()))
+	sb.WriteString(res.Skipped.Footer(b.opt.MaxFileSize.String()))
 	return toolkit.TextResult(sb.String()), nil
 }
 

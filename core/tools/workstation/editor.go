@@ -1,4 +1,4 @@
-package core
+package workstation
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/tools/history"
 )
 
 // editorCommands are every command of Anthropic's text editor versions, in
@@ -61,8 +60,8 @@ var (
 )
 
 // editorVersion is the version --anthropic-compat picked.
-func (b *boris) editorVersion() editorVersion {
-	switch b.cfg.AnthropicCompat {
+func (b *tools) editorVersion() editorVersion {
+	switch b.opt.AnthropicCompat {
 	case Compat20250124:
 		return editor20250124
 	case Compat20250728:
@@ -81,7 +80,7 @@ const editorDescription = "View, create and edit files. view: a file with line n
 // annotations say so. The arguments are still validated against the full
 // schema, so a client that sends another command anyway is told why it is
 // refused rather than that its arguments are malformed.
-func (b *boris) editorTool() *mcp.Tool {
+func (b *tools) editorTool() *mcp.Tool {
 	v := b.editorVersion()
 	create, undo := ", overwriting an existing file (its mode kept)", ""
 	if v.documented {
@@ -97,7 +96,7 @@ func (b *boris) editorTool() *mcp.Tool {
 	}
 	commands := v.commands
 	schema := toolkit.MustSchema[editorParams](t.Name)
-	if b.cfg.ReadOnly {
+	if b.opt.ReadOnly {
 		commands = []string{"view"}
 		t.Description = "View files and directories (this server is read-only: only view is allowed). " + t.Description
 		t.Annotations = &mcp.ToolAnnotations{Title: "File viewer", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)}
@@ -115,7 +114,7 @@ func (b *boris) editorTool() *mcp.Tool {
 }
 
 // editor dispatches the editor's commands onto the split tools' logic.
-func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorParams) (*mcp.CallToolResult, error) {
+func (b *tools) editor(ctx context.Context, req *mcp.CallToolRequest, p editorParams) (*mcp.CallToolResult, error) {
 	v := b.editorVersion()
 	if !slices.Contains(v.commands, p.Command) {
 		if v.documented {
@@ -126,7 +125,7 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 	if err := p.checkApplicable(v); err != nil {
 		return nil, err
 	}
-	if b.cfg.ReadOnly && p.Command != "view" {
+	if b.opt.ReadOnly && p.Command != "view" {
 		return nil, toolkit.Fail(toolkit.AccessDenied, "this server is read-only: %s is not allowed, only view", p.Command)
 	}
 	if v.documented {
@@ -154,11 +153,7 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 	case "insert":
 		return b.editorInsert(ctx, p)
 	}
-	// undo_edit, the only other command any version has
-	if b.cfg.disabled("undo") {
-		return nil, history.UndoEditUnavailable()
-	}
-	return history.UndoLastEdit(ctx, b, req, p.Path)
+	return b.d.UndoLastEdit(ctx, req, p.Path) // undo_edit, the only other command any version has
 }
 
 // editorCheckPath answers, before any command runs, what Anthropic's
@@ -168,8 +163,8 @@ func (b *boris) editor(ctx context.Context, req *mcp.CallToolRequest, p editorPa
 // anything but view. The path is resolved through the scoping first, so a
 // refused path is refused as any file tool refuses it, and its existence
 // is never told.
-func (b *boris) editorCheckPath(p editorParams) error {
-	abs, err := b.policy.Resolve(b.shell.Dir(), p.Path)
+func (b *tools) editorCheckPath(p editorParams) error {
+	abs, err := b.d.Policy().Resolve(b.d.Dir(), p.Path)
 	if err != nil {
 		return err
 	}
@@ -210,7 +205,7 @@ func truncateText(res *mcp.CallToolResult, n int) (*mcp.CallToolResult, error) {
 
 // editorInsert resolves insert's text, given as new_str or its alias
 // insert_text, and runs the insert.
-func (b *boris) editorInsert(ctx context.Context, p editorParams) (*mcp.CallToolResult, error) {
+func (b *tools) editorInsert(ctx context.Context, p editorParams) (*mcp.CallToolResult, error) {
 	if p.InsertLine == nil {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "insert needs insert_line, the line after which to insert (0 for the beginning)")
 	}
