@@ -147,17 +147,6 @@ func (b *boris) tasksRunning() bool {
 	return slices.ContainsFunc(b.shell.Tasks(), func(t *shell.Task) bool { return !t.Finished() })
 }
 
-// envLookup returns the last value of key in environ.
-func envLookup(environ []string, key string) string {
-	v := ""
-	for _, kv := range environ {
-		if rest, ok := strings.CutPrefix(kv, key+"="); ok {
-			v = rest
-		}
-	}
-	return v
-}
-
 // checkpointTools are the checkpoint tools, known whenever --checkpoints
 // is on (so --disable-tools accepts their names) and registered only when
 // the store opened.

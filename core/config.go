@@ -67,7 +67,7 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		}
 		return nil, usage("unexpected argument %q: boris takes only flags (see --help)", rest[0])
 	}
-	cfg.TasksDB = board.ResolvePath(cfg.TasksDB, envLookup(environ, "HOME"))
+	cfg.TasksDB = board.ResolvePath(cfg.TasksDB, flagenv.Lookup(environ, "HOME"))
 	if err := cfg.resolveStateDir(environ); err != nil {
 		return nil, err
 	}
@@ -79,16 +79,16 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 // variable is set: then checkpoints are off).
 func (c *Config) resolveStateDir(environ []string) error {
 	if c.StateDir != "" {
-		abs, err := board.ExpandPath(c.StateDir, envLookup(environ, "HOME"))
+		abs, err := board.ExpandPath(c.StateDir, flagenv.Lookup(environ, "HOME"))
 		if err != nil {
 			return usage("invalid value %q for --state-dir: %v", c.StateDir, err)
 		}
 		c.StateDir = abs
 		return nil
 	}
-	if x := envLookup(environ, "XDG_STATE_HOME"); filepath.IsAbs(x) {
+	if x := flagenv.Lookup(environ, "XDG_STATE_HOME"); filepath.IsAbs(x) {
 		c.StateDir = filepath.Join(x, "boris")
-	} else if home := envLookup(environ, "HOME"); filepath.IsAbs(home) {
+	} else if home := flagenv.Lookup(environ, "HOME"); filepath.IsAbs(home) {
 		c.StateDir = filepath.Join(home, ".local", "state", "boris")
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
@@ -183,7 +184,7 @@ func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{})
 	defer cancelRun()
 	ran := make(chan error, 1)
 	s := b.newServer()
-	go b.watchExtensions(runCtx, s)
+	go b.ext.Watch(runCtx, s)
 	go func() { ran <- s.Run(runCtx, t) }()
 	select {
 	case err := <-ran:
@@ -265,10 +266,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if err := b.openWorkspaces(workdir, environ); err != nil {
 		return nil, err
 	}
-	if err := b.loadExtensions(environ); err != nil {
-		return nil, err
-	}
-	if err := b.loadExtensionContent(); err != nil {
+	if b.ext, err = extensions.Load(b, b.extensionOptions(environ)); err != nil {
 		return nil, err
 	}
 	b.openCheckpoints(workdir, environ)
@@ -404,8 +402,7 @@ func (b *boris) close() {
 	}
 	b.closeCheckpoints()
 	b.board.Close()
-	b.closeExtensions()
-	b.closeExtContent()
+	b.ext.Close()
 	if b.spawnerReady != nil {
 		b.spawnerOnce.Do(func() { close(b.spawnerReady) }) // never started: never will
 		<-b.spawnerReady
@@ -482,7 +479,7 @@ func check(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) er
 		checkpoints = "off"
 	}
 	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
-		ext, skipped, err := extension.Load(cfg.Extensions, (&boris{cfg: cfg}).builtinTool)
+		ext, skipped, err := extension.Load(cfg.Extensions, builtinTool)
 		if err != nil {
 			return usage("invalid --extensions: %v", err)
 		}

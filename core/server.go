@@ -15,11 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
-	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/files"
 	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
@@ -28,7 +28,6 @@ import (
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
-	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // Version is the release version, stamped at build time with
@@ -51,16 +50,8 @@ type boris struct {
 	workspaces   *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
 	roots        rootsState           // the client's MCP roots, when they decide the allowed directories
 	cursors      *cursorSeal          // seals list cursors (cursors.go)
-	extMu        sync.Mutex           // guards extTools, which reloads replace
-	extTools     []*extension.Tool    // --extensions tools
-	extSDK       string               // the directory MCP_SDK names
-	extBase      string               // where calls get their files
-	extRoot      *safefile.Dir        // extBase, open: calls' files are opened through it
+	ext          *extensions.Set      // --extensions; nil without
 	gitSpawner   *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
-	extDirs      extCallDirs          // call directories kept for reuse
-	extOwnDir    string               // extBase when the core made it (no sandbox TMPDIR), removed at close
-	extEnviron   []string             // the environment extension tools' variables come from
-	extContent   *extContent          // --extensions resources, prompts and completions; nil without --extensions
 	rec          *checkpoint.Recorder // records checkpoints; nil when they are off
 	board        *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log          *slog.Logger
@@ -79,7 +70,7 @@ func (b *boris) offered() []toolkit.Tool {
 		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != ""})...)
 	}
 	tools = append(tools, b.workspaceTools()...)
-	tools = append(tools, b.extensionTools()...)
+	tools = append(tools, b.ext.Tools()...)
 	if b.cfg.Toolset == "filesystem" {
 		return tools
 	}
@@ -149,17 +140,17 @@ func (b *boris) newServer() *mcp.Server {
 		InitializedHandler:      b.onInitialized,
 		RootsListChangedHandler: b.onRootsChanged,
 	}
-	b.extContentOptions(opts)
+	b.ext.ServerOptions(opts)
 	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, opts)
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}
-	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors, b.readUnlisted)
+	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
 	for _, t := range tools {
 		t.Register(s, b.around)
 	}
-	b.addExtensionContent(s) // resources, templates and prompts
+	b.ext.AddContent(s) // resources, templates and prompts
 	return s
 }
 
@@ -167,12 +158,7 @@ func (b *boris) newServer() *mcp.Server {
 // log, and resources, prompts and completions when extensions serve them.
 func (b *boris) capabilities() *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	if len(b.cfg.Extensions) > 0 {
-		// Extension tools log, and come and go as their directories change.
-		c.Logging = &mcp.LoggingCapabilities{}
-		c.Tools.ListChanged = true
-	}
-	b.extContentCapabilities(c) // resources, prompts, completions: only when extensions provide them
+	b.ext.Capabilities(c) // logging, resources, prompts, completions: only when extensions provide them
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/workspaces"
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/flagenv"
 	"github.com/mjkoo/boris/internal/gitenv"
 )
 
@@ -55,7 +56,7 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 		return nil
 	}
 	gitPath, err := exec.LookPath("git")
-	if envLookup(environ, "PATH") != "" {
+	if flagenv.Lookup(environ, "PATH") != "" {
 		gitPath, err = gitenv.Look(environ) // the lookup checkpoints use
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package core
+package extensions
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // Extension scripts mostly start with `#!/usr/bin/env bash` (the
@@ -45,7 +46,7 @@ func extArgv(path string, env []string) []string {
 	if name == "" {
 		return []string{path}
 	}
-	if bin := extLookPath(name, envLookup(env, "PATH")); bin != "" && extSystemBinary(bin) {
+	if bin := extLookPath(name, flagenv.Lookup(env, "PATH")); bin != "" && extSystemBinary(bin) {
 		return []string{bin, path}
 	}
 	return []string{path}
@@ -56,7 +57,7 @@ func extArgv(path string, env []string) []string {
 // elsewhere, say in a directory the agent can write, is passed over for
 // /bin/bash), as extArgv takes env's interpreter.
 func extBash(env []string) string {
-	if bin := extLookPath("bash", envLookup(env, "PATH")); bin != "" && extSystemBinary(bin) {
+	if bin := extLookPath("bash", flagenv.Lookup(env, "PATH")); bin != "" && extSystemBinary(bin) {
 		return bin
 	}
 	return "/bin/bash"

@@ -1,4 +1,4 @@
-package core
+package extensions
 
 import (
 	"context"
@@ -15,14 +15,14 @@ import (
 // with the arguments substituted, as one message in the prompt's role. A
 // missing required argument is invalid params, as MCP says for "missing
 // required arguments".
-func (b *boris) getExtPrompt(p *extension.Prompt) mcp.PromptHandler {
+func (b *Set) getExtPrompt(p *extension.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		text, err := p.Render(req.Params.Arguments)
 		if errors.Is(err, extension.ErrMissingArgument) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: %v", p.Prompt.Name, err)}
 		}
 		if err != nil {
-			b.log.Warn("extension prompt failed", "prompt", p.Prompt.Name, "err", err)
+			b.opt.Log.Warn("extension prompt failed", "prompt", p.Prompt.Name, "err", err)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		return &mcp.GetPromptResult{

@@ -1,4 +1,4 @@
-package core
+package extensions
 
 import (
 	"context"
@@ -18,9 +18,12 @@ import (
 // the same for the resources/ directory of each extension directory, in
 // order; any other URI goes on to the SDK, which answers "not found" for
 // what it does not list.
-func (b *boris) readUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
+func (b *Set) ReadUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
+	if b == nil {
+		return next
+	}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		c := b.extContent
+		c := b.content
 		p, ok := req.GetParams().(*mcp.ReadResourceParams)
 		if method != "resources/read" || c == nil || !ok || p == nil || !strings.HasPrefix(p.URI, "file://") {
 			return next(ctx, method, req)
@@ -29,7 +32,7 @@ func (b *boris) readUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		for _, root := range c.cat.Load().roots {
-			data, err := extension.ReadResourcesFile(root, p.URI, int64(b.cfg.MaxFileSize))
+			data, err := extension.ReadResourcesFile(root, p.URI, int64(b.opt.MaxFileSize))
 			if err == nil {
 				res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{extContents(p.URI, resourceType("", p.URI, data), data)}}
 				res.CacheScope = "public" // what the SDK's readResource fills in

@@ -1,4 +1,4 @@
-package core
+package extensions
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // complete answers completion/complete for extension prompts, resources
@@ -25,8 +26,8 @@ import (
 // register.json runs like an extension tool (and, like one, not under
 // --read-only or with bash disabled); without one, a prompt argument
 // completes from its schema's enum.
-func (b *boris) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	c, ref := b.extContent.cat.Load(), req.Params.Ref
+func (b *Set) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	c, ref := b.content.cat.Load(), req.Params.Ref
 	var name, root string
 	var prompt *extension.Prompt
 	switch ref.Type {
@@ -52,7 +53,7 @@ func (b *boris) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: no prompt or resource matches %s %q", ref.Type, ref.Name+ref.URI)}
 	}
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
-	if comp := c.completions[name]; comp != nil && !b.cfg.ReadOnly && !b.cfg.disabled("bash") {
+	if comp := c.completions[name]; comp != nil && b.opt.RunsCommands {
 		values, more, err := b.runCompletion(ctx, comp, root, req.Params)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
@@ -71,7 +72,7 @@ func (b *boris) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 // (MCP_COMPLETION_NAME, MCP_COMPLETION_ARGS_JSON with query and prefix,
 // MCP_COMPLETION_LIMIT, MCP_COMPLETION_OFFSET, MCP_COMPLETION_ARGS_HASH)
 // and parses what it prints.
-func (b *boris) runCompletion(ctx context.Context, comp *extension.Completion, root string, p *mcp.CompleteParams) ([]string, bool, error) {
+func (b *Set) runCompletion(ctx context.Context, comp *extension.Completion, root string, p *mcp.CompleteParams) ([]string, bool, error) {
 	args := map[string]any{
 		"name": p.Argument.Name, "query": p.Argument.Value, "prefix": p.Argument.Value,
 		"ref": p.Ref, "context": map[string]any{"arguments": map[string]string{}},
@@ -85,7 +86,7 @@ func (b *boris) runCompletion(ctx context.Context, comp *extension.Completion, r
 	}
 	sum := sha256.Sum256(argsJSON)
 	env := append(b.extCleanEnv(),
-		"MCP_SDK="+b.extSDK, "MCPBASH_PROJECT_ROOT="+root,
+		"MCP_SDK="+b.sdk, "MCPBASH_PROJECT_ROOT="+root,
 		"MCP_COMPLETION_NAME="+comp.Name, "MCP_COMPLETION_ARGS_JSON="+string(argsJSON),
 		"MCP_COMPLETION_LIMIT="+strconv.Itoa(extension.MaxCompletions), "MCP_COMPLETION_OFFSET=0",
 		"MCP_COMPLETION_ARGS_HASH="+hex.EncodeToString(sum[:]))
@@ -93,7 +94,7 @@ func (b *boris) runCompletion(ctx context.Context, comp *extension.Completion, r
 	if comp.Timeout > 0 {
 		timeout = time.Duration(comp.Timeout) * time.Second
 	}
-	res, err := b.shell.Exec(ctx, shell.Program{Argv: extArgv(comp.Exec, env), Dir: comp.Root, Env: env}, shell.Options{Timeout: timeout})
+	res, err := b.d.Shell().Exec(ctx, shell.Program{Argv: extArgv(comp.Exec, env), Dir: comp.Root, Env: env}, shell.Options{Timeout: timeout})
 	switch {
 	case err != nil:
 		return nil, false, fmt.Errorf("could not run completion %s: %v", comp.Name, err)
@@ -112,16 +113,16 @@ func (b *boris) runCompletion(ctx context.Context, comp *extension.Completion, r
 // extCleanEnv is the environment extension scripts start from: PATH,
 // HOME, the locale and the session's TMPDIR, and the JSON tool the
 // framework's scripts look for.
-func (b *boris) extCleanEnv() []string {
+func (b *Set) extCleanEnv() []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ"} {
-		if v := envLookup(b.extEnviron, k); v != "" {
+		if v := flagenv.Lookup(b.environ, k); v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
-	if tmp := b.sandbox.TempDir(); tmp != "" {
+	if tmp := b.opt.TempDir; tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
-	} else if v := envLookup(b.extEnviron, "TMPDIR"); v != "" {
+	} else if v := flagenv.Lookup(b.environ, "TMPDIR"); v != "" {
 		env = append(env, "TMPDIR="+v)
 	}
 	if jq, err := exec.LookPath("jq"); err == nil {

@@ -1,4 +1,4 @@
-package core
+package extensions
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/extension"
+	"github.com/mjkoo/boris/internal/flagenv"
 )
 
 // Resources, prompts and completions from --extensions directories (SPEC
@@ -64,24 +65,21 @@ type extWatch struct {
 // loadExtensionContent reads the resources, prompts and completions of
 // --extensions. Entries that cannot be used are skipped with a log line
 // each.
-func (b *boris) loadExtensionContent() error {
-	if len(b.cfg.Extensions) == 0 {
-		return nil
-	}
+func (b *Set) loadExtensionContent() error {
 	cat, err := b.readExtCatalog()
 	if err != nil {
-		return usage("invalid --extensions: %v", err)
+		return &flagenv.UsageError{Msg: fmt.Sprintf("invalid --extensions: %v", err)}
 	}
 	c := &extContent{subs: map[string]*extWatch{}, done: make(chan struct{})}
 	c.cat.Store(cat)
-	b.extContent = c
+	b.content = c
 	return nil
 }
 
 // readExtCatalog reads the directories' resources, prompts and
 // completions, logging what it skips.
-func (b *boris) readExtCatalog() (*extCatalog, error) {
-	dirs := b.cfg.Extensions
+func (b *Set) readExtCatalog() (*extCatalog, error) {
+	dirs := b.opt.Dirs
 	res, tmpls, skipped, err := extension.LoadResources(dirs)
 	if err != nil {
 		return nil, err
@@ -95,13 +93,13 @@ func (b *boris) readExtCatalog() (*extCatalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	extension.Log(b.log, append(skipped, sk...))
+	extension.Log(b.opt.Log, append(skipped, sk...))
 	cat := &extCatalog{resources: res, templates: tmpls, prompts: prompts, completions: map[string]*extension.Completion{},
 		roots: extension.ResourceRoots(dirs)}
 	for _, comp := range comps {
 		cat.completions[comp.Name] = comp
 	}
-	b.log.Info("extension content loaded", "resources", len(res), "templates", len(tmpls), "prompts", len(prompts), "completions", len(comps))
+	b.opt.Log.Info("extension content loaded", "resources", len(res), "templates", len(tmpls), "prompts", len(prompts), "completions", len(comps))
 	return cat, nil
 }
 
@@ -109,18 +107,18 @@ func (b *boris) readExtCatalog() (*extCatalog, error) {
 // hold now the server's resources, templates and prompts: gone ones are
 // removed, the rest (re)added; the SDK sends the list_changed
 // notifications. On an error the content loaded before stays.
-func (b *boris) reloadExtensionContent(s *mcp.Server) {
-	c := b.extContent
+func (b *Set) reloadExtensionContent(s *mcp.Server) {
+	c := b.content
 	if c == nil {
 		return
 	}
 	cat, err := b.readExtCatalog()
 	if err != nil {
-		b.log.Warn("reloading extension content failed; keeping what was loaded before", "err", err)
+		b.opt.Log.Warn("reloading extension content failed; keeping what was loaded before", "err", err)
 		return
 	}
 	old := c.cat.Swap(cat)
-	b.cursors.gen.Add(1) // cursors into the old lists are stale
+	b.d.ListsChanged() // cursors into the old lists are stale
 	keepURI, keepTmpl, keepPrompt := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, r := range cat.resources {
 		keepURI[r.Resource.URI] = true
@@ -159,31 +157,39 @@ func (b *boris) reloadExtensionContent(s *mcp.Server) {
 	b.registerExtCatalog(s, cat)
 }
 
-// extContentOptions sets the server options extension content needs:
+// ServerOptions sets the server options extension content needs:
 // subscriptions when there are resources, completion when there is
 // something to complete.
-func (b *boris) extContentOptions(o *mcp.ServerOptions) {
-	if b.extContent == nil {
+func (b *Set) ServerOptions(o *mcp.ServerOptions) {
+	if b == nil {
 		return
 	}
-	c := b.extContent.cat.Load()
+	c := b.content.cat.Load()
 	if len(c.resources)+len(c.templates) > 0 {
-		o.SubscribeHandler, o.UnsubscribeHandler = b.extContent.subscribe, b.extContent.unsubscribe
+		o.SubscribeHandler, o.UnsubscribeHandler = b.content.subscribe, b.content.unsubscribe
 	}
 	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
 		o.CompletionHandler = b.complete
 	}
 }
 
-// extContentCapabilities adds to caps what extension content provides,
-// and nothing when it provides nothing. The lists follow the directories
-// (listChanged); a kind of content the directories had none of when the
-// session started stays unannounced for that session.
-func (b *boris) extContentCapabilities(caps *mcp.ServerCapabilities) {
-	if b.extContent == nil {
+// Capabilities adds to caps what extensions provide, and nothing when
+// they provide nothing: logging and changing tool lists for their tools,
+// and for their content, resources, prompts and completions. The lists
+// follow the directories (listChanged); a kind of content the directories
+// had none of when the session started stays unannounced for that
+// session.
+func (b *Set) Capabilities(caps *mcp.ServerCapabilities) {
+	if b == nil {
 		return
 	}
-	c := b.extContent.cat.Load()
+	// Extension tools log, and come and go as their directories change.
+	caps.Logging = &mcp.LoggingCapabilities{}
+	caps.Tools.ListChanged = true
+	if b.content == nil {
+		return
+	}
+	c := b.content.cat.Load()
 	if len(c.resources)+len(c.templates) > 0 {
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
 	}
@@ -195,12 +201,12 @@ func (b *boris) extContentCapabilities(caps *mcp.ServerCapabilities) {
 	}
 }
 
-// addExtensionContent registers the resources, templates and prompts.
-func (b *boris) addExtensionContent(s *mcp.Server) {
-	c := b.extContent
-	if c == nil {
+// AddContent registers the resources, templates and prompts.
+func (b *Set) AddContent(s *mcp.Server) {
+	if b == nil || b.content == nil {
 		return
 	}
+	c := b.content
 	c.mu.Lock()
 	c.server = s
 	c.mu.Unlock()
@@ -209,7 +215,7 @@ func (b *boris) addExtensionContent(s *mcp.Server) {
 
 // registerExtCatalog adds c's resources, templates and prompts to s
 // (replacing those of the same URI or name).
-func (b *boris) registerExtCatalog(s *mcp.Server, c *extCatalog) {
+func (b *Set) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 	for _, r := range c.resources {
 		s.AddResource(r.Resource, b.readExtResource(r.Provider, r.Root, r.Resource.MIMEType))
 	}
@@ -228,7 +234,7 @@ func (b *boris) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 // The echo provider returns the URI's payload. The git provider is
 // disabled, as the framework's is by default: invalid params, the code
 // the framework answers with then.
-func (b *boris) readExtResource(provider, root, declared string) mcp.ResourceHandler {
+func (b *Set) readExtResource(provider, root, declared string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		var data []byte
@@ -242,11 +248,11 @@ func (b *boris) readExtResource(provider, root, declared string) mcp.ResourceHan
 		case extension.ProviderGit:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("read resource %s: %v", uri, extension.ErrProviderDisabled)}
 		default:
-			data, err = extension.ReadFileURI(root, uri, int64(b.cfg.MaxFileSize))
+			data, err = extension.ReadFileURI(root, uri, int64(b.opt.MaxFileSize))
 		}
 		switch {
 		case errors.Is(err, extension.ErrOutside):
-			b.log.Warn("extension resource refused", "uri", uri, "reason", err)
+			b.opt.Log.Warn("extension resource refused", "uri", uri, "reason", err)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("resource %s leads outside its extension directory", uri)}
 		case errors.Is(err, os.ErrNotExist):
 			return nil, mcp.ResourceNotFoundError(uri)
@@ -401,9 +407,9 @@ func fileState(root, uri string) string {
 	return fmt.Sprintf("%s %d %d %v", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
 }
 
-// closeExtContent stops the poller.
-func (b *boris) closeExtContent() {
-	if c := b.extContent; c != nil {
+// closeContent stops the poller.
+func (b *Set) closeContent() {
+	if c := b.content; c != nil {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		select {
