@@ -6,8 +6,10 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
+# staticcheck, pinned, built by go run from the module proxy (no install step)
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run test vet soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet lint soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -30,7 +32,7 @@ run: build
 	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)"
 	exec $(BIN)/boris-gateway --listen 127.0.0.1:$(PORT) $(RUN_FLAGS) -- --workdir "$(run_dir)"
 
-## test: vet and every test, unit and end-to-end. It first says what it installs when
+## test: vet, staticcheck and every test, unit and end-to-end. It first says what it installs when
 ## missing (Go modules; test/interop's npm packages, into ~/.cache/boris-test, never the
 ## checkout; nginx, caddy, chromium and ripgrep with apt-get) and then prints a line per
 ## test as it ends (test/progress reads go test -json), a failure with its output.
@@ -40,8 +42,13 @@ test:
 	@./scripts/test-needs.sh
 	$(GO) mod download
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	$(GO) build -o $(BIN)/test-progress ./test/progress
 	$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(BIN)/test-progress
+
+## lint: staticcheck (pinned), which make test runs too
+lint:
+	$(STATICCHECK) ./...
 
 ## soak-checkpoints: the model-based checkpoint test (random agent calls, outside changes and
 ##   undos checked against a model) for many more steps and seeds than make test runs;

@@ -1,5 +1,7 @@
 package core
 
+//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (SPEC §2.10)
+
 import (
 	"context"
 	"net/url"

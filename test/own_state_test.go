@@ -1,5 +1,7 @@
 package test
 
+//lint:file-ignore SA1019 the tests speak to the core as 2025 clients do: logging is deprecated by 2026-07-28, not gone
+
 import (
 	"context"
 	"fmt"

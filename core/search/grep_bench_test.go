@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // BenchmarkGrepTree runs the cases of test/bench/grep in process over a
@@ -61,7 +61,7 @@ func BenchmarkGrepTree(b *testing.B) {
 func benchTree(b *testing.B) (string, *scope.Policy) {
 	root := os.Getenv("BORIS_BENCH_ROOT")
 	if root == "" {
-		root = filepath.Join(runtime.GOROOT(), "src")
+		root = filepath.Join(benchkit.GoRoot(), "src")
 	}
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {

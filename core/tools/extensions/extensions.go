@@ -5,6 +5,8 @@
 // the core: what it needs of the core comes through Deps and Options.
 package extensions
 
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (SPEC §9)
+
 import (
 	"bytes"
 	"context"

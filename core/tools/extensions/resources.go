@@ -1,5 +1,7 @@
 package extensions
 
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (SPEC §9)
+
 import (
 	"context"
 	"errors"

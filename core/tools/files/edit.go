@@ -1,5 +1,7 @@
 package files
 
+//lint:file-ignore SA1019 myers.ComputeEdits gives the hunks jsdiff (server-filesystem's diff) gives; its replacement, udiff.Lines, gives others (the differential test compares them)
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,7 @@
 package files
 
+//lint:file-ignore SA1019 myers.ComputeEdits is the reference the shortcut is compared with, as edit.go uses it
+
 import (
 	"encoding/json"
 	"fmt"

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
 )
@@ -61,7 +60,7 @@ func parseFlags() config {
 	flag.IntVar(&cfg.runs, "runs", 5, "timed runs per case and tool with a warm page cache; the median is reported")
 	flag.IntVar(&cfg.coldRuns, "cold-runs", 3, "timed runs per case and tool with a cold-ish page cache")
 	flag.StringVar(&cfg.corpus, "corpus", "go", "trees to search: go (the Go sources), linux (the kernel sources of Debian's linux-source) or all")
-	flag.StringVar(&cfg.root, "root", filepath.Join(runtime.GOROOT(), "src"), "the go corpus's tree (any directory)")
+	flag.StringVar(&cfg.root, "root", filepath.Join(benchkit.GoRoot(), "src"), "the go corpus's tree (any directory)")
 	flag.StringVar(&cfg.cache, "cache", filepath.Join(cacheDir, "boris-bench"), "where the kernel sources are extracted and kept between runs")
 	flag.BoolVar(&cfg.cold, "cold", false, "also measure the go corpus with a cold-ish page cache (the linux corpus always is)")
 	flag.StringVar(&cfg.boris, "boris", "", "use this boris binary instead of building ./cmd/boris")
