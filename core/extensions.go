@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/extensions"
@@ -23,14 +25,14 @@ func (b *boris) extensionOptions(environ []string) extensions.Options {
 // builtinTool reports whether name is one of Boris's own tools in any
 // mode, which an extension may not take.
 func builtinTool(name string) bool {
-	probe := &boris{cfg: &Config{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"}}
-	for _, t := range probe.offered() {
-		if t.Name == name {
-			return true
-		}
-	}
-	return workstation.Builtin(name)
+	return slices.Contains(builtinNames(), name) || workstation.Builtin(name)
 }
+
+// builtinNames are the names of the tools Boris offers with every toolset
+// on, listed once.
+var builtinNames = sync.OnceValue(func() []string {
+	return toolNames(&Config{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"}, func(toolkit.Tool) bool { return false })
+})
 
 // AwaitRoots holds a tool call until the client has answered the latest
 // roots request (roots.go): extension tools wait as Boris's own do.
