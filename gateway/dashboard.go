@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/auth"
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // The dashboard (GET /dashboard): a read-only page of the cores open, the
@@ -141,7 +142,7 @@ func (h *Handler) dashboardState(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	token := strings.TrimSpace(r.PostFormValue("token"))
-	unboundReads(w)
+	wire.UnboundReads(w)
 	if h.opts.Authenticate == nil {
 		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 		return

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // Pacing of a dashboard stream.
@@ -24,7 +26,7 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "log in at /dashboard first", http.StatusUnauthorized)
 		return
 	}
-	unboundReads(w) // no body: the stream may outlive the read deadline
+	wire.UnboundReads(w) // no body: the stream may outlive the read deadline
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("X-Accel-Buffering", "no")
@@ -45,7 +47,7 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 		if pending || time.Since(last) >= refresh {
 			changed = h.obs.changes() // before reading: no change is missed
 			b, _ := json.Marshal(h.state(r.Context(), v))
-			if writeParts(w, rc, h.opts.WriteTimeout, []byte("event: state\ndata: "), b, []byte("\n\n")) != nil {
+			if wire.WriteParts(w, rc, h.opts.WriteTimeout, []byte("event: state\ndata: "), b, []byte("\n\n")) != nil {
 				return
 			}
 			last, pending = time.Now(), false
@@ -62,7 +64,7 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 		case <-pace.C:
 		case <-recheck.C:
 			if v, ok = h.dashViewer(r); !ok {
-				_ = writeParts(w, rc, h.opts.WriteTimeout, []byte("event: logout\ndata: {}\n\n"))
+				_ = wire.WriteParts(w, rc, h.opts.WriteTimeout, []byte("event: logout\ndata: {}\n\n"))
 				return
 			}
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
 	"github.com/mjkoo/boris/internal/reaper"
 )
@@ -299,13 +300,6 @@ func (h *Handler) boundReads(next http.Handler) http.Handler {
 	})
 }
 
-// unboundReads lifts a request's read deadline once its body has been read
-// or it has none: the server's background read, which notices a client
-// going away, must not end a long call or stream.
-func unboundReads(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-}
-
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if h.closing.Load() {
@@ -336,15 +330,8 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.delete(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
+		wire.WriteError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
 	}
-}
-
-// writeError answers with a status and a JSON-RPC error body.
-func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
 // newSessionID returns 128 random bits in hex (visible ASCII,
@@ -383,16 +370,16 @@ func (h *Handler) EndSessions(reason string) { h.table.endAll(reason) }
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
 		return nil
 	}
 	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
 		return nil
 	}
 	s := h.table.lookup(sid, h.opts.Principal(r).Key)
 	if s == nil {
-		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
+		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil
 	}
 	s.touch()
@@ -409,13 +396,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "request body over the gateway's limit")
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "request body over the gateway's limit")
 		return nil, false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
 		return nil, false
 	}
-	unboundReads(w)
+	wire.UnboundReads(w)
 	w.Header().Del("Connection") // the connection may serve another request
 	return body, true
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // backlogLimit bounds messages kept for a GET stream that is not open.
@@ -64,7 +66,7 @@ type session struct {
 type call struct {
 	id     jsonrpc.ID // as the client sent it: errors the gateway writes carry it
 	coreID jsonrpc.ID // as the core was sent it: id, but on a principal's core its own
-	key    string     // idKey(coreID)
+	key    string     // wire.IDKey(coreID)
 	token  string     // key of the progress token the core was sent, or ""
 	// On a principal's core, the gateway gives every request an id and a
 	// progress token of its own (clients of one principal share the core,
@@ -99,8 +101,8 @@ var (
 // register records an in-flight request so its messages find their way.
 // It fails if the id is in flight or reserved (JSON-RPC ids must be
 // unique), or if the session has lim.maxInFlight requests in flight.
-func (s *session) register(m *message) (*call, error) {
-	c := newCall(m.req.ID, m.req.ID, progressTokenOf(m.req.Params))
+func (s *session) register(m *wire.Message) (*call, error) {
+	c := newCall(m.Req.ID, m.Req.ID, wire.ProgressTokenOf(m.Req.Params))
 	if err := s.add(c); err != nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func (s *session) register(m *message) (*call, error) {
 // core is sent with coreID and the progress token key token.
 func newCall(id, coreID jsonrpc.ID, token string) *call {
 	return &call{
-		id: id, coreID: coreID, key: idKey(coreID), token: token,
+		id: id, coreID: coreID, key: wire.IDKey(coreID), token: token,
 		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
 }

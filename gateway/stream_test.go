@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // progressCommand prints a line every 0.1 s for 2 s: long enough for the
@@ -232,8 +234,8 @@ func TestCancelEndsRequestAtOnce(t *testing.T) {
 	}
 	for _, c := range calls {
 		final, _ := responseOf(t, await(t, c.pending))
-		if final.Error == nil || final.Error.Code != codeRequestCancelled {
-			t.Errorf("request %v cancelled: got result %s error %+v, want the gateway's JSON-RPC error %d at once", c.id, final.Result, final.Error, codeRequestCancelled)
+		if final.Error == nil || final.Error.Code != wire.CodeRequestCancelled {
+			t.Errorf("request %v cancelled: got result %s error %+v, want the gateway's JSON-RPC error %d at once", c.id, final.Result, final.Error, wire.CodeRequestCancelled)
 		}
 	}
 	for _, c := range calls {
