@@ -1,13 +1,12 @@
 package gateway
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/gateway/launch"
 )
 
 // Where each core keeps its task board (SPEC §11: "under the gateway each
@@ -56,11 +55,11 @@ func (c *Config) stateDir(environ []string) string {
 		}
 		return c.StateDir
 	}
-	if dirs := envValue(environ, "STATE_DIRECTORY"); dirs != "" {
+	if dirs := launch.EnvValue(environ, "STATE_DIRECTORY"); dirs != "" {
 		first, _, _ := strings.Cut(dirs, ":")
 		return first
 	}
-	if home := envValue(environ, "HOME"); home != "" {
+	if home := launch.EnvValue(environ, "HOME"); home != "" {
 		return filepath.Join(home, ".boris", "gateway")
 	}
 	return ""
@@ -103,26 +102,6 @@ func (c *Config) principalsDir(environ []string) (string, error) {
 	return dir, nil
 }
 
-// stateOf returns the core arguments that give p its own state directory
-// outside its working directory (creating it), or none where the
-// operator set one for every core or cores keep their default.
-func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
-	if _, ok := flagValue(h.opts.CoreArgs, "state-dir"); ok || envValue(environ, "BORIS_STATE_DIR") != "" {
-		return nil, nil
-	}
-	if h.opts.PrincipalsDir == "" {
-		if p.Workdir != "" {
-			return nil, fmt.Errorf("no state directory for %s outside its working directory (set --state-dir)", p.Subject)
-		}
-		return nil, nil
-	}
-	dir := filepath.Join(h.opts.PrincipalsDir, principalDirName(p))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("create the state directory of %s: %w", p.Subject, err)
-	}
-	return []string{"--state-dir", dir}, nil
-}
-
 // sharedTasksDB is --tasks-db made absolute, its directory's links
 // resolved (board.ExpandPath), or "".
 func (c *Config) sharedTasksDB() (string, error) {
@@ -137,71 +116,4 @@ func (c *Config) sharedTasksDB() (string, error) {
 		return "", usage("invalid value %q for --tasks-db: %v", c.TasksDB, err)
 	}
 	return abs, nil
-}
-
-// boardOf returns the file of p's task board and the core arguments that
-// put it there (none where the core's own default already does). environ
-// is the cores' environment before launchFor sets HOME.
-func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
-	if h.opts.TasksDB != "" {
-		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
-	}
-	home := envValue(environ, "HOME")
-	if p.Workdir != "" {
-		home = p.Workdir
-	}
-	if v, ok := flagValue(h.opts.CoreArgs, "tasks-db"); ok {
-		return board.ResolvePath(v, home), nil
-	}
-	if v := envValue(environ, "BORIS_TASKS_DB"); v != "" {
-		return board.ResolvePath(v, home), nil
-	}
-	if p.SubjectKey == "" || h.opts.BoardsDir == "" {
-		return board.ResolvePath(board.DefaultPath, home), nil
-	}
-	path = filepath.Join(h.opts.BoardsDir, principalDirName(p), "boris.db")
-	return path, []string{"--tasks-db", path}
-}
-
-// principalDirName is p's directory-safe name (see sanitizeSubject), from
-// its SubjectKey: kind NUL subject.
-func principalDirName(p Principal) string {
-	kind, sub, _ := strings.Cut(p.SubjectKey, "\x00")
-	return sanitizeSubject(kind, sub)
-}
-
-// envValue is the value of name in environ, or "".
-func envValue(environ []string, name string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// flagValue is the last value args give --flag (or -flag, with or without
-// =), as the core's flag parser reads it.
-func flagValue(args []string, flag string) (string, bool) {
-	var value string
-	found := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			if a == "--" {
-				break
-			}
-			continue
-		}
-		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name != flag {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			i++
-			v = args[i]
-		}
-		value, found = v, true
-	}
-	return value, found
 }

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/mjkoo/boris/gateway/launch"
 )
 
 // minMetricsToken is the shortest --metrics-token-file token accepted, as
@@ -35,7 +37,7 @@ func (c *Config) dashboardOptions() (DashboardOptions, error) {
 // commands may read them: no --workdir-template and no --allow-dir
 // confine commands to a directory (Landlock grants everything then).
 func (c *Config) warnOpenBoards(boards string, environ []string, log *slog.Logger) {
-	if boards == "" || c.WorkdirTemplate != "" || hasFlag(c.CoreArgs, "allow-dir") || envValue(environ, "BORIS_ALLOW_DIRS") != "" {
+	if boards == "" || c.WorkdirTemplate != "" || launch.HasFlag(c.CoreArgs, "allow-dir") || launch.EnvValue(environ, "BORIS_ALLOW_DIRS") != "" {
 		return
 	}
 	log.Warn("principals' task boards and checkpoint repositories are readable by every core's commands: cores have no --allow-dir; "+

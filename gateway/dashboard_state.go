@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/gateway/launch"
 )
 
 // boardShown is how many tasks of a board the dashboard lists.
@@ -175,11 +176,12 @@ func (o *observer) activity() (map[string][]inflightCall, []finishedCall) {
 }
 
 // rss is the resident memory of the core's process from /proc, or -1.
-func rss(c *coreProc) int64 {
-	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+func rss(c *launch.Core) int64 {
+	pid := c.Pid()
+	if pid == 0 {
 		return -1
 	}
-	f, err := os.Open("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status")
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return -1
 	}
@@ -212,7 +214,7 @@ func (h *Handler) boardsFor(v viewer) []boardRef {
 	}
 	var refs []boardRef
 	if v.p.SubjectKey != "" || !v.operator || h.opts.Authenticate == nil {
-		path, _ := h.boardOf(v.p, coreEnv(h.opts.Environ))
+		path, _ := h.boardOf(v.p, launch.CoreEnv(h.opts.Environ))
 		refs = append(refs, boardRef{subject: v.p.Subject, path: path})
 	}
 	if v.operator {

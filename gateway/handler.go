@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
 	"github.com/mjkoo/boris/internal/reaper"
@@ -63,7 +64,7 @@ type Options struct {
 	// outlives one.
 	Reaper *reaper.Reaper
 	// Isolation, reported by /healthz, says what is enforced.
-	Isolation *Isolation
+	Isolation *launch.Isolation
 	// Cgroups, if non-nil, gives every session a cgroup of its own, killed
 	// whole when the session ends.
 	Cgroups *cgroup.Manager
@@ -143,7 +144,7 @@ type Options struct {
 	NodeID string
 	// WarmCores, if positive, keeps up to that many cores started ahead
 	// of the sessions that will take them: a principal's next core is
-	// started as soon as one is taken (see warmPool).
+	// started as soon as one is taken (see launch.WarmPool).
 	WarmCores int
 
 	Logger *slog.Logger // nil means no logs
@@ -155,14 +156,14 @@ type Handler struct {
 	opts     Options
 	log      *slog.Logger
 	table    *table
-	spawner  *spawner
+	spawner  *launch.Spawner
 	root     http.Handler
 	lim      limits
 	stopReap context.CancelFunc
-	draining chan struct{} // closed by Drain: GET streams end
-	warm     *warmPool     // cores started ahead; nil without WarmCores
-	obs      *observer     // what /dashboard and /metrics show
-	logins   *loginStore   // the dashboard's logins
+	draining chan struct{}    // closed by Drain: GET streams end
+	warm     *launch.WarmPool // cores started ahead; nil without WarmCores
+	obs      *observer        // what /dashboard and /metrics show
+	logins   *loginStore      // the dashboard's logins
 	// closing is set by StartDrain: no new session or principal core
 	// starts (503), and /healthz says so, while the load balancer moves
 	// new work to other nodes.
@@ -172,13 +173,13 @@ type Handler struct {
 // NewHandler returns a Handler and starts its session reaper.
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
-	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(opts.Reaper), draining: make(chan struct{})}
+	h := &Handler{opts: opts, log: opts.Logger, spawner: launch.NewSpawner(opts.Reaper), draining: make(chan struct{})}
 	h.lim = limits{
 		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
 		maxInFlight: opts.MaxInFlight,
 	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
-	h.warm = newWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
+	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
 	h.obs = newObserver(h.table)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
@@ -244,7 +245,7 @@ func (h *Handler) Drain() {
 func (h *Handler) Close() {
 	h.Drain()
 	h.stopReap()
-	h.warm.close()
+	h.warm.Close()
 	h.table.endAll("gateway shutting down")
 }
 
@@ -311,7 +312,7 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	principals := h.table.countPrincipals()
 	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
 	if h.warm != nil {
-		body["warm_cores"] = h.warm.count()
+		body["warm_cores"] = h.warm.Count()
 	}
 	if h.opts.Isolation != nil {
 		body["isolation"] = h.opts.Isolation
@@ -352,7 +353,7 @@ func (h *Handler) newSessionID() string {
 func (h *Handler) StartDrain() {
 	h.closing.Store(true)
 	h.Drain()
-	h.warm.close()
+	h.warm.Close()
 }
 
 // Busy reports whether any client request is in flight.

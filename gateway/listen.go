@@ -82,7 +82,7 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 	hb.mu.Lock()
 	hb.current, hb.acked, hb.uris, hb.allowed, hb.refused = c, acked, uris, mcp.NotificationSubscriptions{}, nil
 	hb.mu.Unlock()
-	if err != nil || hb.s.core.send(raw) != nil {
+	if err != nil || hb.s.core.Send(raw) != nil {
 		close(acked)
 	}
 	return acked

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
@@ -69,7 +70,7 @@ func (h *Handler) forward(w http.ResponseWriter, s *session, m *wire.Message) {
 		// the core, so its HTTP request is ended here.
 		defer s.cancel(wire.CancelledID(m.Req.Params))
 	}
-	if err := s.core.send(m.Raw); err != nil {
+	if err := s.core.Send(m.Raw); err != nil {
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")
 		return
 	}
@@ -146,13 +147,13 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 		return nil, err
 	}
 	var id string
-	var core *coreProc
-	if w := h.warm.take(warmKey(l)); w != nil {
-		id, core = w.id, w.core
+	var core *launch.Core
+	if w := h.warm.Take(launch.WarmKey(l)); w != nil {
+		id, core = w.ID, w.Core
 	} else if id, core, err = h.spawnFor(l); err != nil {
 		return nil, err
 	}
-	h.warm.refill(l) // the principal's next core
+	h.warm.Refill(l) // the principal's next core
 	s := newSession(id, p.Subject, core, h.lim, h.log)
 	if principal {
 		s.principal = &principalCore{internal: map[string]*call{}}
@@ -165,18 +166,18 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 
 // spawnFor starts a core of l for a session it names, in a cgroup of its
 // own when sessions have them.
-func (h *Handler) spawnFor(l launch) (string, *coreProc, error) {
+func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
 	id := h.newSessionID()
 	var err error
 	if h.opts.Cgroups != nil {
-		if l.group, err = h.opts.Cgroups.New(id); err != nil {
+		if l.Group, err = h.opts.Cgroups.New(id); err != nil {
 			return "", nil, err
 		}
 	}
-	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
+	core, err := launch.Spawn(h.spawner, h.opts.Core, l, h.log)
 	if err != nil {
-		if l.group != nil {
-			_ = l.group.Kill()
+		if l.Group != nil {
+			_ = l.Group.Kill()
 		}
 		return "", nil, err
 	}
@@ -184,13 +185,13 @@ func (h *Handler) spawnFor(l launch) (string, *coreProc, error) {
 }
 
 // startWarm starts a core of l for the warm pool.
-func (h *Handler) startWarm(l launch) (*warmCore, error) {
+func (h *Handler) startWarm(l launch.Spec) (*launch.WarmCore, error) {
 	id, core, err := h.spawnFor(l)
 	if err != nil {
 		h.log.Warn("could not start a core ahead of its session", "err", err)
 		return nil, err
 	}
-	return &warmCore{key: warmKey(l), id: id, core: core}, nil
+	return &launch.WarmCore{Key: launch.WarmKey(l), ID: id, Core: core}, nil
 }
 
 // coreGoneWait bounds how long a request that found its core gone waits
@@ -226,7 +227,7 @@ func (h *Handler) admit(w http.ResponseWriter, m *wire.Message, err error) bool 
 // none.
 func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message, c *call, raw []byte, acc wire.Accepts) []byte {
 	start := time.Now()
-	if err := s.core.send(raw); err != nil {
+	if err := s.core.Send(raw); err != nil {
 		// The core is gone. Its router sees that too and ends the session,
 		// logging why the core exited (a core that fails to start says so
 		// on stderr); the answer waits for that, or the session would end

@@ -17,7 +17,7 @@ import (
 // costs its own request (a JSON-RPC error), never the session.
 func (s *session) route(end func(*session, string)) {
 	for {
-		head, more, err := s.core.readChunk()
+		head, more, err := s.core.ReadChunk()
 		if err == nil && more {
 			err = s.receiveLarge(head)
 		} else if err == nil {
@@ -39,17 +39,17 @@ func (s *session) coreGone(end func(*session, string)) {
 	case <-s.done: // the gateway ended the session: nothing to explain
 	default:
 		select {
-		case <-s.core.exited:
+		case <-s.core.Exited:
 		case <-time.After(time.Second):
 		}
 		status := "still running"
 		select {
-		case <-s.core.exited:
-			status = exitStatus(s.core.err)
+		case <-s.core.Exited:
+			status = exitStatus(s.core.Err)
 		default:
 		}
 		s.log.Warn("core exited", "session", s.id, "subject", s.subject, "status", status,
-			"stderr", strings.Join(s.core.logs.last(time.Second), "\n"))
+			"stderr", strings.Join(s.core.Logs.Last(time.Second), "\n"))
 	}
 	end(s, "core exited")
 }
@@ -83,7 +83,7 @@ func (s *session) receiveLarge(head []byte) error {
 	p, isResponse := wire.PeekHead(head)
 	if isResponse && !s.awaited(p.ID) {
 		s.dropResponse(p.ID)
-		return s.core.skipLine()
+		return s.core.SkipLine()
 	}
 	var buf []byte
 	why := ""
@@ -105,7 +105,7 @@ func (s *session) receiveLarge(head []byte) error {
 			break
 		}
 		var err error
-		if piece, more, err = s.core.readChunk(); err != nil {
+		if piece, more, err = s.core.ReadChunk(); err != nil {
 			s.held.give(int64(len(buf)))
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
@@ -30,7 +31,7 @@ type limits struct {
 type session struct {
 	id      string
 	subject string
-	core    *coreProc
+	core    *launch.Core
 	log     *slog.Logger
 	lim     limits
 	held    *budget // bytes of this session's core messages the gateway holds
@@ -78,7 +79,7 @@ type call struct {
 	ended                 chan struct{} // closed when the client cancelled it
 }
 
-func newSession(id, subject string, core *coreProc, lim limits, log *slog.Logger) *session {
+func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
 	s := &session{
 		id: id, subject: subject, core: core, log: log, lim: lim, created: time.Now(),
 		held:  &budget{max: lim.buffered, parent: lim.total},

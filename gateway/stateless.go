@@ -216,7 +216,7 @@ func (s *session) ask(ctx context.Context, method string, params map[string]any)
 		return nil, err
 	}
 	defer s.dropInternal(c)
-	if err := s.core.send(raw); err != nil {
+	if err := s.core.Send(raw); err != nil {
 		return nil, err
 	}
 	select {
@@ -305,7 +305,7 @@ func (s *session) deliverPrincipal(msg coreMsg, m wire.Peeked) bool {
 		if id, ok := wire.Member(msg.raw, "id"); ok {
 			refusal := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, jsonrpc.CodeMethodNotFound,
 				m.Method+" cannot reach a 2026-07-28 client: that revision has no requests from server to client")
-			go func() { _ = s.core.send(refusal) }()
+			go func() { _ = s.core.Send(refusal) }()
 		}
 		return true
 	case m.Method != "" && pc.hub.owns(m.Params):
@@ -335,7 +335,7 @@ func (s *session) cancelAtCore(c *call) {
 	if err != nil {
 		return
 	}
-	_ = s.core.send(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client closed its response stream"}}`, id))
+	_ = s.core.Send(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"the client closed its response stream"}}`, id))
 }
 
 // listenTimeout bounds how long the gateway waits for its core to

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
@@ -280,7 +281,7 @@ func TestCoreCrash(t *testing.T) {
 	sid := g.initialize()
 	core := g.coreOf(sid)
 	_, pending := g.startSleep(sid, 6)
-	if err := core.cmd.Process.Kill(); err != nil {
+	if err := core.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	final, _ := responseOf(t, await(t, pending))
@@ -358,7 +359,7 @@ func TestMaxLifetime(t *testing.T) {
 // commands they run.
 func TestCloseEndsEverySession(t *testing.T) {
 	g := newTestGateway(t)
-	var cores []*coreProc
+	var cores []*launch.Core
 	var markers []string
 	for range 3 {
 		sid := g.initialize()

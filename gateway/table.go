@@ -215,11 +215,11 @@ func (t *table) end(s *session, reason string) {
 		s.reason = reason
 		close(s.done)
 		s.held.close() // what it held is garbage now, whoever holds it
-		s.core.stop(t.grace)
+		s.core.Stop(t.grace)
 		t.log.Info("session ended", "session", s.id, "subject", s.subject, "reason", reason,
 			"age", time.Since(s.created).Round(time.Millisecond))
 	})
-	<-s.core.exited
+	<-s.core.Exited
 }
 
 // endAll ends every session concurrently and waits for all.
