@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -292,4 +294,40 @@ func fmtBytes(b int64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// serveMetrics serves the exposition to whoever metricsAllowed admits.
+func (h *Handler) serveMetrics() http.Handler {
+	prom := h.obs.metrics.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if !h.metricsAllowed(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="boris"`)
+			http.Error(w, "a dashboard operator's bearer token (or the metrics token) is required", http.StatusUnauthorized)
+			return
+		}
+		prom.ServeHTTP(w, r)
+	})
+}
+
+// metricsAllowed admits a request to /metrics: anyone with
+// DashboardOptions.MetricsOpen or without authentication, else the
+// metrics token or a dashboard operator's bearer token.
+func (h *Handler) metricsAllowed(r *http.Request) bool {
+	d := h.opts.Dashboard
+	if d.MetricsOpen || h.opts.Authenticate == nil {
+		return true
+	}
+	token, ok := bearerToken(r)
+	if !ok {
+		return false
+	}
+	if d.MetricsToken != "" {
+		want, got := sha256.Sum256([]byte(d.MetricsToken)), sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(want[:], got[:]) == 1 {
+			return true
+		}
+	}
+	p, ok := h.verifyToken(r, token)
+	return ok && h.isOperator(p)
 }

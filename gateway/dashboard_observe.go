@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mjkoo/boris/gateway/metrics"
 )
 
 // recentCalls is how many finished tool calls the dashboard keeps.
@@ -24,7 +26,7 @@ const maxShownTool = 128
 // records nothing (handlers built without NewHandler, in tests).
 type observer struct {
 	table   *table
-	metrics *metrics
+	metrics *metrics.Metrics
 
 	mu       sync.Mutex
 	inflight map[string]map[uint64]inflightCall // by session id
@@ -67,7 +69,7 @@ type seenPrincipal struct {
 
 func newObserver(t *table) *observer {
 	return &observer{
-		table: t, metrics: newMetrics(t),
+		table: t, metrics: metrics.New(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
 		reading: map[string]*boardRead{},
 		changed: make(chan struct{}),
@@ -119,7 +121,7 @@ func (o *observer) toolCall(s *session, subjectKey, tool string, d time.Duration
 	if o == nil {
 		return
 	}
-	o.metrics.toolCall(tool, outcome, d.Seconds())
+	o.metrics.ToolCall(tool, outcome, d.Seconds())
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.ring) == recentCalls {
@@ -138,10 +140,10 @@ func (o *observer) coreStarted(err error) {
 		return
 	}
 	if err != nil {
-		o.metrics.spawnFailures.Inc()
+		o.metrics.SpawnFailures.Inc()
 		return
 	}
-	o.metrics.sessions.Inc()
+	o.metrics.CoresStarted.Inc()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.notify()

@@ -228,7 +228,7 @@ func withDefaults(o Options) Options {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 // Sessions reports how many sessions are open.
-func (h *Handler) Sessions() int { return h.table.count() }
+func (h *Handler) Sessions() int { return h.table.Count() }
 
 // Drain ends every open GET stream, so a server shutdown is not held up by
 // streams that never finish; POSTs in flight carry on.
@@ -306,11 +306,11 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	if h.closing.Load() {
 		// Draining: a load balancer's health check takes the node out.
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": "draining", "sessions": h.table.count()})
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "draining", "sessions": h.table.Count()})
 		return
 	}
-	principals := h.table.countPrincipals()
-	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
+	principals := h.table.CountPrincipals()
+	body := map[string]any{"status": "ok", "sessions": h.table.Count() - principals, "principal_cores": principals}
 	if h.warm != nil {
 		body["warm_cores"] = h.warm.Count()
 	}

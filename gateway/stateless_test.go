@@ -173,7 +173,7 @@ func TestStatelessStatusCodes(t *testing.T) {
 	}
 	// One principal, one core: the anonymous principal's requests all
 	// went to the same core, and it is no session.
-	if n, p := g.h.table.count(), g.h.table.countPrincipals(); n != 1 || p != 1 {
+	if n, p := g.h.table.Count(), g.h.table.CountPrincipals(); n != 1 || p != 1 {
 		t.Errorf("after the table: %d cores, %d of them principals', want 1 and 1", n, p)
 	}
 }
@@ -239,7 +239,7 @@ func TestStatelessCoreKeepsState(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n, p := g.h.table.count(), g.h.table.countPrincipals(); n != 2 || p != 2 {
+	if n, p := g.h.table.Count(), g.h.table.CountPrincipals(); n != 2 || p != 2 {
 		t.Errorf("%d cores, %d of them principals', want 2 and 2", n, p)
 	}
 	// A principal's core is no session: its id does not open it.
@@ -427,7 +427,7 @@ func TestStatelessLimits(t *testing.T) {
 	if cores := g.cores(); len(cores) > 1 {
 		t.Fatalf("cores %v, want at most the principal's one", cores)
 	}
-	waitFor(t, "the idle principal core to end", func() bool { return len(g.cores()) == 0 && g.h.table.countPrincipals() == 0 })
+	waitFor(t, "the idle principal core to end", func() bool { return len(g.cores()) == 0 && g.h.table.CountPrincipals() == 0 })
 	h, b = call2026(3, "bash", map[string]any{"command": "pwd"})
 	resp, body := g.do("POST", h, b)
 	if resp.StatusCode != 200 || strings.Contains(string(body), "/sub") {

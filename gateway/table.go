@@ -164,8 +164,8 @@ func (t *table) heldBy(subject string) int {
 	return t.held[subject]
 }
 
-// count reports the open sessions, principals' cores included.
-func (t *table) count() int {
+// Count reports the open sessions, principals' cores included.
+func (t *table) Count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.sessions)
@@ -190,8 +190,8 @@ func (t *table) busy() bool {
 	return false
 }
 
-// countPrincipals reports the principals' cores.
-func (t *table) countPrincipals() int {
+// CountPrincipals reports the principals' cores.
+func (t *table) CountPrincipals() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.principals)
