@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
 )
 
@@ -14,10 +15,10 @@ const minMetricsToken = 16
 
 // dashboardOptions are the DashboardOptions the configuration asks for,
 // reading --metrics-token-file.
-func (c *Config) dashboardOptions() (DashboardOptions, error) {
-	d := DashboardOptions{Operators: operatorKeys(c.DashboardOperators), MetricsOpen: c.MetricsAuth == "none"}
+func (c *Config) dashboardOptions() (dashboard.Options, error) {
+	d := dashboard.Options{Operators: dashboard.OperatorKeys(c.DashboardOperators), MetricsOpen: c.MetricsAuth == "none"}
 	if c.onePrincipal() {
-		d.Operators = append(d.Operators, operatorKeys([]string{generatedSubject})...)
+		d.Operators = append(d.Operators, dashboard.OperatorKeys([]string{generatedSubject})...)
 	}
 	if c.MetricsTokenFile == "" {
 		return d, nil

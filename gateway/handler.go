@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
@@ -136,7 +137,7 @@ type Options struct {
 	// directory; every core's file tools are denied it. See stateOf.
 	PrincipalsDir string
 	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
-	Dashboard DashboardOptions
+	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
 	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
 	// so a proxy routes a session's requests to its node by matching the
@@ -160,10 +161,10 @@ type Handler struct {
 	root     http.Handler
 	lim      limits
 	stopReap context.CancelFunc
-	draining chan struct{}    // closed by Drain: GET streams end
-	warm     *launch.WarmPool // cores started ahead; nil without WarmCores
-	obs      *observer        // what /dashboard and /metrics show
-	logins   *loginStore      // the dashboard's logins
+	draining chan struct{}        // closed by Drain: GET streams end
+	warm     *launch.WarmPool     // cores started ahead; nil without WarmCores
+	obs      *dashboard.Observer  // what /dashboard and /metrics show
+	dash     *dashboard.Dashboard // /dashboard and /metrics
 	// closing is set by StartDrain: no new session or principal core
 	// starts (503), and /healthz says so, while the load balancer moves
 	// new work to other nodes.
@@ -180,7 +181,8 @@ func NewHandler(opts Options) *Handler {
 	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
 	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
-	h.obs = newObserver(h.table)
+	h.obs = dashboard.NewObserver(h.table)
+	h.dash = dashboard.New(opts.Dashboard, h.dashboardGateway(), h.obs)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
 	go h.table.reap(ctx)
@@ -268,7 +270,7 @@ func (h *Handler) routes() http.Handler {
 		mcp = h.opts.Authenticate(mcp)
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
-	h.dashboardRoutes(mux)
+	h.dash.Routes(mux)
 	if h.opts.NodeID != "" {
 		return h.logRequests(h.boundReads(h.nodeHeader(mux)))
 	}

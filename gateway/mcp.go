@@ -141,7 +141,7 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 // startSession spawns a core for p and opens its session: a principal's
 // core (for its 2026-07-28 requests) if principal.
 func (h *Handler) startSession(p Principal, principal bool) (_ *session, err error) {
-	defer func() { h.obs.coreStarted(err) }()
+	defer func() { h.obs.CoreStarted(err) }()
 	l, err := h.launchFor(p)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 	tool := ""
 	if m.Req.Method == "tools/call" {
 		tool = wire.ToolName(m.Req.Params)
-		defer h.obs.begin(s, tool, start)()
+		defer h.obs.Begin(s.id, tool, start)()
 	}
 	res := h.await(w, r, s, c, acc)
 	if m.Req.Method == "tools/call" {
@@ -264,5 +264,5 @@ func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Durati
 	}
 	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", tool,
 		"duration", d.Round(time.Microsecond), "outcome", result)
-	h.obs.toolCall(s, h.table.ownerOf(s), tool, d, result)
+	h.obs.ToolCall(s.id, s.subject, h.table.ownerOf(s), tool, d, result)
 }

@@ -37,7 +37,7 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 		return launch.Spec{}, err
 	}
 	args = append(args, stateArgs...)
-	h.obs.sawPrincipal(p, db)
+	h.obs.SawPrincipal(p.SubjectKey, p.Subject, db)
 	if p.Workdir == "" {
 		return launch.Spec{Args: args, Env: environ}, nil
 	}

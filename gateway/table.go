@@ -274,3 +274,10 @@ func (t *table) reap(ctx context.Context) {
 		}
 	}
 }
+
+// ownerOf returns the Principal.SubjectKey s is bound to, or "".
+func (t *table) ownerOf(s *session) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.owners[s.id].subject
+}
