@@ -1,5 +1,3 @@
-// Package gateway provides boris-gateway: MCP Streamable HTTP served at /mcp
-// and bridged to one boris core process per session over stdio.
 package gateway
 
 import (
