@@ -359,13 +359,7 @@ func parentOf(pid string) int {
 // generous deadline.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitFor(t, what, cond)
 }
 
 // coreOf returns the core process of an open session.

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 // TestWarmPool: a core that waits too long is stopped, one that died
@@ -32,10 +34,10 @@ func TestWarmPool(t *testing.T) {
 
 	w := NewWarmPool(2, time.Second, start)
 	w.Refill(a)
-	waitFor(t, "a waiting", func() bool { return w.Count() == 1 })
+	testbin.WaitFor(t, "a waiting", func() bool { return w.Count() == 1 })
 	w.Refill(a) // already waiting: nothing starts
 	w.Refill(b)
-	waitFor(t, "b waiting", func() bool { return w.Count() == 2 })
+	testbin.WaitFor(t, "b waiting", func() bool { return w.Count() == 2 })
 	if n := started.Load(); n != 2 {
 		t.Errorf("started %d cores for two launches, want 2", n)
 	}
@@ -60,14 +62,14 @@ func TestWarmPool(t *testing.T) {
 	w2 := NewWarmPool(1, time.Second, start)
 	w2.idle = 100 * time.Millisecond
 	w2.Refill(a)
-	waitFor(t, "a waiting", func() bool { return w2.Count() == 1 })
+	testbin.WaitFor(t, "a waiting", func() bool { return w2.Count() == 1 })
 	c := oldest(w2)
-	waitFor(t, "the idle core stopped", func() bool { return coreExited(c) && w2.Count() == 0 })
+	testbin.WaitFor(t, "the idle core stopped", func() bool { return coreExited(c) && w2.Count() == 0 })
 
 	// close stops what waits, and nothing starts after it.
 	w3 := NewWarmPool(1, time.Second, start)
 	w3.Refill(b)
-	waitFor(t, "b waiting", func() bool { return w3.Count() == 1 })
+	testbin.WaitFor(t, "b waiting", func() bool { return w3.Count() == 1 })
 	c = oldest(w3)
 	w3.Close()
 	if !coreExited(c) {
@@ -79,19 +81,6 @@ func TestWarmPool(t *testing.T) {
 	w3.mu.Unlock()
 	if w3.Count() != 0 || starting != 0 {
 		t.Error("a core started after close")
-	}
-}
-
-// waitFor polls cond every 20 ms until it holds, failing the test after a
-// generous deadline.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
