@@ -10,7 +10,8 @@
 //
 // What a principal's core is started with (its scopes, working directory,
 // board and state) is the gateway's decision; this package starts what it
-// is given. It may import the standard library and internal/cgroup,
-// internal/flagenv, internal/procstat and internal/reaper; never package
-// gateway or another of its packages (see the gateway's TestImports).
+// is given. It may import the standard library, golang.org/x/sys/unix,
+// internal/cgroup, internal/flagenv, internal/procstat and
+// internal/reaper; never package gateway or another of its packages (see
+// the gateway's TestImports).
 package launch
