@@ -124,7 +124,7 @@ func (c *Config) sharedTasksDB() (string, error) {
 // for static tokens.
 const minMetricsToken = 16
 
-// dashboardOptions are the DashboardOptions the configuration asks for,
+// dashboardOptions are the dashboard.Options the configuration asks for,
 // reading --metrics-token-file.
 func (c *Config) dashboardOptions() (dashboard.Options, error) {
 	d := dashboard.Options{Operators: dashboard.OperatorKeys(c.DashboardOperators), MetricsOpen: c.MetricsAuth == "none"}

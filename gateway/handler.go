@@ -134,7 +134,7 @@ type Options struct {
 	// (PrincipalsDir/NAME, given as --state-dir), outside its working
 	// directory; every core's file tools are denied it. See stateOf.
 	PrincipalsDir string
-	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
+	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
 	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
 	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,

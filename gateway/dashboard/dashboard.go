@@ -360,7 +360,7 @@ func (d *Dashboard) serveMetrics() http.Handler {
 }
 
 // metricsAllowed admits a request to /metrics: anyone with
-// DashboardOptions.MetricsOpen or without authentication, else the
+// Options.MetricsOpen or without authentication, else the
 // metrics token or a dashboard operator's bearer token.
 func (d *Dashboard) metricsAllowed(r *http.Request) bool {
 	opts := d.opts
