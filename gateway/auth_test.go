@@ -388,7 +388,7 @@ func TestAuthScopes(t *testing.T) {
 			token := hmacJWT(t, "alice", tt.scope)
 			sid := g.initializeAs(token)
 			core := g.coreOf(sid)
-			args := core.cmd.Args
+			args := core.Cmd.Args
 			if tt.coreArgs == nil && (slices.Contains(args, "--read-only") || slices.Contains(args, "--disable-tools")) {
 				t.Errorf("core arguments: got %q, want no restriction", args)
 			}
@@ -404,7 +404,7 @@ func TestAuthScopes(t *testing.T) {
 					t.Errorf("tools: got %v, want %s listed: %v", tools, name, want)
 				}
 			}
-			pid := core.cmd.Process.Pid
+			pid := core.Cmd.Process.Pid
 			for _, file := range []string{"cmdline", "environ"} {
 				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 				if err != nil {

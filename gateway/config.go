@@ -7,11 +7,15 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
@@ -83,7 +87,7 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		return nil, err
 	}
 	cfg.CoreArgs = rest
-	cfg.tokenArgs = hasFlag(args, "token")
+	cfg.tokenArgs = launch.HasFlag(args, "token")
 	return &cfg, cfg.validate()
 }
 
@@ -221,4 +225,26 @@ func (c *Config) logger(w io.Writer) *slog.Logger {
 
 func usage(format string, args ...any) error {
 	return &flagenv.UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// findCore locates the boris binary: the configured path, else next to
+// this executable, else on $PATH.
+func findCore(configured string) (string, error) {
+	if configured != "" {
+		if _, err := exec.LookPath(configured); err != nil {
+			return "", usage("invalid value %q for --core: %v", configured, err)
+		}
+		return configured, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		next := filepath.Join(filepath.Dir(self), "boris")
+		if fi, err := os.Stat(next); err == nil && !fi.IsDir() {
+			return next, nil
+		}
+	}
+	path, err := exec.LookPath("boris")
+	if err != nil {
+		return "", usage("cannot find the boris core next to boris-gateway or on $PATH; set --core")
+	}
+	return path, nil
 }

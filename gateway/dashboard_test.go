@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mjkoo/boris/auth/authtest"
+	"github.com/mjkoo/boris/gateway/dashboard"
 )
 
 // Tokens of the dashboard tests: two principals and an operator.
@@ -150,13 +151,13 @@ func (b *browser) login(token string) *http.Cookie {
 }
 
 // state reads the viewer's state; ok is false when it was refused.
-func (b *browser) state() (dashState, bool) {
+func (b *browser) state() (dashboard.State, bool) {
 	b.t.Helper()
 	resp, body := b.get("/dashboard/state")
 	if resp.StatusCode != http.StatusOK {
-		return dashState{}, false
+		return dashboard.State{}, false
 	}
-	var st dashState
+	var st dashboard.State
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		b.t.Fatalf("state: %v in %s", err, body)
 	}
@@ -164,7 +165,7 @@ func (b *browser) state() (dashState, bool) {
 }
 
 // subjects lists the subjects of a state's cores, calls and boards.
-func subjects(st dashState) (cores, calls, boards []string) {
+func subjects(st dashboard.State) (cores, calls, boards []string) {
 	for _, c := range st.Cores {
 		cores = append(cores, c.Subject)
 	}
@@ -419,10 +420,10 @@ func TestDashboardEventsLive(t *testing.T) {
 		t.Fatalf("Content-Type %q, want text/event-stream", ct)
 	}
 	events := readSSE(resp.Body)
-	next := func() dashState {
+	next := func() dashboard.State {
 		t.Helper()
 		item := nextItem(t, events)
-		var st dashState
+		var st dashboard.State
 		if json.Unmarshal([]byte(item.data), &st) != nil || st.Now.IsZero() {
 			t.Fatalf("event: got %q, want a state", item.data)
 		}

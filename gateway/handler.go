@@ -1,5 +1,3 @@
-// Package gateway provides boris-gateway: MCP Streamable HTTP served at /mcp
-// and bridged to one boris core process per session over stdio.
 package gateway
 
 import (
@@ -20,6 +18,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/dashboard"
+	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
 	"github.com/mjkoo/boris/internal/reaper"
 )
@@ -62,7 +63,7 @@ type Options struct {
 	// outlives one.
 	Reaper *reaper.Reaper
 	// Isolation, reported by /healthz, says what is enforced.
-	Isolation *Isolation
+	Isolation *launch.Isolation
 	// Cgroups, if non-nil, gives every session a cgroup of its own, killed
 	// whole when the session ends.
 	Cgroups *cgroup.Manager
@@ -133,8 +134,8 @@ type Options struct {
 	// (PrincipalsDir/NAME, given as --state-dir), outside its working
 	// directory; every core's file tools are denied it. See stateOf.
 	PrincipalsDir string
-	// Dashboard configures /dashboard and /metrics; see DashboardOptions.
-	Dashboard DashboardOptions
+	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
+	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
 	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
 	// so a proxy routes a session's requests to its node by matching the
@@ -142,7 +143,7 @@ type Options struct {
 	NodeID string
 	// WarmCores, if positive, keeps up to that many cores started ahead
 	// of the sessions that will take them: a principal's next core is
-	// started as soon as one is taken (see warmPool).
+	// started as soon as one is taken (see launch.WarmPool).
 	WarmCores int
 
 	Logger *slog.Logger // nil means no logs
@@ -154,14 +155,14 @@ type Handler struct {
 	opts     Options
 	log      *slog.Logger
 	table    *table
-	spawner  *spawner
+	spawner  *launch.Spawner
 	root     http.Handler
 	lim      limits
 	stopReap context.CancelFunc
-	draining chan struct{} // closed by Drain: GET streams end
-	warm     *warmPool     // cores started ahead; nil without WarmCores
-	obs      *observer     // what /dashboard and /metrics show
-	logins   *loginStore   // the dashboard's logins
+	draining chan struct{}        // closed by Drain: GET streams end
+	warm     *launch.WarmPool     // cores started ahead; nil without WarmCores
+	obs      *dashboard.Observer  // what /dashboard and /metrics show
+	dash     *dashboard.Dashboard // /dashboard and /metrics
 	// closing is set by StartDrain: no new session or principal core
 	// starts (503), and /healthz says so, while the load balancer moves
 	// new work to other nodes.
@@ -171,14 +172,15 @@ type Handler struct {
 // NewHandler returns a Handler and starts its session reaper.
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
-	h := &Handler{opts: opts, log: opts.Logger, spawner: newSpawner(opts.Reaper), draining: make(chan struct{})}
+	h := &Handler{opts: opts, log: opts.Logger, spawner: launch.NewSpawner(opts.Reaper), draining: make(chan struct{})}
 	h.lim = limits{
 		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
 		maxInFlight: opts.MaxInFlight,
 	}
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
-	h.warm = newWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
-	h.obs = newObserver(h.table)
+	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
+	h.obs = dashboard.NewObserver(h.table)
+	h.dash = dashboard.New(opts.Dashboard, h.dashboardGateway(), h.obs)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
 	go h.table.reap(ctx)
@@ -226,7 +228,7 @@ func withDefaults(o Options) Options {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 // Sessions reports how many sessions are open.
-func (h *Handler) Sessions() int { return h.table.count() }
+func (h *Handler) Sessions() int { return h.table.Count() }
 
 // Drain ends every open GET stream, so a server shutdown is not held up by
 // streams that never finish; POSTs in flight carry on.
@@ -243,7 +245,7 @@ func (h *Handler) Drain() {
 func (h *Handler) Close() {
 	h.Drain()
 	h.stopReap()
-	h.warm.close()
+	h.warm.Close()
 	h.table.endAll("gateway shutting down")
 }
 
@@ -266,7 +268,7 @@ func (h *Handler) routes() http.Handler {
 		mcp = h.opts.Authenticate(mcp)
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
-	h.dashboardRoutes(mux)
+	h.dash.Routes(mux)
 	if h.opts.NodeID != "" {
 		return h.logRequests(h.boundReads(h.nodeHeader(mux)))
 	}
@@ -299,25 +301,18 @@ func (h *Handler) boundReads(next http.Handler) http.Handler {
 	})
 }
 
-// unboundReads lifts a request's read deadline once its body has been read
-// or it has none: the server's background read, which notices a client
-// going away, must not end a long call or stream.
-func unboundReads(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-}
-
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if h.closing.Load() {
 		// Draining: a load balancer's health check takes the node out.
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": "draining", "sessions": h.table.count()})
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "draining", "sessions": h.table.Count()})
 		return
 	}
-	principals := h.table.countPrincipals()
-	body := map[string]any{"status": "ok", "sessions": h.table.count() - principals, "principal_cores": principals}
+	principals := h.table.CountPrincipals()
+	body := map[string]any{"status": "ok", "sessions": h.table.Count() - principals, "principal_cores": principals}
 	if h.warm != nil {
-		body["warm_cores"] = h.warm.count()
+		body["warm_cores"] = h.warm.Count()
 	}
 	if h.opts.Isolation != nil {
 		body["isolation"] = h.opts.Isolation
@@ -336,15 +331,8 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.delete(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
+		wire.WriteError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST, GET or DELETE")
 	}
-}
-
-// writeError answers with a status and a JSON-RPC error body.
-func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(errorResponse(id, code, msg))
 }
 
 // newSessionID returns 128 random bits in hex (visible ASCII,
@@ -365,7 +353,7 @@ func (h *Handler) newSessionID() string {
 func (h *Handler) StartDrain() {
 	h.closing.Store(true)
 	h.Drain()
-	h.warm.close()
+	h.warm.Close()
 }
 
 // Busy reports whether any client request is in flight.
@@ -383,16 +371,16 @@ func (h *Handler) EndSessions(reason string) { h.table.endAll(reason) }
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
 		return nil
 	}
 	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
 		return nil
 	}
 	s := h.table.lookup(sid, h.opts.Principal(r).Key)
 	if s == nil {
-		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
+		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil
 	}
 	s.touch()
@@ -409,13 +397,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "request body over the gateway's limit")
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "request body over the gateway's limit")
 		return nil, false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "could not read the request body")
 		return nil, false
 	}
-	unboundReads(w)
+	wire.UnboundReads(w)
 	w.Header().Del("Connection") // the connection may serve another request
 	return body, true
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
 // writePNG writes a file the core views as a PNG image of size bytes: the
@@ -150,26 +153,48 @@ func TestInFlightLimit(t *testing.T) {
 	})
 }
 
-// TestPeekHead: the routing fields of a message cut short.
-func TestPeekHead(t *testing.T) {
-	full := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","data":"AAAA"}]}}`
-	tests := []struct {
-		name, head string
-		id         string
-		response   bool
+// nested is a value nested depth arrays deep.
+func nested(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
+
+// TestDeepMessagesNeverWedge: a message nested deeper than go-sdk reads
+// is answered by the gateway with its id and never reaches a core (which
+// would answer it with id null, leaving the request to wait for ever), so
+// more of them than a session may have in flight leave it serving, on a
+// session and on a principal's 2026-07-28 core alike.
+func TestDeepMessagesNeverWedge(t *testing.T) {
+	const inFlight = 2
+	g := newTestGateway(t, func(o *Options) { o.MaxInFlight = inFlight })
+	sid := g.initialize()
+	deep := map[string]any{"command": "true", "x": json.RawMessage(nested(jsonscan.SDKMaxDepth))}
+	h2026, deep2026 := call2026(1, "bash", deep)
+	h2026.Set("Accept", "application/json")
+	paths := []struct {
+		name     string
+		h        http.Header
+		deep, ok func(id int) string
 	}{
-		{"response cut in its result", full[:40], "int64:7", true},
-		{"response cut in the result key", full[:30], "int64:7", false},
-		{"cut in the id", `{"jsonrpc":"2.0","id":12`, "", false},
-		{"request cut in its params", `{"jsonrpc":"2.0","id":"a","method":"sampling/createMessage","params":{"x":"`, "string:a", false},
-		{"notification cut in its params", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"message":"`, "", false},
-		{"error response cut", `{"jsonrpc":"2.0","id":"z","error":{"code":-1,"message":"xx`, "string:z", true},
+		{"session", postHeader(sid, "Accept", "application/json"),
+			func(id int) string { return callBody(id, "bash", deep, "") },
+			func(id int) string { return callBody(id, "bash", map[string]any{"command": "echo served"}, "") }},
+		{"principal core", h2026,
+			func(id int) string { return strings.Replace(deep2026, `"id":1`, fmt.Sprintf(`"id":%d`, id), 1) },
+			func(id int) string {
+				_, b := call2026(id, "bash", map[string]any{"command": "echo served"})
+				return b
+			}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, isResponse := peekHead([]byte(tt.head))
-			if p.id != tt.id || isResponse != tt.response {
-				t.Errorf("got id %q response %v, want %q %v", p.id, isResponse, tt.id, tt.response)
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			for id := 100; id < 100+inFlight+2; id++ {
+				status, body, err := g.quick(p.h, p.deep(id))
+				if err != nil || status != http.StatusBadRequest || !strings.Contains(string(body), fmt.Sprintf(`"id":%d`, id)) ||
+					!strings.Contains(string(body), "nested more than") {
+					t.Fatalf("deep message %d: got %d %s %v, want 400 with its id, saying it is nested too deep", id, status, body, err)
+				}
+			}
+			status, body, err := g.quick(p.h, p.ok(200))
+			if err != nil || status != http.StatusOK || !strings.Contains(string(body), "served") {
+				t.Errorf("a call after the deep messages: got %d %s %v, want 200 and its output", status, body, err)
 			}
 		})
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // listenHub multiplexes the subscriptions/listen streams of one
@@ -80,7 +82,7 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 	hb.mu.Lock()
 	hb.current, hb.acked, hb.uris, hb.allowed, hb.refused = c, acked, uris, mcp.NotificationSubscriptions{}, nil
 	hb.mu.Unlock()
-	if err != nil || hb.s.core.send(raw) != nil {
+	if err != nil || hb.s.core.Send(raw) != nil {
 		close(acked)
 	}
 	return acked
@@ -114,13 +116,13 @@ func (hb *listenHub) answered(c *call, raw []byte) bool {
 // owns reports whether a core notification belongs to the gateway's
 // listen: its _meta names that listen's id.
 func (hb *listenHub) owns(params json.RawMessage) bool {
-	id, ok := member(params, "_meta", mcp.MetaKeySubscriptionID)
+	id, ok := wire.Member(params, "_meta", mcp.MetaKeySubscriptionID)
 	if !ok {
 		return false
 	}
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	return hb.current != nil && rawIDKey(id) == hb.current.key
+	return hb.current != nil && wire.RawIDKey(id) == hb.current.key
 }
 
 // dispatch handles a notification of the gateway's listen: the
@@ -156,7 +158,7 @@ func (hb *listenHub) dispatch(method string, raw, params json.RawMessage) {
 		if !l.wants(method, uri) {
 			continue
 		}
-		out, ok := withMember(raw, l.id, "params", "_meta", mcp.MetaKeySubscriptionID)
+		out, ok := wire.WithMember(raw, l.id, "params", "_meta", mcp.MetaKeySubscriptionID)
 		if !ok {
 			continue
 		}
@@ -244,39 +246,39 @@ func (l *listener) empty() bool {
 // with the acknowledgement of what it will carry and then carries those
 // change notifications until the client closes it (or, if it asked for
 // nothing the core offers, ends with the result at once).
-func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *message) {
+func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message) {
 	var p struct {
 		Notifications *mcp.NotificationSubscriptions `json:"notifications"`
 	}
-	if json.Unmarshal(m.req.Params, &p) != nil || p.Notifications == nil {
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications: the notifications to deliver")
+	if json.Unmarshal(m.Req.Params, &p) != nil || p.Notifications == nil {
+		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications: the notifications to deliver")
 		return
 	}
-	id, err := json.Marshal(m.req.ID.Raw())
+	id, err := json.Marshal(m.Req.ID.Raw())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, err.Error())
+		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
 	hub := s.principal.hub
 	l, err := hub.subscribe(r, id, *p.Notifications)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidParams, err.Error())
+		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidParams, err.Error())
 		return
 	}
 	defer hub.unsubscribe(l)
 	meta := map[string]json.RawMessage{mcp.MetaKeySubscriptionID: id}
 	ack, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
 		"params": map[string]any{"_meta": meta, "notifications": l.want}})
-	result, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.req.ID, Result: mustJSON(map[string]any{"resultType": "complete", "_meta": meta})})
+	result, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.Req.ID, Result: mustJSON(map[string]any{"resultType": "complete", "_meta": meta})})
 	if r.ContentLength == 0 {
-		unboundReads(w)
+		wire.UnboundReads(w)
 	}
-	sse := startSSE(w, h.opts.WriteTimeout)
-	if sse.event(ack) != nil {
+	sse := wire.StartSSE(w, h.opts.WriteTimeout)
+	if sse.Event(ack) != nil {
 		return
 	}
 	if l.empty() {
-		_ = sse.event(result)
+		_ = sse.Event(result)
 		return
 	}
 	tick := time.NewTicker(h.opts.KeepAlive)
@@ -285,16 +287,16 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 		var err error
 		select {
 		case n := <-l.ch:
-			err = sse.event(n)
+			err = sse.Event(n)
 		case <-tick.C:
-			err = sse.comment("keep-alive")
+			err = sse.Comment("keep-alive")
 		case <-r.Context().Done():
 			return
 		case <-s.done:
-			_ = sse.event(errorResponse(m.req.ID, jsonrpc.CodeInternalError, "core ended: "+s.reason+"; listen again"))
+			_ = sse.Event(wire.ErrorResponse(m.Req.ID, jsonrpc.CodeInternalError, "core ended: "+s.reason+"; listen again"))
 			return
 		case <-h.draining:
-			_ = sse.event(result)
+			_ = sse.Event(result)
 			return
 		}
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/internal/testbin"
 )
 
@@ -358,17 +359,11 @@ func parentOf(pid string) int {
 // generous deadline.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitFor(t, what, cond)
 }
 
 // coreOf returns the core process of an open session.
-func (g *testGateway) coreOf(sid string) *coreProc {
+func (g *testGateway) coreOf(sid string) *launch.Core {
 	g.t.Helper()
 	s := g.h.table.get(sid)
 	if s == nil {
@@ -378,9 +373,9 @@ func (g *testGateway) coreOf(sid string) *coreProc {
 }
 
 // coreExited reports whether a core has been reaped.
-func coreExited(p *coreProc) bool {
+func coreExited(p *launch.Core) bool {
 	select {
-	case <-p.exited:
+	case <-p.Exited:
 		return true
 	default:
 		return false

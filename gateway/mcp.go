@@ -7,39 +7,39 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-)
 
-// codeRequestCancelled answers a request the client cancelled.
-const codeRequestCancelled = -32800
+	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/wire"
+)
 
 // post handles a client message (Streamable HTTP "Sending Messages to the
 // Server").
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
+		wire.WriteError(w, http.StatusUnsupportedMediaType, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
 		return
 	}
-	acc := parseAccept(r.Header.Get("Accept"))
-	if !acc.json && !acc.sse {
-		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
+	acc := wire.ParseAccept(r.Header.Get("Accept"))
+	if !acc.JSON && !acc.SSE {
+		wire.WriteError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
 		return
 	}
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return
 	}
-	m, err := decode(body)
+	m, err := wire.Decode(body)
 	switch {
-	case err == errBatch:
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
+	case err == wire.ErrBatch:
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
-	case err == errTooDeep:
+	case err == wire.ErrTooDeep:
 		// Answered here, with its id when it has one: a core would answer
 		// it with id null, and the request would wait for ever.
-		writeError(w, http.StatusBadRequest, idOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		wire.WriteError(w, http.StatusBadRequest, wire.IDOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return
 	case err != nil:
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
 		return
 	}
 	// 2026-07-28 first: an initialize that says it is one is a method that
@@ -48,7 +48,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.stateless(w, r, m, acc)
 		return
 	}
-	if m.req != nil && m.req.Method == "initialize" {
+	if m.Req != nil && m.Req.Method == "initialize" {
 		h.initialize(w, r, m, acc)
 		return
 	}
@@ -56,7 +56,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	if !m.isCall() {
+	if !m.IsCall() {
 		h.forward(w, s, m)
 		return
 	}
@@ -64,14 +64,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // forward passes a notification or a response to the core: 202, no body.
-func (h *Handler) forward(w http.ResponseWriter, s *session, m *message) {
-	if m.req != nil && m.req.Method == "notifications/cancelled" {
+func (h *Handler) forward(w http.ResponseWriter, s *session, m *wire.Message) {
+	if m.Req != nil && m.Req.Method == "notifications/cancelled" {
 		// Forwarded unchanged; the request it names gets no response from
 		// the core, so its HTTP request is ended here.
-		defer s.cancel(cancelledID(m.req.Params))
+		defer s.cancel(wire.CancelledID(m.Req.Params))
 	}
-	if err := s.core.send(m.raw); err != nil {
-		writeError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")
+	if err := s.core.Send(m.Raw); err != nil {
+		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -79,24 +79,24 @@ func (h *Handler) forward(w http.ResponseWriter, s *session, m *message) {
 
 // initialize starts a session: a fresh core gets the client's initialize
 // verbatim, so the core negotiates with the real client.
-func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message, acc accepts) {
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *wire.Message, acc wire.Accepts) {
 	if r.Header.Get("Mcp-Session-Id") != "" {
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, "initialize must not carry Mcp-Session-Id: a session is initialized once")
+		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidRequest, "initialize must not carry Mcp-Session-Id: a session is initialized once")
 		return
 	}
-	if !m.isCall() {
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "initialize must be a request with an id")
+	if !m.IsCall() {
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "initialize must be a request with an id")
 		return
 	}
 	p := h.opts.Principal(r)
-	if !h.reserve(w, p, m.req.ID) {
+	if !h.reserve(w, p, m.Req.ID) {
 		return
 	}
 	s, err := h.startSession(p, false)
 	if err != nil {
 		h.table.release(p)
 		h.log.Error("cannot start core", "err", err)
-		writeError(w, http.StatusInternalServerError, m.req.ID, jsonrpc.CodeInternalError, "cannot start a core for this session")
+		wire.WriteError(w, http.StatusInternalServerError, m.Req.ID, jsonrpc.CodeInternalError, "cannot start a core for this session")
 		return
 	}
 	// Bound before its id is given out: no request can use it unbound.
@@ -111,7 +111,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 	// A session exists once its initialize succeeded: one the core refused
 	// (an unsupported protocolVersion, malformed params) or whose client
 	// left before the answer is ended at once, not left to idle out.
-	if res := h.exchange(w, r, s, m, c, m.raw, acc); res == nil || responseOutcome(res) == "error" {
+	if res := h.exchange(w, r, s, m, c, m.Raw, acc); res == nil || wire.ResponseOutcome(res) == "error" {
 		h.table.end(s, "initialize failed")
 	}
 }
@@ -121,7 +121,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *message,
 func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) bool {
 	if h.closing.Load() {
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "this node is draining: it starts no session; retry (a load balancer sends the retry to another node)")
+		wire.WriteError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "this node is draining: it starts no session; retry (a load balancer sends the retry to another node)")
 		return false
 	}
 	err := h.table.reserve(p, h.opts.MaxPerSubject)
@@ -131,29 +131,29 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 	h.log.Info("session refused", "subject", p.Subject, "reason", err)
 	w.Header().Set("Retry-After", "10")
 	if errors.Is(err, errSubjectFull) {
-		writeError(w, http.StatusTooManyRequests, id, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
+		wire.WriteError(w, http.StatusTooManyRequests, id, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
 		return false
 	}
-	writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
+	wire.WriteError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "the gateway is at its session limit; retry later")
 	return false
 }
 
 // startSession spawns a core for p and opens its session: a principal's
 // core (for its 2026-07-28 requests) if principal.
 func (h *Handler) startSession(p Principal, principal bool) (_ *session, err error) {
-	defer func() { h.obs.coreStarted(err) }()
+	defer func() { h.obs.CoreStarted(err) }()
 	l, err := h.launchFor(p)
 	if err != nil {
 		return nil, err
 	}
 	var id string
-	var core *coreProc
-	if w := h.warm.take(warmKey(l)); w != nil {
-		id, core = w.id, w.core
+	var core *launch.Core
+	if w := h.warm.Take(launch.WarmKey(l)); w != nil {
+		id, core = w.ID, w.Core
 	} else if id, core, err = h.spawnFor(l); err != nil {
 		return nil, err
 	}
-	h.warm.refill(l) // the principal's next core
+	h.warm.Refill(l) // the principal's next core
 	s := newSession(id, p.Subject, core, h.lim, h.log)
 	if principal {
 		s.principal = &principalCore{internal: map[string]*call{}}
@@ -166,18 +166,18 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 
 // spawnFor starts a core of l for a session it names, in a cgroup of its
 // own when sessions have them.
-func (h *Handler) spawnFor(l launch) (string, *coreProc, error) {
+func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
 	id := h.newSessionID()
 	var err error
 	if h.opts.Cgroups != nil {
-		if l.group, err = h.opts.Cgroups.New(id); err != nil {
+		if l.Group, err = h.opts.Cgroups.New(id); err != nil {
 			return "", nil, err
 		}
 	}
-	core, err := spawnCore(h.spawner, h.opts.Core, l, h.log)
+	core, err := launch.Spawn(h.spawner, h.opts.Core, l, h.log)
 	if err != nil {
-		if l.group != nil {
-			_ = l.group.Kill()
+		if l.Group != nil {
+			_ = l.Group.Kill()
 		}
 		return "", nil, err
 	}
@@ -185,13 +185,13 @@ func (h *Handler) spawnFor(l launch) (string, *coreProc, error) {
 }
 
 // startWarm starts a core of l for the warm pool.
-func (h *Handler) startWarm(l launch) (*warmCore, error) {
+func (h *Handler) startWarm(l launch.Spec) (*launch.WarmCore, error) {
 	id, core, err := h.spawnFor(l)
 	if err != nil {
 		h.log.Warn("could not start a core ahead of its session", "err", err)
 		return nil, err
 	}
-	return &warmCore{key: warmKey(l), id: id, core: core}, nil
+	return &launch.WarmCore{Key: launch.WarmKey(l), ID: id, Core: core}, nil
 }
 
 // coreGoneWait bounds how long a request that found its core gone waits
@@ -199,24 +199,24 @@ func (h *Handler) startWarm(l launch) (*warmCore, error) {
 const coreGoneWait = 3 * time.Second
 
 // call forwards a request and streams back what the core sends for it.
-func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *message, acc accepts) {
+func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message, acc wire.Accepts) {
 	c, err := s.register(m)
 	if !h.admit(w, m, err) {
 		return
 	}
-	h.exchange(w, r, s, m, c, m.raw, acc)
+	h.exchange(w, r, s, m, c, m.Raw, acc)
 }
 
 // admit answers a request its session could not take in (err from
 // session.add): 429 when too many are in flight, else 400.
-func (h *Handler) admit(w http.ResponseWriter, m *message, err error) bool {
+func (h *Handler) admit(w http.ResponseWriter, m *wire.Message, err error) bool {
 	switch {
 	case errors.Is(err, errTooMany):
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusTooManyRequests, m.req.ID, jsonrpc.CodeInternalError, err.Error())
+		wire.WriteError(w, http.StatusTooManyRequests, m.Req.ID, jsonrpc.CodeInternalError, err.Error())
 		return false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, m.req.ID, jsonrpc.CodeInvalidRequest, err.Error())
+		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidRequest, err.Error())
 		return false
 	}
 	return true
@@ -225,9 +225,9 @@ func (h *Handler) admit(w http.ResponseWriter, m *message, err error) bool {
 // exchange sends the core raw, the request c waits for, and streams back
 // what the core sends for it. It returns the response, or nil if there was
 // none.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *message, c *call, raw []byte, acc accepts) []byte {
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message, c *call, raw []byte, acc wire.Accepts) []byte {
 	start := time.Now()
-	if err := s.core.send(raw); err != nil {
+	if err := s.core.Send(raw); err != nil {
 		// The core is gone. Its router sees that too and ends the session,
 		// logging why the core exited (a core that fails to start says so
 		// on stderr); the answer waits for that, or the session would end
@@ -237,16 +237,16 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 		case <-time.After(coreGoneWait):
 		}
 		s.forget(c)
-		writeError(w, http.StatusNotFound, m.req.ID, jsonrpc.CodeInvalidRequest, "session ended")
+		wire.WriteError(w, http.StatusNotFound, m.Req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
 	}
 	tool := ""
-	if m.req.Method == "tools/call" {
-		tool = toolName(m.req.Params)
-		defer h.obs.begin(s, tool, start)()
+	if m.Req.Method == "tools/call" {
+		tool = wire.ToolName(m.Req.Params)
+		defer h.obs.Begin(s.id, tool, start)()
 	}
 	res := h.await(w, r, s, c, acc)
-	if m.req.Method == "tools/call" {
+	if m.Req.Method == "tools/call" {
 		h.logToolCall(s, tool, res, time.Since(start))
 	}
 	return res
@@ -260,9 +260,9 @@ func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Durati
 		result = "cancelled" // a 2026-07-28 client closed its stream
 	}
 	if res != nil {
-		result = responseOutcome(res)
+		result = wire.ResponseOutcome(res)
 	}
 	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", tool,
 		"duration", d.Round(time.Microsecond), "outcome", result)
-	h.obs.toolCall(s, h.table.ownerOf(s), tool, d, result)
+	h.obs.ToolCall(s.id, s.subject, h.table.ownerOf(s), tool, d, result)
 }

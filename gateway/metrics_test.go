@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mjkoo/boris/auth/authtest"
+	"github.com/mjkoo/boris/gateway/metrics"
 )
 
 // scrape reads /metrics with the headers kv, returning the status and,
@@ -137,7 +138,7 @@ func TestMetricsCount(t *testing.T) {
 		{"boris_gateway_core_spawn_failures_total", nil, 0},
 		{"boris_gateway_tool_calls_total", []string{"tool", "create_task", "outcome", "ok"}, 1},
 		{"boris_gateway_tool_calls_total", []string{"tool", "get_task", "outcome", "tool_error"}, 1},
-		{"boris_gateway_tool_calls_total", []string{"tool", otherTool, "outcome", "error"}, 3},
+		{"boris_gateway_tool_calls_total", []string{"tool", metrics.OtherTool, "outcome", "error"}, 3},
 		{"boris_gateway_tool_call_duration_seconds", []string{"tool", "create_task"}, 1},
 	}
 	for _, c := range checks {
@@ -148,7 +149,7 @@ func TestMetricsCount(t *testing.T) {
 	for _, m := range after["boris_gateway_tool_calls_total"].GetMetric() {
 		for _, l := range m.GetLabel() {
 			if strings.HasPrefix(l.GetValue(), "no_such_tool") {
-				t.Errorf("label %s=%q: want unknown tools counted as %q", l.GetName(), l.GetValue(), otherTool)
+				t.Errorf("label %s=%q: want unknown tools counted as %q", l.GetName(), l.GetValue(), metrics.OtherTool)
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // route reads the core's stdout until it closes, delivering each message
@@ -15,7 +17,7 @@ import (
 // costs its own request (a JSON-RPC error), never the session.
 func (s *session) route(end func(*session, string)) {
 	for {
-		head, more, err := s.core.readChunk()
+		head, more, err := s.core.ReadChunk()
 		if err == nil && more {
 			err = s.receiveLarge(head)
 		} else if err == nil {
@@ -37,17 +39,17 @@ func (s *session) coreGone(end func(*session, string)) {
 	case <-s.done: // the gateway ended the session: nothing to explain
 	default:
 		select {
-		case <-s.core.exited:
+		case <-s.core.Exited:
 		case <-time.After(time.Second):
 		}
 		status := "still running"
 		select {
-		case <-s.core.exited:
-			status = exitStatus(s.core.err)
+		case <-s.core.Exited:
+			status = exitStatus(s.core.Err)
 		default:
 		}
 		s.log.Warn("core exited", "session", s.id, "subject", s.subject, "status", status,
-			"stderr", strings.Join(s.core.logs.last(time.Second), "\n"))
+			"stderr", strings.Join(s.core.Logs.Last(time.Second), "\n"))
 	}
 	end(s, "core exited")
 }
@@ -61,13 +63,13 @@ func exitStatus(err error) string {
 
 // receive routes a message read whole.
 func (s *session) receive(raw []byte) {
-	p, err := peek(raw)
+	p, err := wire.Peek(raw)
 	if err != nil {
 		s.log.Warn("undecodable message from core", "session", s.id, "err", err)
 		return
 	}
 	if full := s.held.take(int64(len(raw))); full != "" {
-		s.refuse(p.id, p.method == "", s.fullReason(full))
+		s.refuse(p.ID, p.Method == "", s.fullReason(full))
 		return
 	}
 	s.deliver(coreMsg{raw: raw, held: int64(len(raw))}, p)
@@ -78,10 +80,10 @@ func (s *session) receive(raw []byte) {
 // limit. A response nobody waits for any more is skipped without being
 // held at all.
 func (s *session) receiveLarge(head []byte) error {
-	p, isResponse := peekHead(head)
-	if isResponse && !s.awaited(p.id) {
-		s.dropResponse(p.id)
-		return s.core.skipLine()
+	p, isResponse := wire.PeekHead(head)
+	if isResponse && !s.awaited(p.ID) {
+		s.dropResponse(p.ID)
+		return s.core.SkipLine()
 	}
 	var buf []byte
 	why := ""
@@ -103,16 +105,16 @@ func (s *session) receiveLarge(head []byte) error {
 			break
 		}
 		var err error
-		if piece, more, err = s.core.readChunk(); err != nil {
+		if piece, more, err = s.core.ReadChunk(); err != nil {
 			s.held.give(int64(len(buf)))
 			return err
 		}
 	}
 	if why != "" {
-		s.refuse(p.id, isResponse, why)
+		s.refuse(p.ID, isResponse, why)
 		return nil
 	}
-	if p, err := peek(buf); err == nil {
+	if p, err := wire.Peek(buf); err == nil {
 		s.deliver(coreMsg{raw: buf, held: int64(len(buf))}, p)
 		return nil
 	}
@@ -149,7 +151,7 @@ func (s *session) refuse(idk string, isResponse bool, why string) {
 		return
 	}
 	s.forgetLocked(c)
-	c.resp <- coreMsg{raw: errorResponse(c.id, jsonrpc.CodeInternalError, why)}
+	c.resp <- coreMsg{raw: wire.ErrorResponse(c.id, jsonrpc.CodeInternalError, why)}
 }
 
 // awaited reports whether a request in flight waits for the response idk.
@@ -173,29 +175,29 @@ func (s *session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
 // request with its id, progress to the request with its token, other
 // request-scoped messages to the only request in flight, the rest to the
 // GET stream. A message that goes nowhere is released at once.
-func (s *session) deliver(msg coreMsg, m peeked) {
+func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var dest *call
 	switch {
 	case s.principal != nil && s.deliverPrincipal(msg, m):
 		return
-	case m.method == "":
-		if dest = s.calls[m.id]; dest != nil {
+	case m.Method == "":
+		if dest = s.calls[m.ID]; dest != nil {
 			s.forgetLocked(dest)
 			dest.resp <- dest.restore(msg, dest.clientID, "id")
 			return
 		}
 		// A response whose request was abandoned or cancelled is dropped,
 		// and its id may be used again.
-		s.dropResponseLocked(m.id)
+		s.dropResponseLocked(m.ID)
 		s.release(msg)
 		return
-	case m.method == "notifications/progress":
-		if dest = s.progress[notifiedToken(m.params)]; dest != nil {
+	case m.Method == "notifications/progress":
+		if dest = s.progress[wire.NotifiedToken(m.Params)]; dest != nil {
 			msg = dest.restore(msg, dest.clientToken, "params", "progressToken")
 		}
-	case !sessionScoped(m.method) && len(s.calls) == 1:
+	case !sessionScoped(m.Method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
 		}

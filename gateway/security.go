@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/rs/cors"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // checkOrigin enforces the transport's security warning (2025-06-18
@@ -20,11 +22,11 @@ import (
 func (h *Handler) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
-			writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "origin not allowed: "+o)
+			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "origin not allowed: "+o)
 			return
 		}
 		if !h.hostAllowed(r.Host) {
-			writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "host not allowed: "+r.Host)
+			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "host not allowed: "+r.Host)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // backlogLimit bounds messages kept for a GET stream that is not open.
@@ -28,7 +31,7 @@ type limits struct {
 type session struct {
 	id      string
 	subject string
-	core    *coreProc
+	core    *launch.Core
 	log     *slog.Logger
 	lim     limits
 	held    *budget // bytes of this session's core messages the gateway holds
@@ -64,7 +67,7 @@ type session struct {
 type call struct {
 	id     jsonrpc.ID // as the client sent it: errors the gateway writes carry it
 	coreID jsonrpc.ID // as the core was sent it: id, but on a principal's core its own
-	key    string     // idKey(coreID)
+	key    string     // wire.IDKey(coreID)
 	token  string     // key of the progress token the core was sent, or ""
 	// On a principal's core, the gateway gives every request an id and a
 	// progress token of its own (clients of one principal share the core,
@@ -76,7 +79,7 @@ type call struct {
 	ended                 chan struct{} // closed when the client cancelled it
 }
 
-func newSession(id, subject string, core *coreProc, lim limits, log *slog.Logger) *session {
+func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
 	s := &session{
 		id: id, subject: subject, core: core, log: log, lim: lim, created: time.Now(),
 		held:  &budget{max: lim.buffered, parent: lim.total},
@@ -99,8 +102,8 @@ var (
 // register records an in-flight request so its messages find their way.
 // It fails if the id is in flight or reserved (JSON-RPC ids must be
 // unique), or if the session has lim.maxInFlight requests in flight.
-func (s *session) register(m *message) (*call, error) {
-	c := newCall(m.req.ID, m.req.ID, progressTokenOf(m.req.Params))
+func (s *session) register(m *wire.Message) (*call, error) {
+	c := newCall(m.Req.ID, m.Req.ID, wire.ProgressTokenOf(m.Req.Params))
 	if err := s.add(c); err != nil {
 		return nil, err
 	}
@@ -111,7 +114,7 @@ func (s *session) register(m *message) (*call, error) {
 // core is sent with coreID and the progress token key token.
 func newCall(id, coreID jsonrpc.ID, token string) *call {
 	return &call{
-		id: id, coreID: coreID, key: idKey(coreID), token: token,
+		id: id, coreID: coreID, key: wire.IDKey(coreID), token: token,
 		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // meta2026 is the _meta every 2026-07-28 request carries.
@@ -91,7 +93,7 @@ func unsupportedVersion(t *testing.T, _ *http.Response, body []byte) {
 			} `json:"data"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(body, &m); err != nil || m.Error.Code != codeUnsupportedVersion ||
+	if err := json.Unmarshal(body, &m); err != nil || m.Error.Code != wire.CodeUnsupportedVersion ||
 		!strings.Contains(strings.Join(m.Error.Data.Supported, ","), statelessVersion) || m.Error.Data.Requested == "" {
 		t.Errorf("got %s, want -32022 with data.supported including %s and data.requested", body, statelessVersion)
 	}
@@ -126,23 +128,23 @@ func TestStatelessStatusCodes(t *testing.T) {
 		{"response", "POST", header2026("", ""), `{"jsonrpc":"2.0","id":"s1","result":{}}`, 400, []check{anyRPCError}},
 		{"unsupported version", "POST", header2026("tools/list", "", "MCP-Protocol-Version", "2027-01-01"), listBody, 400, []check{unsupportedVersion}},
 		{"unsupported version, no _meta", "POST", header2026("tools/list", "", "MCP-Protocol-Version", "2099-12-31"), noMeta, 400, []check{unsupportedVersion}},
-		{"MCP-Protocol-Version missing", "POST", without(header2026("tools/list", ""), "MCP-Protocol-Version"), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"MCP-Protocol-Version against _meta 2025-11-25", "POST", header2026("tools/list", ""), meta2025, 400, []check{rpcError(codeHeaderMismatch)}},
+		{"MCP-Protocol-Version missing", "POST", without(header2026("tools/list", ""), "MCP-Protocol-Version"), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"MCP-Protocol-Version against _meta 2025-11-25", "POST", header2026("tools/list", ""), meta2025, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
 		{"_meta without a protocol version", "POST", header2026("tools/list", ""), noMeta, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
 		{"no params", "POST", header2026("tools/list", ""), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
 		{"initialize", "POST", header2026("initialize", ""), body2026(11, "initialize", map[string]any{"protocolVersion": statelessVersion, "capabilities": map[string]any{}}),
 			404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
-		{"Mcp-Method missing", "POST", without(header2026("tools/list", ""), "Mcp-Method"), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Method mismatch", "POST", header2026("prompts/list", ""), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Method in another case", "POST", header2026("Tools/List", ""), listBody, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Name missing", "POST", without(callH, "Mcp-Name"), callB, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Name mismatch", "POST", header2026("tools/call", "bash"), callB, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Name in base64, mismatch", "POST", header2026("tools/call", b64("bash")), callB, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Name bad base64", "POST", header2026("tools/call", "=?base64?!!!?="), callB, 400, []check{rpcError(codeHeaderMismatch)}},
-		{"Mcp-Name not plain ASCII", "POST", header2026("tools/call", "vi\xc3\xa9w"), callB, 400, []check{rpcError(codeHeaderMismatch)}},
+		{"Mcp-Method missing", "POST", without(header2026("tools/list", ""), "Mcp-Method"), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Method mismatch", "POST", header2026("prompts/list", ""), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Method in another case", "POST", header2026("Tools/List", ""), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Name missing", "POST", without(callH, "Mcp-Name"), callB, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Name mismatch", "POST", header2026("tools/call", "bash"), callB, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Name in base64, mismatch", "POST", header2026("tools/call", b64("bash")), callB, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Name bad base64", "POST", header2026("tools/call", "=?base64?!!!?="), callB, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"Mcp-Name not plain ASCII", "POST", header2026("tools/call", "vi\xc3\xa9w"), callB, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
 		{"resources/read Mcp-Name mismatch", "POST", header2026("resources/read", "file:///etc/passwd"),
-			body2026(5, "resources/read", map[string]any{"uri": "file:///tmp/x"}), 400, []check{rpcError(codeHeaderMismatch)}},
-		{"prompts/get Mcp-Name missing", "POST", header2026("prompts/get", ""), body2026(6, "prompts/get", map[string]any{"name": "p"}), 400, []check{rpcError(codeHeaderMismatch)}},
+			body2026(5, "resources/read", map[string]any{"uri": "file:///tmp/x"}), 400, []check{rpcError(wire.CodeHeaderMismatch)}},
+		{"prompts/get Mcp-Name missing", "POST", header2026("prompts/get", ""), body2026(6, "prompts/get", map[string]any{"name": "p"}), 400, []check{rpcError(wire.CodeHeaderMismatch)}},
 		{"unknown method", "POST", header2026("no/such", ""), body2026(7, "no/such", nil), 404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
 		{"ping, gone in 2026-07-28", "POST", header2026("ping", ""), body2026(8, "ping", nil), 404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
 		{"initialize-era method logging/setLevel", "POST", header2026("logging/setLevel", ""), body2026(9, "logging/setLevel", map[string]any{"level": "info"}), 404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
@@ -171,7 +173,7 @@ func TestStatelessStatusCodes(t *testing.T) {
 	}
 	// One principal, one core: the anonymous principal's requests all
 	// went to the same core, and it is no session.
-	if n, p := g.h.table.count(), g.h.table.countPrincipals(); n != 1 || p != 1 {
+	if n, p := g.h.table.Count(), g.h.table.CountPrincipals(); n != 1 || p != 1 {
 		t.Errorf("after the table: %d cores, %d of them principals', want 1 and 1", n, p)
 	}
 }
@@ -237,7 +239,7 @@ func TestStatelessCoreKeepsState(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n, p := g.h.table.count(), g.h.table.countPrincipals(); n != 2 || p != 2 {
+	if n, p := g.h.table.Count(), g.h.table.CountPrincipals(); n != 2 || p != 2 {
 		t.Errorf("%d cores, %d of them principals', want 2 and 2", n, p)
 	}
 	// A principal's core is no session: its id does not open it.
@@ -344,7 +346,7 @@ func TestStatelessParamHeaders(t *testing.T) {
 				t.Fatalf("got %d %s, want %d", resp.StatusCode, body, tt.want)
 			}
 			if tt.want == 400 {
-				rpcError(codeHeaderMismatch)(t, resp, body)
+				rpcError(wire.CodeHeaderMismatch)(t, resp, body)
 			}
 		})
 	}
@@ -425,7 +427,7 @@ func TestStatelessLimits(t *testing.T) {
 	if cores := g.cores(); len(cores) > 1 {
 		t.Fatalf("cores %v, want at most the principal's one", cores)
 	}
-	waitFor(t, "the idle principal core to end", func() bool { return len(g.cores()) == 0 && g.h.table.countPrincipals() == 0 })
+	waitFor(t, "the idle principal core to end", func() bool { return len(g.cores()) == 0 && g.h.table.CountPrincipals() == 0 })
 	h, b = call2026(3, "bash", map[string]any{"command": "pwd"})
 	resp, body := g.do("POST", h, b)
 	if resp.StatusCode != 200 || strings.Contains(string(body), "/sub") {

@@ -2,71 +2,18 @@ package gateway
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
-
-// reply is how a request's HTTP response is written. Headers wait until the
-// first message: a lone response goes out as application/json when the
-// client accepts it; anything before it (progress) switches to
-// text/event-stream.
-type reply struct {
-	w       http.ResponseWriter
-	acc     accepts
-	sse     *sseWriter
-	timeout time.Duration // per piece written, see writeParts
-	// stateless: a 2026-07-28 error response sent as JSON has the HTTP
-	// status its code calls for (see statusOf).
-	stateless bool
-}
-
-// note sends a message tied to the request, starting a stream if needed.
-// It reports false when the client accepts only JSON, which cannot carry it.
-func (rp *reply) note(raw []byte) bool {
-	if rp.sse == nil {
-		if !rp.acc.sse {
-			return false
-		}
-		rp.sse = startSSE(rp.w, rp.timeout)
-	}
-	_ = rp.sse.event(raw)
-	return true
-}
-
-// final sends the response and ends the reply.
-func (rp *reply) final(raw []byte) {
-	if rp.sse == nil && rp.acc.json {
-		// Sized and flushed now, so the client has its answer before the
-		// handler's bookkeeping (the tool-call log line) runs.
-		h := rp.w.Header()
-		h.Set("Content-Type", "application/json")
-		h.Set("Content-Length", strconv.Itoa(len(raw)))
-		if rp.stateless {
-			rp.w.WriteHeader(statusOf(raw))
-		}
-		_ = writeParts(rp.w, http.NewResponseController(rp.w), rp.timeout, raw)
-		return
-	}
-	rp.note(raw)
-}
-
-// keepAlive sends a keep-alive comment, opening the stream if allowed.
-func (rp *reply) keepAlive() {
-	if rp.sse == nil && rp.acc.sse {
-		rp.sse = startSSE(rp.w, rp.timeout)
-	}
-	if rp.sse != nil {
-		_ = rp.sse.comment("keep-alive")
-	}
-}
 
 // await writes everything the core sends for c until its response, and
 // returns that response (nil if there was none). Each message's budget is
 // released once it is written.
-func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc accepts) []byte {
-	rp := &reply{w: w, acc: acc, timeout: h.opts.WriteTimeout, stateless: s.principal != nil}
+func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc wire.Accepts) []byte {
+	rp := &wire.Reply{Writer: w, Accepts: acc, Timeout: h.opts.WriteTimeout, Stateless: s.principal != nil}
 	defer s.leave(c)
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
@@ -76,17 +23,17 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 			h.noteOrStream(rp, s, m)
 		case m := <-c.resp:
 			h.drainNotes(rp, s, c)
-			rp.final(m.raw)
+			rp.Final(m.raw)
 			s.release(m)
 			return m.raw
 		case <-tick.C:
-			rp.keepAlive()
+			rp.KeepAlive()
 		case <-c.ended:
-			rp.final(errorResponse(c.id, codeRequestCancelled, "request cancelled by the client"))
+			rp.Final(wire.ErrorResponse(c.id, wire.CodeRequestCancelled, "request cancelled by the client"))
 			return nil
 		case <-s.done:
 			h.drainNotes(rp, s, c)
-			rp.final(errorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason))
+			rp.Final(wire.ErrorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason))
 			return nil
 		case <-r.Context().Done():
 			// The client went away, or stopped reading for WriteTimeout.
@@ -103,8 +50,8 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 
 // noteOrStream delivers a request-scoped message on the request's stream,
 // or on the session's GET stream when the client accepts only JSON.
-func (h *Handler) noteOrStream(rp *reply, s *session, m coreMsg) {
-	if rp.note(m.raw) {
+func (h *Handler) noteOrStream(rp *wire.Reply, s *session, m coreMsg) {
+	if rp.Note(m.raw) {
 		s.release(m)
 		return
 	}
@@ -114,7 +61,7 @@ func (h *Handler) noteOrStream(rp *reply, s *session, m coreMsg) {
 }
 
 // drainNotes sends messages that arrived before the response, keeping order.
-func (h *Handler) drainNotes(rp *reply, s *session, c *call) {
+func (h *Handler) drainNotes(rp *wire.Reply, s *session, c *call) {
 	for {
 		select {
 		case m := <-c.notes:
@@ -131,8 +78,8 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if noSession(w, r) {
 		return
 	}
-	if !parseAccept(r.Header.Get("Accept")).sse {
-		writeError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "GET needs Accept: text/event-stream")
+	if !wire.ParseAccept(r.Header.Get("Accept")).SSE {
+		wire.WriteError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "GET needs Accept: text/event-stream")
 		return
 	}
 	s := h.session(w, r)
@@ -141,24 +88,24 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, ok := s.openStream()
 	if !ok {
-		writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
+		wire.WriteError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
 		return
 	}
 	defer s.closeStream(ch)
 	if r.ContentLength == 0 {
-		unboundReads(w) // a stream lasts as long as the client wants
+		wire.UnboundReads(w) // a stream lasts as long as the client wants
 	}
-	sse := startSSE(w, h.opts.WriteTimeout)
+	sse := wire.StartSSE(w, h.opts.WriteTimeout)
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
 	for {
 		var err error
 		select {
 		case m := <-ch:
-			err = sse.event(m.raw)
+			err = sse.Event(m.raw)
 			s.release(m)
 		case <-tick.C:
-			err = sse.comment("keep-alive")
+			err = sse.Comment("keep-alive")
 		case <-r.Context().Done():
 			return
 		case <-s.done:
@@ -195,7 +142,7 @@ func noSession(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	w.Header().Set("Allow", "POST")
-	writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+	wire.WriteError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
 		r.Method+" needs an Mcp-Session-Id: it opens or ends a session's stream (2025 revisions); without a session, POST every message")
 	return true
 }

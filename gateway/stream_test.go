@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // progressCommand prints a line every 0.1 s for 2 s: long enough for the
@@ -232,8 +235,8 @@ func TestCancelEndsRequestAtOnce(t *testing.T) {
 	}
 	for _, c := range calls {
 		final, _ := responseOf(t, await(t, c.pending))
-		if final.Error == nil || final.Error.Code != codeRequestCancelled {
-			t.Errorf("request %v cancelled: got result %s error %+v, want the gateway's JSON-RPC error %d at once", c.id, final.Result, final.Error, codeRequestCancelled)
+		if final.Error == nil || final.Error.Code != wire.CodeRequestCancelled {
+			t.Errorf("request %v cancelled: got result %s error %+v, want the gateway's JSON-RPC error %d at once", c.id, final.Result, final.Error, wire.CodeRequestCancelled)
 		}
 	}
 	for _, c := range calls {
@@ -278,7 +281,7 @@ func TestCoreCrash(t *testing.T) {
 	sid := g.initialize()
 	core := g.coreOf(sid)
 	_, pending := g.startSleep(sid, 6)
-	if err := core.cmd.Process.Kill(); err != nil {
+	if err := core.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	final, _ := responseOf(t, await(t, pending))
@@ -356,7 +359,7 @@ func TestMaxLifetime(t *testing.T) {
 // commands they run.
 func TestCloseEndsEverySession(t *testing.T) {
 	g := newTestGateway(t)
-	var cores []*coreProc
+	var cores []*launch.Core
 	var markers []string
 	for range 3 {
 		sid := g.initialize()

@@ -164,8 +164,8 @@ func (t *table) heldBy(subject string) int {
 	return t.held[subject]
 }
 
-// count reports the open sessions, principals' cores included.
-func (t *table) count() int {
+// Count reports the open sessions, principals' cores included.
+func (t *table) Count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.sessions)
@@ -190,8 +190,8 @@ func (t *table) busy() bool {
 	return false
 }
 
-// countPrincipals reports the principals' cores.
-func (t *table) countPrincipals() int {
+// CountPrincipals reports the principals' cores.
+func (t *table) CountPrincipals() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.principals)
@@ -215,11 +215,11 @@ func (t *table) end(s *session, reason string) {
 		s.reason = reason
 		close(s.done)
 		s.held.close() // what it held is garbage now, whoever holds it
-		s.core.stop(t.grace)
+		s.core.Stop(t.grace)
 		t.log.Info("session ended", "session", s.id, "subject", s.subject, "reason", reason,
 			"age", time.Since(s.created).Round(time.Millisecond))
 	})
-	<-s.core.exited
+	<-s.core.Exited
 }
 
 // endAll ends every session concurrently and waits for all.
@@ -273,4 +273,11 @@ func (t *table) reap(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// ownerOf returns the Principal.SubjectKey s is bound to, or "".
+func (t *table) ownerOf(s *session) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.owners[s.id].subject
 }

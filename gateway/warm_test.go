@@ -1,23 +1,20 @@
 package gateway
 
 import (
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // warmPids returns the pids of the gateway's cores that no session has.
 func (g *testGateway) warmPids(sessions ...string) []string {
 	var taken []string
 	for _, sid := range sessions {
-		taken = append(taken, strconv.Itoa(g.coreOf(sid).cmd.Process.Pid))
+		taken = append(taken, strconv.Itoa(g.coreOf(sid).Cmd.Process.Pid))
 	}
 	var out []string
 	for _, pid := range g.cores() {
@@ -35,11 +32,11 @@ func (g *testGateway) warmPids(sessions ...string) []string {
 func TestWarmCoreTakenByNextSession(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.WarmCores = 1 })
 	first := g.initialize()
-	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.warm.count() == 1 })
+	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.warm.Count() == 1 })
 	waiting := g.warmPids(first)[0]
 
 	second := g.initialize()
-	if got := strconv.Itoa(g.coreOf(second).cmd.Process.Pid); got != waiting {
+	if got := strconv.Itoa(g.coreOf(second).Cmd.Process.Pid); got != waiting {
 		t.Fatalf("second session's core is pid %s, want the waiting core %s", got, waiting)
 	}
 	resp, body := g.do(http.MethodPost, postHeader(second), callBody(2, "view", map[string]any{"path": g.dir}, ""))
@@ -104,10 +101,10 @@ func TestWarmCoreStaysWithItsPrincipal(t *testing.T) {
 
 	alice := open("alice")
 	waitFor(t, "alice's next core waiting", func() bool { return len(coresOf("alice")) == 2 })
-	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.get(alice).core.cmd.Process.Pid })[0]
+	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.get(alice).core.Cmd.Process.Pid })[0]
 
 	bob := open("bob")
-	bobCore := g.h.table.get(bob).core.cmd.Process.Pid
+	bobCore := g.h.table.get(bob).core.Cmd.Process.Pid
 	if bobCore == aliceWaiting {
 		t.Fatalf("bob's session got alice's waiting core %d", aliceWaiting)
 	}
@@ -117,78 +114,4 @@ func TestWarmCoreStaysWithItsPrincipal(t *testing.T) {
 	waitFor(t, "bob's next core waiting and alice's stopped", func() bool {
 		return len(coresOf("bob")) == 2 && len(coresOf("alice")) == 1
 	})
-}
-
-// TestWarmPool: a core that waits too long is stopped, one that died
-// while waiting is not handed out, a launch already waiting is not started
-// twice, and close stops what waits.
-func TestWarmPool(t *testing.T) {
-	sp := newSpawner(nil)
-	log := slog.New(slog.DiscardHandler)
-	var started atomic.Int32
-	start := func(l launch) (*warmCore, error) {
-		n := started.Add(1)
-		core, err := spawnCore(sp, "/bin/sleep", launch{args: []string{"300"}}, log)
-		if err != nil {
-			return nil, err
-		}
-		return &warmCore{key: warmKey(l), id: "w" + strconv.Itoa(int(n)), core: core}, nil
-	}
-	a, b := launch{args: []string{"a"}}, launch{args: []string{"b"}}
-	oldest := func(w *warmPool) *coreProc {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.waiting[0].core
-	}
-
-	w := newWarmPool(2, time.Second, start)
-	w.refill(a)
-	waitFor(t, "a waiting", func() bool { return w.count() == 1 })
-	w.refill(a) // already waiting: nothing starts
-	w.refill(b)
-	waitFor(t, "b waiting", func() bool { return w.count() == 2 })
-	if n := started.Load(); n != 2 {
-		t.Errorf("started %d cores for two launches, want 2", n)
-	}
-	if c := w.take(warmKey(launch{args: []string{"c"}})); c != nil {
-		t.Fatalf("took a core for a launch never started: %s", c.id)
-	}
-	cb := w.take(warmKey(b))
-	if cb == nil {
-		t.Fatal("no core for b")
-	}
-	defer cb.core.stop(time.Second)
-
-	// Died while waiting: not handed out.
-	ca := oldest(w)
-	_ = ca.cmd.Process.Kill()
-	<-ca.exited
-	if c := w.take(warmKey(a)); c != nil {
-		t.Fatalf("took a dead core %s", c.id)
-	}
-
-	// Waited too long: stopped.
-	w2 := newWarmPool(1, time.Second, start)
-	w2.idle = 100 * time.Millisecond
-	w2.refill(a)
-	waitFor(t, "a waiting", func() bool { return w2.count() == 1 })
-	c := oldest(w2)
-	waitFor(t, "the idle core stopped", func() bool { return coreExited(c) && w2.count() == 0 })
-
-	// close stops what waits, and nothing starts after it.
-	w3 := newWarmPool(1, time.Second, start)
-	w3.refill(b)
-	waitFor(t, "b waiting", func() bool { return w3.count() == 1 })
-	c = oldest(w3)
-	w3.close()
-	if !coreExited(c) {
-		t.Error("a waiting core still running after close")
-	}
-	w3.refill(a)
-	w3.mu.Lock()
-	starting := len(w3.starting)
-	w3.mu.Unlock()
-	if w3.count() != 0 || starting != 0 {
-		t.Error("a core started after close")
-	}
 }

@@ -1,5 +1,6 @@
 // Package testbin provides what end-to-end tests of Boris's binaries need
-// first: the binaries, built once per test run from this module's source.
+// first: the binaries, built once per test run from this module's source;
+// and WaitFor, to await what those binaries do.
 package testbin
 
 import (
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Build compiles each command of cmd/ named in cmds (e.g. "boris",
@@ -47,4 +49,17 @@ func Main(m *testing.M, ready func(dir string), cmds ...string) {
 	code := m.Run()
 	os.RemoveAll(tmp)
 	os.Exit(code)
+}
+
+// WaitFor polls cond every 20 ms until it holds, failing the test after a
+// generous deadline.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

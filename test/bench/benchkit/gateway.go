@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os/exec"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -65,8 +67,53 @@ func CheckNoneLeft(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	return LeftoverError(left)
+}
+
+// LeftoverError is the error of a run after which the processes left
+// were still running; nil when there were none.
+func LeftoverError(left []string) error {
 	if len(left) > 0 {
 		return fmt.Errorf("%d boris process(es) outlived the run: %v", len(left), left)
 	}
 	return nil
+}
+
+// FreePort asks the kernel for a free loopback port, for a gateway
+// started on it.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Terminate sends cmd's process SIGTERM, so a gateway ends its sessions
+// and their cores the way it would in production, and waits for exited
+// (closed once cmd is reaped); after timeout the process is killed. It
+// reports whether the process exited on its own.
+func Terminate(cmd *exec.Cmd, exited <-chan struct{}, timeout time.Duration) bool {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		return true
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-exited
+		return false
+	}
+}
+
+// WithoutEnv returns environ without the variables whose names start
+// with prefix.
+func WithoutEnv(environ []string, prefix string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

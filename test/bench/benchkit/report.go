@@ -43,6 +43,27 @@ func Verdict(met bool) string {
 	return "NOT MET"
 }
 
+// WriteLeaks prints the leak check's outcome: the processes left after a
+// run, if any.
+func WriteLeaks(w io.Writer, left []string) {
+	if len(left) == 0 {
+		fmt.Fprintln(w, "leak check: no boris process left")
+		return
+	}
+	fmt.Fprintf(w, "leak check: %d process(es) left  FAIL\n", len(left))
+	for _, p := range left {
+		fmt.Fprintln(w, "  ", p)
+	}
+}
+
+// YesNo words a boolean.
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 // Ms converts d to fractional milliseconds.
 func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

@@ -110,8 +110,5 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	if err := report(out, cfg, res); err != nil {
 		return err
 	}
-	if len(res.leftover) > 0 {
-		return fmt.Errorf("%d boris process(es) outlived the run: %v", len(res.leftover), res.leftover)
-	}
-	return nil
+	return benchkit.LeftoverError(res.leftover)
 }

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
@@ -63,7 +61,9 @@ func superGateway(node string, bins binaries, fx benchkit.Fixture) gatewaySpec {
 	return gatewaySpec{
 		name: "supergateway",
 		command: func() (*exec.Cmd, error) {
-			port, err := freePort()
+			// supergateway has no way to report a port it picked itself,
+			// so a free one is passed to it.
+			port, err := benchkit.FreePort()
 			if err != nil {
 				return nil, err
 			}
@@ -77,33 +77,9 @@ func superGateway(node string, bins binaries, fx benchkit.Fixture) gatewaySpec {
 	}
 }
 
-// freePort asks the kernel for a free loopback port. supergateway has no
-// way to report a port it picked itself, so this one is passed to it.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// benchEnv drops BORIS_GATEWAY_* settings from environ: the benchmark
-// runs boris-gateway with its defaults (info logs in text, which carry the
-// listening line; no authentication), whatever the caller's shell holds.
-func benchEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		if !strings.HasPrefix(kv, "BORIS_GATEWAY_") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // gatewayProc is a running gateway.
@@ -138,7 +114,10 @@ func startGateway(ctx context.Context, spec gatewaySpec) (*gatewayProc, error) {
 	}
 	os.Remove(log.Name()) // open (and read) until this process exits
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Env = benchEnv(os.Environ())
+	// Without BORIS_GATEWAY_* settings: the benchmark runs boris-gateway
+	// with its defaults (info logs in text, which carry the listening line;
+	// no authentication), whatever the caller's shell holds.
+	cmd.Env = benchkit.WithoutEnv(os.Environ(), "BORIS_GATEWAY_")
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.name, err)
@@ -188,15 +167,7 @@ func (g *gatewayProc) lines() []string {
 // the way it would in production, and waits for it to exit; after
 // stopTimeout it is killed. It reports whether the gateway exited on its own.
 func (g *gatewayProc) stop() bool {
-	_ = g.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-g.exited:
-		return true
-	case <-time.After(stopTimeout):
-		_ = g.cmd.Process.Kill()
-		<-g.exited
-		return false
-	}
+	return benchkit.Terminate(g.cmd, g.exited, stopTimeout)
 }
 
 // note formats the gateway's last output lines for an error message.

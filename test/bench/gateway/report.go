@@ -93,22 +93,10 @@ func writeTable(w io.Writer, cfg config, r results) {
 	num("gateway process RSS", "%.1f MB", mb(bg.mem.open.GatewayRSS), mb(sg.mem.open.GatewayRSS))
 	fmt.Fprintf(w, "%-28s %14s %14s\n", "processes / cores in tree",
 		fmt.Sprintf("%d / %d", bg.mem.open.Procs, bg.mem.open.Cores), fmt.Sprintf("%d / %d", sg.mem.open.Procs, sg.mem.open.Cores))
-	fmt.Fprintf(w, "%-28s %14s %14s\n", "exited on SIGTERM", yesNo(bg.clean), yesNo(sg.clean))
+	fmt.Fprintf(w, "%-28s %14s %14s\n", "exited on SIGTERM", benchkit.YesNo(bg.clean), benchkit.YesNo(sg.clean))
 	fmt.Fprintln(w)
 	benchkit.WriteTargets(w, targets(r))
-	writeLeaks(w, r.leftover)
-}
-
-// writeLeaks prints the leak check's outcome.
-func writeLeaks(w io.Writer, left []string) {
-	if len(left) == 0 {
-		fmt.Fprintln(w, "leak check: no boris process left")
-		return
-	}
-	fmt.Fprintf(w, "leak check: %d process(es) left  FAIL\n", len(left))
-	for _, p := range left {
-		fmt.Fprintln(w, "  ", p)
-	}
+	benchkit.WriteLeaks(w, r.leftover)
 }
 
 // jsonMemory is one gateway's memory reading, for -json.
@@ -207,11 +195,3 @@ func fmtMs(d time.Duration) string {
 
 // fmtDelta formats a signed difference in milliseconds.
 func fmtDelta(d time.Duration) string { return fmt.Sprintf("%+.3f ms", benchkit.Ms(d)) }
-
-// yesNo words a boolean.
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,8 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // Time limits that turn a hung gateway into an error instead of a hung run.
@@ -64,7 +64,8 @@ type gatewayProc struct {
 // dir, and waits until its /healthz answers. Its log goes to a file in
 // dir's parent, the workspace, not to a pipe that would need draining.
 func startGateway(ctx context.Context, bins binaries, s setup, dir string) (*gatewayProc, error) {
-	port, err := freePort()
+	// A free port: /healthz is then found there without reading the log.
+	port, err := benchkit.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -165,15 +166,7 @@ func (g *gatewayProc) terminate() bool {
 		return false // it did not wait for a signal
 	default:
 	}
-	_ = g.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-g.exited:
-		return true
-	case <-time.After(stopTimeout):
-		_ = g.cmd.Process.Kill()
-		<-g.exited
-		return false
-	}
+	return benchkit.Terminate(g.cmd, g.exited, stopTimeout)
 }
 
 // logTail returns the end of the gateway's log, for an error message.
@@ -186,15 +179,4 @@ func (g *gatewayProc) logTail() string {
 		data = data[len(data)-tailBytes:]
 	}
 	return "\ngateway log (end):\n" + strings.TrimSpace(string(data))
-}
-
-// freePort asks the kernel for a free loopback port for a gateway, whose
-// /healthz is then found there without reading its log.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -103,7 +103,7 @@ func writeTable(w io.Writer, cfg config, r results) {
 	}
 	fmt.Fprintln(w)
 	writeVerdicts(w, targets(r))
-	writeLeaks(w, r.leftover)
+	benchkit.WriteLeaks(w, r.leftover)
 }
 
 // writeHealth prints what each gateway's /healthz said it enforces, and a
@@ -116,7 +116,7 @@ func writeHealth(w io.Writer, r results) {
 		if c.setup.stdio {
 			continue
 		}
-		fmt.Fprintf(w, "%-34s %s; exited on SIGTERM: %s\n", c.setup.name(), c.health, yesNo(c.clean))
+		fmt.Fprintf(w, "%-34s %s; exited on SIGTERM: %s\n", c.setup.name(), c.health, benchkit.YesNo(c.clean))
 		if want := wantHealth(c.setup); c.health.Sandbox != want.Sandbox || c.health.Cgroup != want.Cgroup {
 			notes = append(notes, fmt.Sprintf("note: %s: asked for sandbox=%s cgroup=%s, /healthz says sandbox=%s cgroup=%s",
 				label(c.setup), want.Sandbox, want.Cgroup, c.health.Sandbox, c.health.Cgroup))
@@ -155,18 +155,6 @@ func metWord(met bool) string {
 	return "NOT met"
 }
 
-// writeLeaks prints the leak check's outcome.
-func writeLeaks(w io.Writer, left []string) {
-	if len(left) == 0 {
-		fmt.Fprintln(w, "leak check: no boris process left")
-		return
-	}
-	fmt.Fprintf(w, "leak check: %d process(es) left  FAIL\n", len(left))
-	for _, p := range left {
-		fmt.Fprintln(w, "  ", p)
-	}
-}
-
 // ms formats d in milliseconds with three decimals; zero is "-", for what
 // was not measured (session create over stdio).
 func ms(d time.Duration) string {
@@ -182,14 +170,6 @@ func delta(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.3f", benchkit.Ms(d))
-}
-
-// yesNo words a boolean.
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // jsonConfig is one configuration's result, for -json.

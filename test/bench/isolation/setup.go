@@ -130,12 +130,4 @@ func describeEnvironment(ctx context.Context, boris, dir string) (environment, e
 // every configuration runs with its defaults and the flags the benchmark
 // gives, whatever the caller's shell holds (BORIS_DISABLE_TOOLS=bash
 // would otherwise end the run).
-func coreEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		if !strings.HasPrefix(kv, "BORIS_") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
+func coreEnv(environ []string) []string { return benchkit.WithoutEnv(environ, "BORIS_") }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package gateway
+package launch
 
 import (
 	"os/exec"
@@ -15,14 +15,15 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
-// spawner starts processes; elsewhere than Linux no thread pinning is needed.
-type spawner struct{}
+// Spawner starts processes; elsewhere than Linux no thread pinning is needed.
+type Spawner struct{}
 
-func newSpawner(*reaper.Reaper) *spawner { return &spawner{} }
+// NewSpawner returns a Spawner; the reaper is a Linux matter.
+func NewSpawner(*reaper.Reaper) *Spawner { return &Spawner{} }
 
-func (s *spawner) done(int) {}
+func (s *Spawner) done(int) {}
 
-func (s *spawner) start(cmd *exec.Cmd) error { return cmd.Start() }
+func (s *Spawner) start(cmd *exec.Cmd) error { return cmd.Start() }
 
 // killSession is Linux-only; elsewhere a core's commands end with the core.
 func killSession(int) {}

@@ -1,4 +1,4 @@
-package gateway
+package dashboard
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // unavailable, without starting another read; once the read ends, its
 // board shows.
 func TestBoardReadOffRequest(t *testing.T) {
-	o := newObserver(nil)
+	o := NewObserver(nil)
 	var reads atomic.Int32
 	release := make(chan struct{})
 	o.read = func(context.Context, string) dashBoard {

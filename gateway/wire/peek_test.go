@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"encoding/json"
@@ -23,15 +23,15 @@ func TestPeek(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := peek([]byte(tt.raw))
+			p, err := Peek([]byte(tt.raw))
 			if (err != nil) != tt.bad {
 				t.Fatalf("peek error %v, want error %v", err, tt.bad)
 			}
 			if tt.bad {
 				return
 			}
-			if p.id != tt.id || p.method != tt.method || string(p.params) != tt.params {
-				t.Errorf("got id %q method %q params %s, want %q %q %s", p.id, p.method, p.params, tt.id, tt.method, tt.params)
+			if p.ID != tt.id || p.Method != tt.method || string(p.Params) != tt.params {
+				t.Errorf("got id %q method %q params %s, want %q %q %s", p.ID, p.Method, p.Params, tt.id, tt.method, tt.params)
 			}
 		})
 	}
@@ -46,7 +46,7 @@ func BenchmarkPeek(b *testing.B) {
 	res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text) + "\t\n\"x\""}}}})
 	b.SetBytes(int64(len(res)))
 	for b.Loop() {
-		if _, err := peek(res); err != nil {
+		if _, err := Peek(res); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -61,8 +61,33 @@ func TestResponseOutcome(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool"}}`:                 "error",
 	}
 	for raw, want := range tests {
-		if got := responseOutcome([]byte(raw)); got != want {
+		if got := ResponseOutcome([]byte(raw)); got != want {
 			t.Errorf("responseOutcome(%s) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestPeekHead: the routing fields of a message cut short.
+func TestPeekHead(t *testing.T) {
+	full := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","data":"AAAA"}]}}`
+	tests := []struct {
+		name, head string
+		id         string
+		response   bool
+	}{
+		{"response cut in its result", full[:40], "int64:7", true},
+		{"response cut in the result key", full[:30], "int64:7", false},
+		{"cut in the id", `{"jsonrpc":"2.0","id":12`, "", false},
+		{"request cut in its params", `{"jsonrpc":"2.0","id":"a","method":"sampling/createMessage","params":{"x":"`, "string:a", false},
+		{"notification cut in its params", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"message":"`, "", false},
+		{"error response cut", `{"jsonrpc":"2.0","id":"z","error":{"code":-1,"message":"xx`, "string:z", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, isResponse := PeekHead([]byte(tt.head))
+			if p.ID != tt.id || isResponse != tt.response {
+				t.Errorf("got id %q response %v, want %q %v", p.ID, isResponse, tt.id, tt.response)
+			}
+		})
 	}
 }

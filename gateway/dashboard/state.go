@@ -1,4 +1,4 @@
-package gateway
+package dashboard
 
 import (
 	"bufio"
@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/gateway/metrics"
 )
 
 // boardShown is how many tasks of a board the dashboard lists.
 const boardShown = 200
 
-// dashState is what one viewer of the dashboard may see, as the page and
+// State is what one viewer of the dashboard may see, as the page and
 // its event stream carry it. Every string in it may come from a client or
 // an agent: the page escapes them (html/template) and the script only ever
 // sets them as text.
-type dashState struct {
+type State struct {
 	Now    time.Time   `json:"now"`
 	Viewer dashViewer  `json:"viewer"`
 	Cores  []dashCore  `json:"cores"`
@@ -93,42 +94,36 @@ func (v viewer) sees(subjectKey string) bool {
 	return v.operator || (subjectKey != "" && subjectKey == v.p.SubjectKey)
 }
 
-// coreEntry is a core of the table with its owner.
-type coreEntry struct {
-	s         *session
-	owner     owner // zero until bound
-	principal bool
+// Sessions is what the dashboard and the metrics read of the gateway's
+// sessions: how many cores are open, and a snapshot of them.
+type Sessions interface {
+	metrics.Counts
+	// Cores returns the open cores, sessions' and principals'.
+	Cores() []Core
 }
 
-// snapshot returns the open cores and their owners.
-func (t *table) snapshot() []coreEntry {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]coreEntry, 0, len(t.sessions))
-	for id, s := range t.sessions {
-		out = append(out, coreEntry{s: s, owner: t.owners[id], principal: s.principal != nil})
-	}
-	return out
-}
-
-// ownerOf returns the Principal.SubjectKey s is bound to, or "".
-func (t *table) ownerOf(s *session) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.owners[s.id].subject
+// Core is an open core as the dashboard sees it.
+type Core struct {
+	ID         string // its session's id
+	Subject    string // the principal's, for display
+	SubjectKey string // the principal's Principal.SubjectKey; "" until bound
+	Principal  bool   // a principal's core (2026-07-28), not a session's
+	Created    time.Time
+	LastActive time.Time // its last request
+	Pid        int       // its process; 0 if none
 }
 
 // state builds what v may see now.
-func (h *Handler) state(ctx context.Context, v viewer) dashState {
+func (d *Dashboard) state(ctx context.Context, v viewer) State {
 	now := time.Now()
-	st := dashState{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
+	st := State{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
 		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}}
-	inflight, calls := h.obs.activity()
-	for _, e := range h.table.snapshot() {
-		if !v.sees(e.owner.subject) {
+	inflight, calls := d.obs.activity()
+	for _, e := range d.obs.sessions.Cores() {
+		if !v.sees(e.SubjectKey) {
 			continue
 		}
-		st.Cores = append(st.Cores, coreView(e, inflight[e.s.id], now))
+		st.Cores = append(st.Cores, coreView(e, inflight[e.ID], now))
 	}
 	slices.SortFunc(st.Cores, func(a, b dashCore) int { return a.Started.Compare(b.Started) })
 	for i := len(calls) - 1; i >= 0; i-- { // newest first
@@ -138,20 +133,20 @@ func (h *Handler) state(ctx context.Context, v viewer) dashState {
 				DurationMS: float64(c.Duration.Microseconds()) / 1000, Outcome: c.Outcome})
 		}
 	}
-	for _, b := range h.boardsFor(v) {
-		st.Boards = append(st.Boards, h.obs.readBoard(ctx, b, v.operator))
+	for _, b := range d.boardsFor(v) {
+		st.Boards = append(st.Boards, d.obs.readBoard(ctx, b, v.operator))
 	}
 	return st
 }
 
-func coreView(e coreEntry, calls []inflightCall, now time.Time) dashCore {
-	last := time.Unix(0, e.s.last.Load())
+func coreView(e Core, calls []inflightCall, now time.Time) dashCore {
+	last := e.LastActive
 	c := dashCore{
-		Session: shortID(e.s.id), Kind: "session", Subject: e.s.subject, Started: e.s.created, LastActive: last,
-		AgeSeconds: now.Sub(e.s.created).Seconds(), IdleSeconds: max(0, now.Sub(last).Seconds()),
-		Calls: []dashInflight{}, RSSBytes: rss(e.s.core),
+		Session: shortID(e.ID), Kind: "session", Subject: e.Subject, Started: e.Created, LastActive: last,
+		AgeSeconds: now.Sub(e.Created).Seconds(), IdleSeconds: max(0, now.Sub(last).Seconds()),
+		Calls: []dashInflight{}, RSSBytes: rss(e.Pid),
 	}
-	if e.principal {
+	if e.Principal {
 		c.Kind = "principal"
 	}
 	slices.SortFunc(calls, func(a, b inflightCall) int { return a.Started.Compare(b.Started) })
@@ -162,7 +157,7 @@ func coreView(e coreEntry, calls []inflightCall, now time.Time) dashCore {
 }
 
 // activity copies the calls in progress, by session id, and the recent ones.
-func (o *observer) activity() (map[string][]inflightCall, []finishedCall) {
+func (o *Observer) activity() (map[string][]inflightCall, []finishedCall) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	in := make(map[string][]inflightCall, len(o.inflight))
@@ -174,12 +169,12 @@ func (o *observer) activity() (map[string][]inflightCall, []finishedCall) {
 	return in, slices.Clone(o.ring)
 }
 
-// rss is the resident memory of the core's process from /proc, or -1.
-func rss(c *coreProc) int64 {
-	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+// rss is the resident memory of process pid (a core's) from /proc, or -1.
+func rss(pid int) int64 {
+	if pid == 0 {
 		return -1
 	}
-	f, err := os.Open("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status")
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return -1
 	}
@@ -206,17 +201,16 @@ type boardRef struct {
 
 // boardsFor lists the boards v may see: a shared board, or v's own; an
 // operator also sees those of every principal a core was started for.
-func (h *Handler) boardsFor(v viewer) []boardRef {
-	if h.opts.TasksDB != "" {
-		return []boardRef{{path: h.opts.TasksDB, shared: true}}
+func (d *Dashboard) boardsFor(v viewer) []boardRef {
+	if d.gw.TasksDB != "" {
+		return []boardRef{{path: d.gw.TasksDB, shared: true}}
 	}
 	var refs []boardRef
-	if v.p.SubjectKey != "" || !v.operator || h.opts.Authenticate == nil {
-		path, _ := h.boardOf(v.p, coreEnv(h.opts.Environ))
-		refs = append(refs, boardRef{subject: v.p.Subject, path: path})
+	if v.p.SubjectKey != "" || !v.operator || d.gw.Authenticate == nil {
+		refs = append(refs, boardRef{subject: v.p.Subject, path: v.p.Board})
 	}
 	if v.operator {
-		for _, sp := range h.obs.seenPrincipals() {
+		for _, sp := range d.obs.seenPrincipals() {
 			refs = append(refs, boardRef{subject: sp.Subject, path: sp.Board})
 		}
 	}
@@ -229,7 +223,7 @@ func (h *Handler) boardsFor(v viewer) []boardRef {
 }
 
 // seenPrincipals lists the principals cores were started for, by subject.
-func (o *observer) seenPrincipals() []seenPrincipal {
+func (o *Observer) seenPrincipals() []seenPrincipal {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := make([]seenPrincipal, 0, len(o.seen))
@@ -242,7 +236,7 @@ func (o *observer) seenPrincipals() []seenPrincipal {
 
 // readBoard is the board ref names as the dashboard shows it (see
 // boardNow).
-func (o *observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
+func (o *Observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
 	b := o.boardNow(ctx, ref.path)
 	b.Subject, b.Shared, b.Path = ref.subject, ref.shared, ""
 	if showPath {
@@ -279,7 +273,7 @@ func boardUnavailable() dashBoard {
 // boardNow is the board at path: as last read while its file and
 // write-ahead log are unchanged, for at most boardReread; else as read
 // now, or unavailable if that read takes longer than boardWait.
-func (o *observer) boardNow(ctx context.Context, path string) dashBoard {
+func (o *Observer) boardNow(ctx context.Context, path string) dashBoard {
 	stamp := fileStamp(path) + "|" + fileStamp(path+"-wal")
 	o.mu.Lock()
 	cached, ok := o.boards[path]
@@ -302,7 +296,7 @@ func (o *observer) boardNow(ctx context.Context, path string) dashBoard {
 
 // startRead returns the read of the board at path under way, starting one
 // if there is none. Called with mu held.
-func (o *observer) startRead(path, stamp string) *boardRead {
+func (o *Observer) startRead(path, stamp string) *boardRead {
 	if r, ok := o.reading[path]; ok {
 		return r
 	}

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"cmp"
@@ -10,14 +10,14 @@ import (
 // errMalformed is a core message the routing scan cannot read.
 var errMalformed = jsonscan.ErrMalformed
 
-// peek reads a core message's routing fields: id, method and params. It
+// Peek reads a core message's routing fields: id, method and params. It
 // scans the top-level object and skips other values (a result can be
 // megabytes of file content) with a byte loop instead of decoding them:
 // this runs for every message a core sends. A core's messages come from
 // go-sdk's encoder over a pipe the gateway owns, so the scan checks
 // structure, not every detail of JSON.
-func peek(raw []byte) (peeked, error) {
-	var p peeked
+func Peek(raw []byte) (Peeked, error) {
+	var p Peeked
 	var err error
 	scanErr := eachMember(raw, func(key string, val []byte) bool {
 		err = p.set(key, val)
@@ -26,13 +26,13 @@ func peek(raw []byte) (peeked, error) {
 	return p, cmp.Or(scanErr, err)
 }
 
-// peekHead reads the routing fields of a message's first piece. A core's
+// PeekHead reads the routing fields of a message's first piece. A core's
 // messages come from go-sdk's encoder, which writes "jsonrpc", "id" and
 // "method" before "params", "result" or "error": the head of a message too
 // large to hold at once still says where it goes. isResponse reports
 // whether the head shows a response (a "result" or "error" member, cut or
 // not, and no method).
-func peekHead(head []byte) (p peeked, isResponse bool) {
+func PeekHead(head []byte) (p Peeked, isResponse bool) {
 	payload := false
 	_ = eachMemberHead(head, func(key string, val []byte, whole bool) bool {
 		if key == "result" || key == "error" {
@@ -43,7 +43,7 @@ func peekHead(head []byte) (p peeked, isResponse bool) {
 		}
 		return p.set(key, val) == nil
 	})
-	return p, payload && p.method == "" && p.id != ""
+	return p, payload && p.Method == "" && p.ID != ""
 }
 
 // eachMemberHead is eachMember for an object that may be cut short: fn
@@ -95,29 +95,29 @@ func eachMemberAt(raw []byte, fn func(key string, start, end int) bool) error {
 	return jsonscan.Members(raw, func(name []byte, start, end int) bool { return fn(string(name), start, end) })
 }
 
-// member returns the raw value at path, a chain of object members, in a
+// Member returns the raw value at path, a chain of object members, in a
 // core's message.
-func member(obj []byte, path ...string) ([]byte, bool) {
+func Member(obj []byte, path ...string) ([]byte, bool) {
 	start, end, ok := memberAt(obj, path[0])
 	switch {
 	case !ok:
 		return nil, false
 	case len(path) > 1:
-		return member(obj[start:end], path[1:]...)
+		return Member(obj[start:end], path[1:]...)
 	}
 	return obj[start:end], true
 }
 
-// withMember returns a copy of a core's message obj with the value at
+// WithMember returns a copy of a core's message obj with the value at
 // path replaced by val, or false if there is none. The copy is the only
 // one made: a message is forwarded from the bytes the core wrote.
-func withMember(obj, val []byte, path ...string) ([]byte, bool) {
+func WithMember(obj, val []byte, path ...string) ([]byte, bool) {
 	start, end, ok := memberAt(obj, path[0])
 	if !ok {
 		return nil, false
 	}
 	if len(path) > 1 {
-		if val, ok = withMember(obj[start:end], val, path[1:]...); !ok {
+		if val, ok = WithMember(obj[start:end], val, path[1:]...); !ok {
 			return nil, false
 		}
 	}
@@ -136,10 +136,10 @@ func memberAt(obj []byte, key string) (start, end int, ok bool) {
 	return start, end, ok
 }
 
-// responseOutcome summarises a response for the log without decoding it:
+// ResponseOutcome summarises a response for the log without decoding it:
 // "error" for a JSON-RPC error, "tool_error" for a result with isError
 // true, else "ok".
-func responseOutcome(raw []byte) string {
+func ResponseOutcome(raw []byte) string {
 	out := "ok"
 	_ = eachMember(raw, func(key string, val []byte) bool {
 		switch key {
@@ -159,16 +159,16 @@ func responseOutcome(raw []byte) string {
 }
 
 // set records one top-level member the router needs.
-func (p *peeked) set(key string, val []byte) error {
+func (p *Peeked) set(key string, val []byte) error {
 	switch key {
 	case "id":
 		if string(val) != "null" {
-			p.id = rawIDKey(val)
+			p.ID = RawIDKey(val)
 		}
 	case "method":
-		return json.Unmarshal(val, &p.method)
+		return json.Unmarshal(val, &p.Method)
 	case "params":
-		p.params = val
+		p.Params = val
 	}
 	return nil
 }

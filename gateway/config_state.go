@@ -1,13 +1,14 @@
 package gateway
 
 import (
-	"errors"
-	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/gateway/dashboard"
+	"github.com/mjkoo/boris/gateway/launch"
 )
 
 // Where each core keeps its task board (SPEC §11: "under the gateway each
@@ -56,11 +57,11 @@ func (c *Config) stateDir(environ []string) string {
 		}
 		return c.StateDir
 	}
-	if dirs := envValue(environ, "STATE_DIRECTORY"); dirs != "" {
+	if dirs := launch.EnvValue(environ, "STATE_DIRECTORY"); dirs != "" {
 		first, _, _ := strings.Cut(dirs, ":")
 		return first
 	}
-	if home := envValue(environ, "HOME"); home != "" {
+	if home := launch.EnvValue(environ, "HOME"); home != "" {
 		return filepath.Join(home, ".boris", "gateway")
 	}
 	return ""
@@ -103,26 +104,6 @@ func (c *Config) principalsDir(environ []string) (string, error) {
 	return dir, nil
 }
 
-// stateOf returns the core arguments that give p its own state directory
-// outside its working directory (creating it), or none where the
-// operator set one for every core or cores keep their default.
-func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
-	if _, ok := flagValue(h.opts.CoreArgs, "state-dir"); ok || envValue(environ, "BORIS_STATE_DIR") != "" {
-		return nil, nil
-	}
-	if h.opts.PrincipalsDir == "" {
-		if p.Workdir != "" {
-			return nil, fmt.Errorf("no state directory for %s outside its working directory (set --state-dir)", p.Subject)
-		}
-		return nil, nil
-	}
-	dir := filepath.Join(h.opts.PrincipalsDir, principalDirName(p))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("create the state directory of %s: %w", p.Subject, err)
-	}
-	return []string{"--state-dir", dir}, nil
-}
-
 // sharedTasksDB is --tasks-db made absolute, its directory's links
 // resolved (board.ExpandPath), or "".
 func (c *Config) sharedTasksDB() (string, error) {
@@ -139,69 +120,38 @@ func (c *Config) sharedTasksDB() (string, error) {
 	return abs, nil
 }
 
-// boardOf returns the file of p's task board and the core arguments that
-// put it there (none where the core's own default already does). environ
-// is the cores' environment before launchFor sets HOME.
-func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
-	if h.opts.TasksDB != "" {
-		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
+// minMetricsToken is the shortest --metrics-token-file token accepted, as
+// for static tokens.
+const minMetricsToken = 16
+
+// dashboardOptions are the dashboard.Options the configuration asks for,
+// reading --metrics-token-file.
+func (c *Config) dashboardOptions() (dashboard.Options, error) {
+	d := dashboard.Options{Operators: dashboard.OperatorKeys(c.DashboardOperators), MetricsOpen: c.MetricsAuth == "none"}
+	if c.onePrincipal() {
+		d.Operators = append(d.Operators, dashboard.OperatorKeys([]string{generatedSubject})...)
 	}
-	home := envValue(environ, "HOME")
-	if p.Workdir != "" {
-		home = p.Workdir
+	if c.MetricsTokenFile == "" {
+		return d, nil
 	}
-	if v, ok := flagValue(h.opts.CoreArgs, "tasks-db"); ok {
-		return board.ResolvePath(v, home), nil
+	b, err := os.ReadFile(c.MetricsTokenFile)
+	if err != nil {
+		return d, usage("invalid --metrics-token-file: %v", err)
 	}
-	if v := envValue(environ, "BORIS_TASKS_DB"); v != "" {
-		return board.ResolvePath(v, home), nil
+	d.MetricsToken = strings.TrimSpace(string(b))
+	if len(d.MetricsToken) < minMetricsToken || strings.ContainsAny(d.MetricsToken, " \t\r\n") {
+		return d, usage("invalid --metrics-token-file %s: want one token of at least %d characters without spaces", c.MetricsTokenFile, minMetricsToken)
 	}
-	if p.SubjectKey == "" || h.opts.BoardsDir == "" {
-		return board.ResolvePath(board.DefaultPath, home), nil
-	}
-	path = filepath.Join(h.opts.BoardsDir, principalDirName(p), "boris.db")
-	return path, []string{"--tasks-db", path}
+	return d, nil
 }
 
-// principalDirName is p's directory-safe name (see sanitizeSubject), from
-// its SubjectKey: kind NUL subject.
-func principalDirName(p Principal) string {
-	kind, sub, _ := strings.Cut(p.SubjectKey, "\x00")
-	return sanitizeSubject(kind, sub)
-}
-
-// envValue is the value of name in environ, or "".
-func envValue(environ []string, name string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], name+"="); ok {
-			return v
-		}
+// warnOpenBoards warns when principals' boards lie where every core's
+// commands may read them: no --workdir-template and no --allow-dir
+// confine commands to a directory (Landlock grants everything then).
+func (c *Config) warnOpenBoards(boards string, environ []string, log *slog.Logger) {
+	if boards == "" || c.WorkdirTemplate != "" || launch.HasFlag(c.CoreArgs, "allow-dir") || launch.EnvValue(environ, "BORIS_ALLOW_DIRS") != "" {
+		return
 	}
-	return ""
-}
-
-// flagValue is the last value args give --flag (or -flag, with or without
-// =), as the core's flag parser reads it.
-func flagValue(args []string, flag string) (string, bool) {
-	var value string
-	found := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			if a == "--" {
-				break
-			}
-			continue
-		}
-		name, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name != flag {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			i++
-			v = args[i]
-		}
-		value, found = v, true
-	}
-	return value, found
+	log.Warn("principals' task boards and checkpoint repositories are readable by every core's commands: cores have no --allow-dir; "+
+		"use --workdir-template or give cores --allow-dir (after --) outside the state directory", "boards", boards)
 }

@@ -1,4 +1,4 @@
-package gateway
+package launch
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,30 +25,30 @@ const coreChunk = 64 << 10
 // at warn level when the core exits on its own.
 const stderrTail = 10
 
-// coreProc is one running boris: its stdin for client messages, its stdout
+// Core is one running boris: its stdin for client messages, its stdout
 // read line by line by the session's router.
-type coreProc struct {
-	cmd    *exec.Cmd
+type Core struct {
+	Cmd    *exec.Cmd
 	group  *cgroup.Group // the session's cgroup, or nil
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	wmu    sync.Mutex
-	exited chan struct{} // closed once the process is reaped
-	err    error         // Wait's result, valid after exited
-	logs   *tail         // its last stderr lines
+	Exited chan struct{} // closed once the process is reaped
+	Err    error         // Wait's result, valid after exited
+	Logs   *Tail         // its last stderr lines
 }
 
-// spawnCore starts path with args in a new process group, with a parent-death
+// Spawn starts path with args in a new process group, with a parent-death
 // signal on Linux so a gateway killed with SIGKILL leaves no orphan core, with
-// l's arguments and environment (see launchFor).
-func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc, error) {
-	cmd := exec.Command(path, l.args...)
-	cmd.Env = l.env
+// l's arguments and environment (the gateway's launchFor builds them).
+func Spawn(sp *Spawner, path string, l Spec, log *slog.Logger) (*Core, error) {
+	cmd := exec.Command(path, l.Args...)
+	cmd.Env = l.Env
 	cmd.SysProcAttr = sysProcAttr()
-	if l.group != nil {
+	if l.Group != nil {
 		// Born inside its cgroup (clone3 CLONE_INTO_CGROUP): there is no
 		// moment in which the core, or anything it forks, runs outside.
-		l.group.ApplyTo(cmd.SysProcAttr)
+		l.Group.ApplyTo(cmd.SysProcAttr)
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -73,11 +72,11 @@ func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc,
 		stderr.Close()
 		return nil, fmt.Errorf("start core %s: %w", path, err)
 	}
-	p := &coreProc{
-		cmd: cmd, group: l.group, stdin: stdin, stdout: bufio.NewReaderSize(stdout, coreChunk),
-		exited: make(chan struct{}), logs: &tail{done: make(chan struct{})},
+	p := &Core{
+		Cmd: cmd, group: l.Group, stdin: stdin, stdout: bufio.NewReaderSize(stdout, coreChunk),
+		Exited: make(chan struct{}), Logs: &Tail{done: make(chan struct{})},
 	}
-	go relayStderr(stderr, p.logs, log)
+	go relayStderr(stderr, p.Logs, log)
 	go func() {
 		// A core that dies without ending its commands (a crash, SIGKILL)
 		// leaves them in its session. They are swept while the core is
@@ -86,15 +85,15 @@ func spawnCore(sp *spawner, path string, l launch, log *slog.Logger) (*coreProc,
 		pid := cmd.Process.Pid
 		awaitExit(pid)
 		killSession(pid)
-		p.err = cmd.Wait()
+		p.Err = cmd.Wait()
 		sp.done(pid)
-		close(p.exited)
+		close(p.Exited)
 	}()
 	return p, nil
 }
 
-// coreEnv drops BORIS_GATEWAY_* variables: tokens and keys never reach a core.
-func coreEnv(environ []string) []string {
+// CoreEnv drops BORIS_GATEWAY_* variables: tokens and keys never reach a core.
+func CoreEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		if !strings.HasPrefix(kv, "BORIS_GATEWAY_") {
@@ -107,7 +106,7 @@ func coreEnv(environ []string) []string {
 // relayStderr copies a core's log lines into the gateway's log (debug
 // level: a working core's logs are its own business), keeping the last
 // ones in t.
-func relayStderr(r io.ReadCloser, t *tail, log *slog.Logger) {
+func relayStderr(r io.ReadCloser, t *Tail, log *slog.Logger) {
 	defer close(t.done)
 	defer r.Close()
 	sc := bufio.NewScanner(r)
@@ -119,14 +118,14 @@ func relayStderr(r io.ReadCloser, t *tail, log *slog.Logger) {
 	_, _ = io.Copy(io.Discard, r) // a line over the scanner's limit must not block the core
 }
 
-// tail keeps the last stderrTail lines of a core's log, each cut to 1 KiB.
-type tail struct {
+// Tail keeps the last stderrTail lines of a core's log, each cut to 1 KiB.
+type Tail struct {
 	mu    sync.Mutex
 	lines []string
 	done  chan struct{} // closed when the core's stderr is closed
 }
 
-func (t *tail) add(line string) {
+func (t *Tail) add(line string) {
 	if len(line) > 1024 {
 		line = line[:1024] + "..."
 	}
@@ -138,9 +137,9 @@ func (t *tail) add(line string) {
 	}
 }
 
-// last returns the lines kept, after waiting up to wait for the core's
+// Last returns the lines kept, after waiting up to wait for the core's
 // stderr to close, so that a core's dying words are among them.
-func (t *tail) last(wait time.Duration) []string {
+func (t *Tail) Last(wait time.Duration) []string {
 	select {
 	case <-t.done:
 	case <-time.After(wait):
@@ -150,8 +149,16 @@ func (t *tail) last(wait time.Duration) []string {
 	return append([]string(nil), t.lines...)
 }
 
-// send writes one message, newline-terminated, to the core's stdin.
-func (p *coreProc) send(msg []byte) error {
+// Pid is the core's process id, or 0 if it has none.
+func (p *Core) Pid() int {
+	if p == nil || p.Cmd == nil || p.Cmd.Process == nil {
+		return 0
+	}
+	return p.Cmd.Process.Pid
+}
+
+// Send writes one message, newline-terminated, to the core's stdin.
+func (p *Core) Send(msg []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	if _, err := p.stdin.Write(append(msg, '\n')); err != nil {
@@ -160,10 +167,10 @@ func (p *coreProc) send(msg []byte) error {
 	return nil
 }
 
-// readChunk returns the next piece of the core's current stdout line, up
+// ReadChunk returns the next piece of the core's current stdout line, up
 // to coreChunk bytes, and whether the line goes on after it. The bytes are
 // valid until the next read.
-func (p *coreProc) readChunk() (chunk []byte, more bool, err error) {
+func (p *Core) ReadChunk() (chunk []byte, more bool, err error) {
 	chunk, err = p.stdout.ReadSlice('\n')
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
@@ -174,58 +181,36 @@ func (p *coreProc) readChunk() (chunk []byte, more bool, err error) {
 	return chunk, false, nil
 }
 
-// skipLine discards the rest of the current line.
-func (p *coreProc) skipLine() error {
+// SkipLine discards the rest of the current line.
+func (p *Core) SkipLine() error {
 	for {
-		_, more, err := p.readChunk()
+		_, more, err := p.ReadChunk()
 		if err != nil || !more {
 			return err
 		}
 	}
 }
 
-// stop ends the core: stdin closed and SIGTERM to its process group, so it
+// Stop ends the core: stdin closed and SIGTERM to its process group, so it
 // kills its own commands' groups and exits; SIGKILL to the group after
 // grace. It returns once the process is reaped. Safe to call more than once.
-func (p *coreProc) stop(grace time.Duration) {
+func (p *Core) Stop(grace time.Duration) {
 	p.wmu.Lock()
 	_ = p.stdin.Close()
 	p.wmu.Unlock()
-	pgid := p.cmd.Process.Pid
+	pgid := p.Cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case <-p.exited:
+	case <-p.Exited:
 	case <-time.After(grace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.exited
+		<-p.Exited
 	}
 	// Anything the core left in its own group goes with it. (Commands it
-	// left in its session are swept by the waiter, see spawnCore.)
+	// left in its session are swept by the waiter, see Spawn.)
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	// And whatever left both, in the session's cgroup.
 	if p.group != nil {
 		_ = p.group.Kill()
 	}
-}
-
-// findCore locates the boris binary: the configured path, else next to
-// this executable, else on $PATH.
-func findCore(configured string) (string, error) {
-	if configured != "" {
-		if _, err := exec.LookPath(configured); err != nil {
-			return "", usage("invalid value %q for --core: %v", configured, err)
-		}
-		return configured, nil
-	}
-	if self, err := os.Executable(); err == nil {
-		next := filepath.Join(filepath.Dir(self), "boris")
-		if fi, err := os.Stat(next); err == nil && !fi.IsDir() {
-			return next, nil
-		}
-	}
-	path, err := exec.LookPath("boris")
-	if err != nil {
-		return "", usage("cannot find the boris core next to boris-gateway or on $PATH; set --core")
-	}
-	return path, nil
 }

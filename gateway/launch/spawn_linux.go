@@ -1,4 +1,4 @@
-package gateway
+package launch
 
 import (
 	"os"
@@ -48,11 +48,11 @@ func killSession(sid int) {
 	}
 }
 
-// spawner starts processes from one OS thread that never exits. Linux
+// Spawner starts processes from one OS thread that never exits. Linux
 // delivers the parent-death signal when the thread that forked a child
 // exits, not the process; Go may retire threads, so forking from a locked,
 // permanent thread ties the signal to the gateway's life.
-type spawner struct {
+type Spawner struct {
 	reqs   chan spawnReq
 	reaper *reaper.Reaper // nil: the gateway is no subreaper
 }
@@ -62,13 +62,14 @@ type spawnReq struct {
 	done chan error
 }
 
-func newSpawner(rp *reaper.Reaper) *spawner {
-	s := &spawner{reqs: make(chan spawnReq), reaper: rp}
+// NewSpawner returns a Spawner whose cores rp starts and adopts (nil: none).
+func NewSpawner(rp *reaper.Reaper) *Spawner {
+	s := &Spawner{reqs: make(chan spawnReq), reaper: rp}
 	go s.loop()
 	return s
 }
 
-func (s *spawner) loop() {
+func (s *Spawner) loop() {
 	runtime.LockOSThread() // never unlocked: the thread lives as long as the gateway
 	for r := range s.reqs {
 		if s.reaper != nil {
@@ -80,13 +81,13 @@ func (s *spawner) loop() {
 }
 
 // done tells the reaper a core has been waited for.
-func (s *spawner) done(pid int) {
+func (s *Spawner) done(pid int) {
 	if s.reaper != nil {
 		s.reaper.Done(pid)
 	}
 }
 
-func (s *spawner) start(cmd *exec.Cmd) error {
+func (s *Spawner) start(cmd *exec.Cmd) error {
 	done := make(chan error, 1)
 	s.reqs <- spawnReq{cmd: cmd, done: done}
 	return <-done

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"encoding/json"
@@ -11,21 +11,21 @@ import (
 func TestParseAccept(t *testing.T) {
 	tests := []struct {
 		header string
-		want   accepts
+		want   Accepts
 	}{
-		{"", accepts{json: true, sse: true}},
-		{"application/json, text/event-stream", accepts{json: true, sse: true}},
-		{"application/json", accepts{json: true}},
-		{"text/event-stream", accepts{sse: true}},
-		{"Text/Event-Stream;q=0.9", accepts{sse: true}},
-		{"*/*", accepts{json: true, sse: true}},
-		{"application/*", accepts{json: true}},
-		{"text/*", accepts{sse: true}},
-		{"text/html, image/png", accepts{}},
+		{"", Accepts{JSON: true, SSE: true}},
+		{"application/json, text/event-stream", Accepts{JSON: true, SSE: true}},
+		{"application/json", Accepts{JSON: true}},
+		{"text/event-stream", Accepts{SSE: true}},
+		{"Text/Event-Stream;q=0.9", Accepts{SSE: true}},
+		{"*/*", Accepts{JSON: true, SSE: true}},
+		{"application/*", Accepts{JSON: true}},
+		{"text/*", Accepts{SSE: true}},
+		{"text/html, image/png", Accepts{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.header, func(t *testing.T) {
-			if got := parseAccept(tt.header); got != tt.want {
+			if got := ParseAccept(tt.header); got != tt.want {
 				t.Errorf("parseAccept(%q): got %+v, want %+v", tt.header, got, tt.want)
 			}
 		})
@@ -54,12 +54,12 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := decode([]byte(tt.raw))
+			m, err := Decode([]byte(tt.raw))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("decode(%s): got error %v, want error %v", tt.raw, err, tt.wantErr)
 			}
-			if err == nil && m.isCall() != tt.call {
-				t.Errorf("decode(%s).isCall(): got %v, want %v", tt.raw, m.isCall(), tt.call)
+			if err == nil && m.IsCall() != tt.call {
+				t.Errorf("decode(%s).isCall(): got %v, want %v", tt.raw, m.IsCall(), tt.call)
 			}
 		})
 	}
@@ -69,11 +69,11 @@ func TestDecode(t *testing.T) {
 // cancellation names the request the way its id was registered.
 func TestIDKeys(t *testing.T) {
 	idOf := func(raw string) string {
-		m, err := decode([]byte(raw))
+		m, err := Decode([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return idKey(m.req.ID)
+		return IDKey(m.Req.ID)
 	}
 	num, str := idOf(`{"jsonrpc":"2.0","id":7,"method":"ping"}`), idOf(`{"jsonrpc":"2.0","id":"7","method":"ping"}`)
 	if num == str {
@@ -83,7 +83,7 @@ func TestIDKeys(t *testing.T) {
 		{`{"requestId":7}`, num},
 		{`{"requestId":"7"}`, str},
 	} {
-		if got := cancelledID(json.RawMessage(tt.params)); got != tt.want {
+		if got := CancelledID(json.RawMessage(tt.params)); got != tt.want {
 			t.Errorf("cancelledID(%s): got %q, want %q (the request's key)", tt.params, got, tt.want)
 		}
 	}
@@ -94,48 +94,48 @@ func TestIDKeys(t *testing.T) {
 		{`{"_meta":{"progressToken":42}}`, `{"progressToken":42}`},
 		{`{"_meta":{"progressToken":42}}`, `{"progressToken":42.0}`},
 	} {
-		req, note := progressTokenOf(json.RawMessage(tt.request)), notifiedToken(json.RawMessage(tt.notification))
+		req, note := ProgressTokenOf(json.RawMessage(tt.request)), NotifiedToken(json.RawMessage(tt.notification))
 		if req == "" || req != note {
 			t.Errorf("progress token of %s: got %q, notification %s: %q; want equal, non-empty", tt.request, req, tt.notification, note)
 		}
 	}
-	if progressTokenOf(json.RawMessage(`{"_meta":{"progressToken":"42"}}`)) == progressTokenOf(json.RawMessage(`{"_meta":{"progressToken":42}}`)) {
+	if ProgressTokenOf(json.RawMessage(`{"_meta":{"progressToken":"42"}}`)) == ProgressTokenOf(json.RawMessage(`{"_meta":{"progressToken":42}}`)) {
 		t.Error(`progress tokens "42" and 42 collide, want distinct keys`)
 	}
-	if got := progressTokenOf(json.RawMessage(`{"name":"bash"}`)); got != "" {
+	if got := ProgressTokenOf(json.RawMessage(`{"name":"bash"}`)); got != "" {
 		t.Errorf("no token: got %q, want empty", got)
 	}
 }
 
-// TestKeyShortcutsAgree: the keys idKey, rawIDKey and progressTokenOf
+// TestKeyShortcutsAgree: the keys IDKey, RawIDKey and ProgressTokenOf
 // make without decoding are the ones decoding makes, for ids and params
 // of every spelling a client or core could send.
 func TestKeyShortcutsAgree(t *testing.T) {
 	for _, raw := range []string{`0`, `7`, `-0`, `-12`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`,
 		`007`, `+5`, `1e3`, `7.0`, `""`, `"a"`, `"7"`, `"a b"`, `"é"`, `"\u0041"`, `"a\"b"`, `"a\\b"`, "\"\xff\"", `"tab	x"`, `null`, `true`, `[1]`} {
-		if got, want := rawIDKey(json.RawMessage(raw)), decodedIDKey(json.RawMessage(raw)); got != want {
+		if got, want := RawIDKey(json.RawMessage(raw)), decodedIDKey(json.RawMessage(raw)); got != want {
 			t.Errorf("rawIDKey(%s) = %q, the decoder's key is %q", raw, got, want)
 		}
-		m, err := decode([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"ping"}`))
-		if err != nil || !m.req.ID.IsValid() {
+		m, err := Decode([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"ping"}`))
+		if err != nil || !m.Req.ID.IsValid() {
 			continue // not an id a request may carry
 		}
-		if got, want := idKey(m.req.ID), fmt.Sprintf("%T:%v", m.req.ID.Raw(), m.req.ID.Raw()); got != want {
+		if got, want := IDKey(m.Req.ID), fmt.Sprintf("%T:%v", m.Req.ID.Raw(), m.Req.ID.Raw()); got != want {
 			t.Errorf("idKey(%s) = %q, want %q", raw, got, want)
 		}
 		// The core answers with the id as it decoded it, written again.
-		echoed, err := json.Marshal(m.req.ID.Raw())
+		echoed, err := json.Marshal(m.Req.ID.Raw())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := idKey(m.req.ID), rawIDKey(echoed); got != want {
+		if got, want := IDKey(m.Req.ID), RawIDKey(echoed); got != want {
 			t.Errorf("id %s: a request's key %q, its response's (id %s) %q", raw, got, echoed, want)
 		}
 	}
 	for _, params := range []string{`{"name":"view","arguments":{"path":"a"}}`, `{"_meta":{"progressToken":1},"name":"x"}`,
 		`{"_META":{"progressToken":"t"}}`, `{"_Meta":{"progressToken":2}}`, `{"\u005fmeta":{"progressToken":3}}`,
 		`{"\u005Fmeta":{"progressToken":4}}`, `{"_m\u0065ta":{"progressToken":5}}`, `{"name":"_meta"}`, `{}`, ``} {
-		if got, want := progressTokenOf(json.RawMessage(params)), decodedProgressToken(json.RawMessage(params)); got != want {
+		if got, want := ProgressTokenOf(json.RawMessage(params)), decodedProgressToken(json.RawMessage(params)); got != want {
 			t.Errorf("progressTokenOf(%s) = %q, decoding finds %q", params, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"bytes"
@@ -12,44 +12,44 @@ import (
 // every piece; one that stops reading is cut off after one.
 const writePiece = 256 << 10
 
-// sseWriter writes a text/event-stream response, flushing every event so
+// SSEWriter writes a text/event-stream response, flushing every event so
 // nothing waits in a buffer (SPEC §3.2; reverse proxies are told the same
 // with X-Accel-Buffering: no).
-type sseWriter struct {
+type SSEWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
-	timeout time.Duration // see writeParts
+	timeout time.Duration // see WriteParts
 }
 
-func startSSE(w http.ResponseWriter, timeout time.Duration) *sseWriter {
+func StartSSE(w http.ResponseWriter, timeout time.Duration) *SSEWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
+	s := &SSEWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 	// A first byte of body, not just headers: some proxies (nginx over
 	// HTTP/2) hold the headers back until the body starts, which would stall
 	// a client waiting to see its GET stream open.
-	_ = s.comment("stream open")
+	_ = s.Comment("stream open")
 	return s
 }
 
-// event sends one JSON-RPC message as a "message" event. Messages are
+// Event sends one JSON-RPC message as a "message" event. Messages are
 // single-line JSON, so one data line carries each.
-func (s *sseWriter) event(raw []byte) error {
-	return writeParts(s.w, s.rc, s.timeout, []byte("event: message\ndata: "), bytes.TrimSpace(raw), []byte("\n\n"))
+func (s *SSEWriter) Event(raw []byte) error {
+	return WriteParts(s.w, s.rc, s.timeout, []byte("event: message\ndata: "), bytes.TrimSpace(raw), []byte("\n\n"))
 }
 
-// comment sends an SSE comment: a keep-alive that clients ignore.
-func (s *sseWriter) comment(text string) error {
-	return writeParts(s.w, s.rc, s.timeout, []byte(": "+text+"\n\n"))
+// Comment sends an SSE comment: a keep-alive that clients ignore.
+func (s *SSEWriter) Comment(text string) error {
+	return WriteParts(s.w, s.rc, s.timeout, []byte(": "+text+"\n\n"))
 }
 
-// writeParts writes parts, in pieces of at most writePiece bytes, and
+// WriteParts writes parts, in pieces of at most writePiece bytes, and
 // flushes them, each piece within timeout. A message is written from the
 // bytes read from the core, never copied into a frame first.
-func writeParts(w http.ResponseWriter, rc *http.ResponseController, timeout time.Duration, parts ...[]byte) error {
+func WriteParts(w http.ResponseWriter, rc *http.ResponseController, timeout time.Duration, parts ...[]byte) error {
 	defer rc.SetWriteDeadline(time.Time{}) //nolint:errcheck // not every writer has deadlines
 	for _, p := range parts {
 		for len(p) > 0 {
@@ -65,24 +65,24 @@ func writeParts(w http.ResponseWriter, rc *http.ResponseController, timeout time
 	return rc.Flush()
 }
 
-// accepts is what a request's Accept header allows.
-type accepts struct{ json, sse bool }
+// Accepts is what a request's Accept header allows.
+type Accepts struct{ JSON, SSE bool }
 
-// parseAccept reads Accept. A missing header accepts both; wildcards count.
-func parseAccept(h string) accepts {
+// ParseAccept reads Accept. A missing header accepts both; wildcards count.
+func ParseAccept(h string) Accepts {
 	if strings.TrimSpace(h) == "" {
-		return accepts{json: true, sse: true}
+		return Accepts{JSON: true, SSE: true}
 	}
-	var a accepts
+	var a Accepts
 	for _, part := range strings.Split(h, ",") {
 		mt, _, _ := strings.Cut(part, ";")
 		switch strings.ToLower(strings.TrimSpace(mt)) {
 		case "*/*":
-			a.json, a.sse = true, true
+			a.JSON, a.SSE = true, true
 		case "application/json", "application/*":
-			a.json = true
+			a.JSON = true
 		case "text/event-stream", "text/*":
-			a.sse = true
+			a.SSE = true
 		}
 	}
 	return a

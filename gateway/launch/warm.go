@@ -1,4 +1,4 @@
-package gateway
+package launch
 
 import (
 	"strings"
@@ -8,9 +8,10 @@ import (
 
 // Starting a core is most of a session create: the boris process starts,
 // opens its policy and sandbox, and only then answers initialize (about 5
-// ms on an idle machine, more on a busy one). With Options.WarmCores, a
-// principal's next core is started as soon as one is taken, in the
-// background, so the principal's next initialize finds it running.
+// ms on an idle machine, more on a busy one). With the gateway's
+// Options.WarmCores, a principal's next core is started as soon as one is
+// taken, in the background, so the principal's next initialize finds it
+// running.
 //
 // A waiting core has been sent nothing: the session that takes it sends
 // it its first message, the client's initialize, so it is as fresh as a
@@ -24,57 +25,57 @@ import (
 // warmIdle is how long a core waits to be taken before it is stopped.
 const warmIdle = 5 * time.Minute
 
-// warmCore is a started core no session has taken yet.
-type warmCore struct {
-	key   string // warmKey of its launch
-	id    string // the session id it will have (it names the cgroup)
-	core  *coreProc
+// WarmCore is a started core no session has taken yet.
+type WarmCore struct {
+	Key   string // WarmKey of its launch
+	ID    string // the session id it will have (it names the cgroup)
+	Core  *Core
 	timer *time.Timer // stops it after warmIdle
 }
 
-// warmPool holds the waiting cores, the most recently started last.
-type warmPool struct {
+// WarmPool holds the waiting cores, the most recently started last.
+type WarmPool struct {
 	max   int
 	grace time.Duration // for stopping a core
 	idle  time.Duration // how long a core may wait
-	start func(launch) (*warmCore, error)
+	start func(Spec) (*WarmCore, error)
 
 	mu       sync.Mutex
-	waiting  []*warmCore
+	waiting  []*WarmCore
 	starting map[string]bool // keys whose core is being started
 	closed   bool
 	inflight sync.WaitGroup // starts under way
 }
 
-// newWarmPool returns a pool of at most max waiting cores (nil for none),
+// NewWarmPool returns a pool of at most max waiting cores (nil for none),
 // started by start and stopped with grace.
-func newWarmPool(max int, grace time.Duration, start func(launch) (*warmCore, error)) *warmPool {
+func NewWarmPool(max int, grace time.Duration, start func(Spec) (*WarmCore, error)) *WarmPool {
 	if max <= 0 {
 		return nil
 	}
-	return &warmPool{max: max, grace: grace, idle: warmIdle, start: start, starting: map[string]bool{}}
+	return &WarmPool{max: max, grace: grace, idle: warmIdle, start: start, starting: map[string]bool{}}
 }
 
-// warmKey identifies a launch: cores of equal keys are interchangeable.
-func warmKey(l launch) string {
-	return strings.Join(l.args, "\x00") + "\x01" + strings.Join(l.env, "\x00")
+// WarmKey identifies a launch: cores of equal keys are interchangeable.
+func WarmKey(l Spec) string {
+	return strings.Join(l.Args, "\x00") + "\x01" + strings.Join(l.Env, "\x00")
 }
 
-// take removes and returns a live waiting core of key, or nil.
-func (w *warmPool) take(key string) *warmCore {
+// Take removes and returns a live waiting core of key, or nil.
+func (w *WarmPool) Take(key string) *WarmCore {
 	if w == nil {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, c := range w.waiting {
-		if c.key != key {
+		if c.Key != key {
 			continue
 		}
 		w.waiting = append(w.waiting[:i], w.waiting[i+1:]...)
 		c.timer.Stop()
 		select {
-		case <-c.core.exited: // died while waiting
+		case <-c.Core.Exited: // died while waiting
 			go w.stop(c)
 			return nil
 		default:
@@ -84,21 +85,21 @@ func (w *warmPool) take(key string) *warmCore {
 	return nil
 }
 
-// refill starts a core of l in the background, unless one of its key is
+// Refill starts a core of l in the background, unless one of its key is
 // waiting or being started, making room by stopping the oldest waiting
 // core if the pool is full.
-func (w *warmPool) refill(l launch) {
+func (w *WarmPool) Refill(l Spec) {
 	if w == nil {
 		return
 	}
-	key := warmKey(l)
+	key := WarmKey(l)
 	w.mu.Lock()
 	if w.closed || w.starting[key] {
 		w.mu.Unlock()
 		return
 	}
 	for _, c := range w.waiting {
-		if c.key == key {
+		if c.Key == key {
 			w.mu.Unlock()
 			return
 		}
@@ -118,7 +119,7 @@ func (w *warmPool) refill(l launch) {
 			}
 			return
 		}
-		var evicted *warmCore
+		var evicted *WarmCore
 		if len(w.waiting) >= w.max {
 			evicted, w.waiting = w.waiting[0], w.waiting[1:]
 			evicted.timer.Stop()
@@ -133,7 +134,7 @@ func (w *warmPool) refill(l launch) {
 }
 
 // expire stops c if it is still waiting.
-func (w *warmPool) expire(c *warmCore) {
+func (w *WarmPool) expire(c *WarmCore) {
 	w.mu.Lock()
 	for i, x := range w.waiting {
 		if x == c {
@@ -147,11 +148,11 @@ func (w *warmPool) expire(c *warmCore) {
 }
 
 // stop ends a core no session took.
-func (w *warmPool) stop(c *warmCore) { c.core.stop(w.grace) }
+func (w *WarmPool) stop(c *WarmCore) { c.Core.Stop(w.grace) }
 
-// close stops every waiting core and those being started, and returns
+// Close stops every waiting core and those being started, and returns
 // once all have exited.
-func (w *warmPool) close() {
+func (w *WarmPool) Close() {
 	if w == nil {
 		return
 	}
@@ -169,8 +170,8 @@ func (w *warmPool) close() {
 	w.inflight.Wait()
 }
 
-// count reports how many cores are waiting.
-func (w *warmPool) count() int {
+// Count reports how many cores are waiting.
+func (w *WarmPool) Count() int {
 	if w == nil {
 		return 0
 	}

@@ -1,9 +1,11 @@
-package gateway
+package dashboard
 
 import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/mjkoo/boris/gateway/wire"
 )
 
 // Pacing of a dashboard stream.
@@ -18,19 +20,19 @@ const (
 
 // dashboardEvents streams the viewer's state (event "state", JSON) at
 // every change, at most every eventGap, and every Refresh regardless.
-func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.dashViewer(r)
+func (d *Dashboard) dashboardEvents(w http.ResponseWriter, r *http.Request) {
+	v, ok := d.dashViewer(r)
 	if !ok {
 		http.Error(w, "log in at /dashboard first", http.StatusUnauthorized)
 		return
 	}
-	unboundReads(w) // no body: the stream may outlive the read deadline
+	wire.UnboundReads(w) // no body: the stream may outlive the read deadline
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	refresh := h.opts.Dashboard.Refresh
+	refresh := d.opts.Refresh
 	if refresh <= 0 {
 		refresh = 2 * time.Second
 	}
@@ -40,12 +42,12 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 	defer recheck.Stop()
 	var last time.Time
 	pending := true
-	changed := h.obs.changes()
+	changed := d.obs.changes()
 	for {
 		if pending || time.Since(last) >= refresh {
-			changed = h.obs.changes() // before reading: no change is missed
-			b, _ := json.Marshal(h.state(r.Context(), v))
-			if writeParts(w, rc, h.opts.WriteTimeout, []byte("event: state\ndata: "), b, []byte("\n\n")) != nil {
+			changed = d.obs.changes() // before reading: no change is missed
+			b, _ := json.Marshal(d.state(r.Context(), v))
+			if wire.WriteParts(w, rc, d.gw.WriteTimeout, []byte("event: state\ndata: "), b, []byte("\n\n")) != nil {
 				return
 			}
 			last, pending = time.Now(), false
@@ -53,7 +55,7 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-h.draining:
+		case <-d.gw.Draining:
 			return
 		case <-changed:
 			pending = true
@@ -61,8 +63,8 @@ func (h *Handler) dashboardEvents(w http.ResponseWriter, r *http.Request) {
 			<-pace.C      // at most one state every eventGap
 		case <-pace.C:
 		case <-recheck.C:
-			if v, ok = h.dashViewer(r); !ok {
-				_ = writeParts(w, rc, h.opts.WriteTimeout, []byte("event: logout\ndata: {}\n\n"))
+			if v, ok = d.dashViewer(r); !ok {
+				_ = wire.WriteParts(w, rc, d.gw.WriteTimeout, []byte("event: logout\ndata: {}\n\n"))
 				return
 			}
 		}

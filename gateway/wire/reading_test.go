@@ -1,10 +1,8 @@
-package gateway
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,9 +13,6 @@ import (
 
 	"github.com/mjkoo/boris/internal/jsonscan"
 )
-
-// nested is a value nested depth arrays deep.
-func nested(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
 
 // readingCases are client messages the gateway and go-sdk could read two
 // ways: names in another case, escaped or twice, ids of every kind,
@@ -107,31 +102,31 @@ func FuzzDecodeAsSDK(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		m, err := decode(raw)
+		m, err := Decode(raw)
 		if err != nil {
 			return // refused: the core never sees it
 		}
-		if bytes.ContainsAny(m.raw, "\r\n") {
-			t.Fatalf("decode(%q) forwards %q: the core reads one message per line", raw, m.raw)
+		if bytes.ContainsAny(m.Raw, "\r\n") {
+			t.Fatalf("decode(%q) forwards %q: the core reads one message per line", raw, m.Raw)
 		}
 		if jsonscan.TooDeep(raw, maxNesting) {
 			t.Fatalf("decode(%q) took a message nested deeper than %d", raw, maxNesting)
 		}
-		sdk, err := jsonrpc.DecodeMessage(m.raw)
+		sdk, err := jsonrpc.DecodeMessage(m.Raw)
 		if err != nil {
 			t.Fatalf("decode(%q) took a message go-sdk refuses: %v", raw, err)
 		}
 		switch want := sdk.(type) {
 		case *jsonrpc.Request:
-			got := m.req
+			got := m.Req
 			if got == nil || got.ID != want.ID || got.Method != want.Method || !bytes.Equal(got.Params, want.Params) {
-				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&message{req: want}))
+				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&Message{Req: want}))
 			}
 			sameParamsReading(t, raw, want.Params, got.Params)
 		case *jsonrpc.Response:
-			got := m.res
+			got := m.Res
 			if got == nil || got.ID != want.ID || !bytes.Equal(got.Result, want.Result) || errorText(got.Error) != errorText(want.Error) {
-				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&message{res: want}))
+				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&Message{Res: want}))
 			}
 		}
 	})
@@ -146,16 +141,16 @@ func FuzzDecodeAsSDK(f *testing.F) {
 func sameParamsReading(t *testing.T, raw []byte, sdkParams, params []byte) {
 	t.Helper()
 	var ref mcp.CompleteReference
-	if ref.UnmarshalJSON(withFirstMember(sdkParams, `"type":"ref/prompt"`)) == nil && toolName(params) != ref.Name {
-		t.Fatalf("%q: the gateway logs tool %q; go-sdk reads name %q", raw, toolName(params), ref.Name)
+	if ref.UnmarshalJSON(withFirstMember(sdkParams, `"type":"ref/prompt"`)) == nil && ToolName(params) != ref.Name {
+		t.Fatalf("%q: the gateway logs tool %q; go-sdk reads name %q", raw, ToolName(params), ref.Name)
 	}
 	var res mcp.CallToolResult
 	if res.UnmarshalJSON(sdkParams) == nil {
 		want := ""
 		if tok := res.Meta.GetMeta()["progressToken"]; tok != nil {
-			want = tokenKey(tok)
+			want = TokenKey(tok)
 		}
-		if got := progressTokenOf(params); got != want {
+		if got := ProgressTokenOf(params); got != want {
 			t.Fatalf("%q: the gateway reads progress token %q; go-sdk %q", raw, got, want)
 		}
 	}
@@ -163,8 +158,8 @@ func sameParamsReading(t *testing.T, raw []byte, sdkParams, params []byte) {
 	// params decoded as its internal/json decodes, the id made by MakeID.
 	var c mcp.CancelledParams
 	if _, err := segjson.Parse(sdkParams, &c, segjson.DontMatchCaseInsensitiveStructFields); err == nil && c.RequestID != nil {
-		if id, err := jsonrpc.MakeID(c.RequestID); err == nil && cancelledID(params) != idKey(id) {
-			t.Fatalf("%q: the gateway cancels %q; go-sdk %q", raw, cancelledID(params), idKey(id))
+		if id, err := jsonrpc.MakeID(c.RequestID); err == nil && CancelledID(params) != IDKey(id) {
+			t.Fatalf("%q: the gateway cancels %q; go-sdk %q", raw, CancelledID(params), IDKey(id))
 		}
 	}
 }
@@ -184,12 +179,12 @@ func withFirstMember(obj []byte, member string) []byte {
 }
 
 // describe prints a decoded message for a failure.
-func describe(m *message) string {
+func describe(m *Message) string {
 	switch {
-	case m.req != nil:
-		return "request id " + idKey(m.req.ID) + " method " + strconv.Quote(m.req.Method) + " params " + string(m.req.Params)
-	case m.res != nil:
-		return "response id " + idKey(m.res.ID) + " result " + string(m.res.Result) + " error " + errorText(m.res.Error)
+	case m.Req != nil:
+		return "request id " + IDKey(m.Req.ID) + " method " + strconv.Quote(m.Req.Method) + " params " + string(m.Req.Params)
+	case m.Res != nil:
+		return "response id " + IDKey(m.Res.ID) + " result " + string(m.Res.Result) + " error " + errorText(m.Res.Error)
 	}
 	return "nothing"
 }
@@ -221,7 +216,7 @@ func TestReadingAsSDK(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := decode([]byte(tt.raw))
+			m, err := Decode([]byte(tt.raw))
 			if tt.method == "" {
 				if err == nil {
 					t.Fatalf("decode: got %s, want it refused", describe(m))
@@ -231,13 +226,13 @@ func TestReadingAsSDK(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			if m.req == nil || m.req.Method != tt.method || m.isCall() != tt.call {
+			if m.Req == nil || m.Req.Method != tt.method || m.IsCall() != tt.call {
 				t.Fatalf("decode: got %s, want method %s, call %v", describe(m), tt.method, tt.call)
 			}
-			if got := toolName(m.req.Params); got != tt.tool {
+			if got := ToolName(m.Req.Params); got != tt.tool {
 				t.Errorf("toolName: got %q, want %q", got, tt.tool)
 			}
-			if got := progressTokenOf(m.req.Params); got != tt.token {
+			if got := ProgressTokenOf(m.Req.Params); got != tt.token {
 				t.Errorf("progressTokenOf: got %q, want %q", got, tt.token)
 			}
 		})
@@ -254,7 +249,7 @@ func TestCancelledIDAsSDK(t *testing.T) {
 		`{"RequestId":8}`:                  "",
 		`{"requestId":7,"requestId":null}`: "",
 	} {
-		if got := cancelledID([]byte(params)); got != want {
+		if got := CancelledID([]byte(params)); got != want {
 			t.Errorf("cancelledID(%s): got %q, want %q", params, got, want)
 		}
 	}
@@ -269,52 +264,11 @@ func TestIDOfRefused(t *testing.T) {
 		`{"jsonrpc":"2.0","ID":5,"method":"x","params":` + nested(maxNesting+1) + `}`:           "<nil>:<nil>",
 		`{"jsonrpc":"2.0","id":5,"id":null,"method":"x","params":` + nested(maxNesting+1) + `}`: "<nil>:<nil>",
 	} {
-		if got := idKey(idOf([]byte(raw))); got != want {
+		if got := IDKey(IDOf([]byte(raw))); got != want {
 			t.Errorf("idOf(%.60s...): got %q, want %q", raw, got, want)
 		}
 	}
 }
 
-// TestDeepMessagesNeverWedge: a message nested deeper than go-sdk reads
-// is answered by the gateway with its id and never reaches a core (which
-// would answer it with id null, leaving the request to wait for ever), so
-// more of them than a session may have in flight leave it serving, on a
-// session and on a principal's 2026-07-28 core alike.
-func TestDeepMessagesNeverWedge(t *testing.T) {
-	const inFlight = 2
-	g := newTestGateway(t, func(o *Options) { o.MaxInFlight = inFlight })
-	sid := g.initialize()
-	deep := map[string]any{"command": "true", "x": json.RawMessage(nested(jsonscan.SDKMaxDepth))}
-	h2026, deep2026 := call2026(1, "bash", deep)
-	h2026.Set("Accept", "application/json")
-	paths := []struct {
-		name     string
-		h        http.Header
-		deep, ok func(id int) string
-	}{
-		{"session", postHeader(sid, "Accept", "application/json"),
-			func(id int) string { return callBody(id, "bash", deep, "") },
-			func(id int) string { return callBody(id, "bash", map[string]any{"command": "echo served"}, "") }},
-		{"principal core", h2026,
-			func(id int) string { return strings.Replace(deep2026, `"id":1`, fmt.Sprintf(`"id":%d`, id), 1) },
-			func(id int) string {
-				_, b := call2026(id, "bash", map[string]any{"command": "echo served"})
-				return b
-			}},
-	}
-	for _, p := range paths {
-		t.Run(p.name, func(t *testing.T) {
-			for id := 100; id < 100+inFlight+2; id++ {
-				status, body, err := g.quick(p.h, p.deep(id))
-				if err != nil || status != http.StatusBadRequest || !strings.Contains(string(body), fmt.Sprintf(`"id":%d`, id)) ||
-					!strings.Contains(string(body), "nested more than") {
-					t.Fatalf("deep message %d: got %d %s %v, want 400 with its id, saying it is nested too deep", id, status, body, err)
-				}
-			}
-			status, body, err := g.quick(p.h, p.ok(200))
-			if err != nil || status != http.StatusOK || !strings.Contains(string(body), "served") {
-				t.Errorf("a call after the deep messages: got %d %s %v, want 200 and its output", status, body, err)
-			}
-		})
-	}
-}
+// nested is a value nested depth arrays deep.
+func nested(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }

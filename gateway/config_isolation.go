@@ -14,39 +14,18 @@ import (
 	"strings"
 
 	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/internal/cgroup"
-	"github.com/mjkoo/boris/internal/flagenv"
 )
-
-// Isolation is what the gateway enforces around every core (SPEC §6),
-// decided at start-up, logged once and reported by /healthz.
-type Isolation struct {
-	// Sandbox is the Landlock confinement of the cores' commands, as
-	// `boris --check` reports it for the operator's core arguments.
-	Sandbox string `json:"sandbox"` // "landlock" or "none"
-	// LandlockABI is the kernel's Landlock ABI version (0: none).
-	LandlockABI int `json:"landlock_abi"`
-	// Cgroup is "v2" when each session runs in a cgroup of its own that is
-	// killed whole when it ends, else "off".
-	Cgroup string `json:"cgroup"`
-	// Limits are the per-session cgroup limits in force.
-	Limits map[string]string `json:"limits,omitempty"`
-	// Subreaper is true when the gateway adopts and kills whatever outlives
-	// a core (and each core does the same for its commands).
-	Subreaper bool `json:"subreaper"`
-	// PerPrincipal is true when each principal's core is confined to its
-	// own working directory (--workdir-template).
-	PerPrincipal bool `json:"per_principal"`
-}
 
 // isolation checks the core's arguments and the secrets' exposure, and
 // logs what will be enforced. It returns the secret files to deny.
-func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) (*Isolation, []string, error) {
+func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) (*launch.Isolation, []string, error) {
 	args, err := c.checkArgs()
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := checkCore(corePath, args, coreEnv(environ))
+	rep, err := checkCore(corePath, args, launch.CoreEnv(environ))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +34,7 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 		return nil, nil, err
 	}
 	c.warnCommandLineTokens(log)
-	iso := &Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != ""}
+	iso := &launch.Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != ""}
 	if rep.Sandbox.Enforced {
 		iso.Sandbox = "landlock"
 	} else if slices.Contains(rep.Tools, "bash") {
@@ -67,7 +46,7 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 // cgroups opens the per-session cgroup manager --cgroups asks for: nil with
 // off, or with auto where cgroup v2 cannot be used; an error with required
 // there, and whenever a limit is asked for that cannot be enforced.
-func (c *Config) cgroups(iso *Isolation, log *slog.Logger) (*cgroup.Manager, error) {
+func (c *Config) cgroups(iso *launch.Isolation, log *slog.Logger) (*cgroup.Manager, error) {
 	limits := cgroup.Limits{PidsMax: c.SessionPidsMax, MemoryMax: int64(c.SessionMemoryMax), CPUWeight: c.SessionCPUWeight}
 	hasLimits := limits != (cgroup.Limits{})
 	if c.Cgroups == "off" {
@@ -235,132 +214,4 @@ func readableBy(rep *core.CheckReport, path string) bool {
 
 func readableDirs(rep *core.CheckReport) []string {
 	return append(append([]string{}, rep.Sandbox.Read...), rep.Sandbox.Write...)
-}
-
-// listFlag appends values to a repeatable core flag without losing the
-// operator's own: flags beat the environment in the core, so when the
-// operator set the list only through its BORIS_* variable, that list is
-// carried into the flags first (SPEC §6: scope-derived restrictions add to
-// the operator's core flags, never replace them).
-func listFlag(args, environ []string, flag, env string, values ...string) []string {
-	if len(values) == 0 {
-		return args
-	}
-	if !hasFlag(args, flag) {
-		for _, kv := range environ {
-			if v, ok := strings.CutPrefix(kv, env+"="); ok {
-				items, err := flagenv.SplitList(v) // as the core reads it: "**/{.env,secrets}" is one
-				if err != nil {
-					items = []string{v} // the core refuses it, saying why
-				}
-				for _, item := range items {
-					args = append(args, "--"+flag, item)
-				}
-			}
-		}
-	}
-	for _, v := range values {
-		args = append(args, "--"+flag, v)
-	}
-	return args
-}
-
-// hasFlag reports whether args set --flag (or -flag, with or without =).
-func hasFlag(args []string, flag string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		name := strings.TrimLeft(a, "-")
-		name, _, _ = strings.Cut(name, "=")
-		if strings.HasPrefix(a, "-") && name == flag {
-			return true
-		}
-	}
-	return false
-}
-
-// scopeLists splits a principal's scope-derived core arguments into the
-// --disable-tools values (merged with the operator's) and the rest.
-func scopeLists(args []string) (disable, rest []string) {
-	for i := 0; i < len(args); i++ {
-		if args[i] == "--disable-tools" && i+1 < len(args) {
-			disable = append(disable, args[i+1])
-			i++
-			continue
-		}
-		rest = append(rest, args[i])
-	}
-	return disable, rest
-}
-
-// launch is how one core starts: its arguments, environment and cgroup.
-type launch struct {
-	args  []string
-	env   []string
-	group *cgroup.Group // nil: no session cgroup
-}
-
-// launchFor builds the core arguments and environment of principal p: the
-// operator's core arguments, the restrictions p's scopes imply added to
-// them, the gateway's secrets denied, and with --workdir-template p's own
-// directory as working and allowed directory, HOME and TMPDIR (SPEC §6).
-func (h *Handler) launchFor(p Principal) (launch, error) {
-	environ := coreEnv(h.opts.Environ)
-	disable, rest := scopeLists(p.CoreArgs)
-	args := append([]string{}, h.opts.CoreArgs...)
-	args = listFlag(args, environ, "disable-tools", "BORIS_DISABLE_TOOLS", disable...)
-	args = append(args, rest...)
-	denied := slices.Clip(h.opts.Secrets)
-	for _, own := range []string{h.opts.BoardsDir, h.opts.PrincipalsDir} {
-		if own != "" {
-			// Boards and cores' state are reached through their tools only.
-			denied = append(denied, own)
-		}
-	}
-	args = listFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", denied...)
-	db, boardArgs := h.boardOf(p, environ)
-	args = append(args, boardArgs...)
-	stateArgs, err := h.stateOf(p, environ)
-	if err != nil {
-		return launch{}, err
-	}
-	args = append(args, stateArgs...)
-	h.obs.sawPrincipal(p, db)
-	if p.Workdir == "" {
-		return launch{args: args, env: environ}, nil
-	}
-	for _, s := range h.opts.Secrets {
-		if s == p.Workdir || strings.HasPrefix(s, p.Workdir+"/") {
-			return launch{}, fmt.Errorf("working directory %s holds the gateway's secret file %s", p.Workdir, s)
-		}
-	}
-	tmp := filepath.Join(p.Workdir, ".tmp")
-	for _, dir := range []string{p.Workdir, tmp} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return launch{}, fmt.Errorf("create working directory: %w", err)
-		}
-	}
-	args = listFlag(args, environ, "allow-dir", "BORIS_ALLOW_DIRS", p.Workdir)
-	args = append(args, "--workdir", p.Workdir)
-	return launch{args: args, env: setEnv(environ, "HOME", p.Workdir, "TMPDIR", tmp)}, nil
-}
-
-// setEnv returns environ with the given NAME, VALUE pairs set.
-func setEnv(environ []string, kv ...string) []string {
-	out := make([]string, 0, len(environ)+len(kv)/2)
-	for _, e := range environ {
-		name, _, _ := strings.Cut(e, "=")
-		replaced := false
-		for i := 0; i < len(kv); i += 2 {
-			replaced = replaced || name == kv[i]
-		}
-		if !replaced {
-			out = append(out, e)
-		}
-	}
-	for i := 0; i < len(kv); i += 2 {
-		out = append(out, kv[i]+"="+kv[i+1])
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"bytes"
@@ -14,14 +14,14 @@ import (
 	"github.com/mjkoo/boris/internal/jsonscan"
 )
 
-// message is a decoded JSON-RPC message with the raw bytes kept, so the
+// Message is a decoded JSON-RPC message with the raw bytes kept, so the
 // gateway forwards exactly what it received in either direction.
-type message struct {
-	raw []byte
-	req *jsonrpc.Request  // request or notification
-	res *jsonrpc.Response // response
+type Message struct {
+	Raw []byte
+	Req *jsonrpc.Request  // request or notification
+	Res *jsonrpc.Response // response
 
-	parsed *request2026 // the params of a 2026-07-28 request, once parsed
+	parsed *Request2026 // the params of a 2026-07-28 request, once parsed
 }
 
 // maxNesting is how deep a client's message may nest objects and arrays.
@@ -31,8 +31,8 @@ type message struct {
 // gateway refuses deeper messages itself, well short of that.
 const maxNesting = 400
 
-// errTooDeep refuses a message nested deeper than maxNesting.
-var errTooDeep = fmt.Errorf("message nested more than %d deep", maxNesting)
+// ErrTooDeep refuses a message nested deeper than maxNesting.
+var ErrTooDeep = fmt.Errorf("message nested more than %d deep", maxNesting)
 
 // wireMessage is a JSON-RPC message as go-sdk's decoder reads it (its
 // jsonrpc2.wireDecode): the method raw, so that its presence alone makes a
@@ -46,7 +46,7 @@ type wireMessage struct {
 	Error   *jsonrpc.Error  `json:"error"`
 }
 
-// decode parses one JSON-RPC message as go-sdk's jsonrpc.DecodeMessage
+// Decode parses one JSON-RPC message as go-sdk's jsonrpc.DecodeMessage
 // does, which is how the core will read it: members matched by exact name
 // (a "Method" or "ID" is not the method or the id), the last of a name
 // winning; jsonrpc "2.0"; an id a string, a number or absent; a method
@@ -55,10 +55,10 @@ type wireMessage struct {
 // every client request would pay; FuzzDecodeAsSDK holds the two equal. It
 // refuses more: a JSON array (a batch: the gateway speaks the revisions
 // without them), anything but one JSON value, and a message nested deeper
-// than maxNesting (errTooDeep).
-func decode(raw []byte) (*message, error) {
+// than maxNesting (ErrTooDeep).
+func Decode(raw []byte) (*Message, error) {
 	if first := firstByte(raw); first == '[' {
-		return nil, errBatch
+		return nil, ErrBatch
 	}
 	// One JSON value and nothing after it: a body carrying a second message
 	// must not smuggle it past the gateway into the core.
@@ -66,7 +66,7 @@ func decode(raw []byte) (*message, error) {
 		return nil, errors.New("body is not a single JSON value")
 	}
 	if jsonscan.TooDeep(raw, maxNesting) {
-		return nil, errTooDeep
+		return nil, ErrTooDeep
 	}
 	var w wireMessage
 	if err := jsonscan.Unmarshal(raw, &w); err != nil {
@@ -88,28 +88,28 @@ func decode(raw []byte) (*message, error) {
 		}
 		raw = buf.Bytes()
 	}
-	m := &message{raw: raw}
+	m := &Message{Raw: raw}
 	switch {
 	case len(w.Method) > 0:
 		var method string
 		if err := jsonscan.Unmarshal(w.Method, &method); err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
-		m.req = &jsonrpc.Request{ID: id, Method: method, Params: w.Params}
+		m.Req = &jsonrpc.Request{ID: id, Method: method, Params: w.Params}
 	case !id.IsValid():
 		return nil, errors.New("invalid request: neither a method nor an id")
 	default:
-		m.res = &jsonrpc.Response{ID: id, Result: w.Result}
+		m.Res = &jsonrpc.Response{ID: id, Result: w.Result}
 		if w.Error != nil { // not a typed nil in the error interface
-			m.res.Error = w.Error
+			m.Res.Error = w.Error
 		}
 	}
 	return m, nil
 }
 
-// idOf returns the id of a message the gateway refuses without decoding
-// it (see errTooDeep), read as go-sdk would read it, or the zero ID.
-func idOf(raw []byte) jsonrpc.ID {
+// IDOf returns the id of a message the gateway refuses without decoding
+// it (see ErrTooDeep), read as go-sdk would read it, or the zero ID.
+func IDOf(raw []byte) jsonrpc.ID {
 	val, ok := jsonscan.Member(raw, "id")
 	var v any
 	if !ok || jsonscan.Unmarshal(val, &v) != nil {
@@ -119,7 +119,7 @@ func idOf(raw []byte) jsonrpc.ID {
 	return id
 }
 
-var errBatch = fmt.Errorf("JSON-RPC batches are not supported")
+var ErrBatch = fmt.Errorf("JSON-RPC batches are not supported")
 
 func firstByte(b []byte) byte {
 	for _, c := range b {
@@ -132,18 +132,18 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
-// peeked is what routing needs of a core's message, read without decoding
+// Peeked is what routing needs of a core's message, read without decoding
 // its result: a core's messages are well-formed (it is go-sdk's encoder on
 // the other end of a pipe the gateway owns), and a view or grep result can
 // be large, so the hot path skips the full decode that client input gets.
-type peeked struct {
-	id     string          // id key as idKey spells it; "" for a notification
-	method string          // "" for a response
-	params json.RawMessage // of a request or notification
+type Peeked struct {
+	ID     string          // id key as IDKey spells it; "" for a notification
+	Method string          // "" for a response
+	Params json.RawMessage // of a request or notification
 }
 
-// rawIDKey spells a JSON id the way idKey spells a jsonrpc.ID.
-func rawIDKey(raw json.RawMessage) string {
+// RawIDKey spells a JSON id the way IDKey spells a jsonrpc.ID.
+func RawIDKey(raw json.RawMessage) string {
 	// The ids a core answers with are nearly always an integer or a plain
 	// string: keyed here without a decoder, as the decoder would key them.
 	if jsonInteger(raw) {
@@ -157,7 +157,7 @@ func rawIDKey(raw json.RawMessage) string {
 	return decodedIDKey(raw)
 }
 
-// decodedIDKey is rawIDKey for any id, by decoding it.
+// decodedIDKey is RawIDKey for any id, by decoding it.
 func decodedIDKey(raw json.RawMessage) string {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -174,11 +174,11 @@ func decodedIDKey(raw json.RawMessage) string {
 	return "raw:" + string(raw)
 }
 
-// isCall reports whether m is a request expecting a response.
-func (m *message) isCall() bool { return m.req != nil && m.req.IsCall() }
+// IsCall reports whether m is a request expecting a response.
+func (m *Message) IsCall() bool { return m.Req != nil && m.Req.IsCall() }
 
-// idKey is a map key for a JSON-RPC id: ints and strings never collide.
-func idKey(id jsonrpc.ID) string {
+// IDKey is a map key for a JSON-RPC id: ints and strings never collide.
+func IDKey(id jsonrpc.ID) string {
 	switch v := id.Raw().(type) {
 	case int64:
 		return "int64:" + strconv.FormatInt(v, 10)
@@ -214,8 +214,8 @@ func plainJSONString(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-// tokenKey is a map key for a progress token, however it was spelled.
-func tokenKey(tok any) string {
+// TokenKey is a map key for a progress token, however it was spelled.
+func TokenKey(tok any) string {
 	if f, ok := tok.(float64); ok && f == float64(int64(f)) {
 		return fmt.Sprintf("n:%d", int64(f))
 	}
@@ -225,15 +225,15 @@ func tokenKey(tok any) string {
 	return fmt.Sprintf("%T:%v", tok, tok)
 }
 
-// progressTokenOf returns the key of params._meta.progressToken, or "".
-func progressTokenOf(params json.RawMessage) string {
+// ProgressTokenOf returns the key of params._meta.progressToken, or "".
+func ProgressTokenOf(params json.RawMessage) string {
 	if !mayHoldMeta(params) {
 		return "" // most requests: decoding them would find nothing
 	}
 	return decodedProgressToken(params)
 }
 
-// decodedProgressToken is progressTokenOf for any params, by decoding them
+// decodedProgressToken is ProgressTokenOf for any params, by decoding them
 // as the core does (every request's params have go-sdk's Meta as _meta).
 func decodedProgressToken(params json.RawMessage) string {
 	var p struct {
@@ -246,7 +246,7 @@ func decodedProgressToken(params json.RawMessage) string {
 	if tok == nil {
 		return ""
 	}
-	return tokenKey(tok)
+	return TokenKey(tok)
 }
 
 // mayHoldMeta reports whether params could have a "_meta" member: spelled
@@ -255,22 +255,22 @@ func mayHoldMeta(params []byte) bool {
 	return bytes.Contains(params, []byte("_meta")) || bytes.Contains(params, []byte(`\u`))
 }
 
-// notifiedToken returns the key of a notifications/progress message's
+// NotifiedToken returns the key of a notifications/progress message's
 // progressToken, or "".
-func notifiedToken(params json.RawMessage) string {
+func NotifiedToken(params json.RawMessage) string {
 	var p struct {
 		ProgressToken any `json:"progressToken"`
 	}
 	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.ProgressToken == nil {
 		return ""
 	}
-	return tokenKey(p.ProgressToken)
+	return TokenKey(p.ProgressToken)
 }
 
-// cancelledID returns the id key of the request a notifications/cancelled
+// CancelledID returns the id key of the request a notifications/cancelled
 // message names, read as the core reads it (go-sdk's CancelledParams, its
 // requestId made an ID as the SDK makes it), or "".
-func cancelledID(params json.RawMessage) string {
+func CancelledID(params json.RawMessage) string {
 	var p mcp.CancelledParams
 	if jsonscan.Unmarshal(params, &p) != nil || p.RequestID == nil {
 		return ""
@@ -279,13 +279,13 @@ func cancelledID(params json.RawMessage) string {
 	if err != nil {
 		return ""
 	}
-	return idKey(id)
+	return IDKey(id)
 }
 
-// toolName returns params.name of a tools/call request as the core reads
+// ToolName returns params.name of a tools/call request as the core reads
 // it: the params decoded into go-sdk's CallToolParamsRaw, as the core
 // decodes them; "" if they do not decode (the core then runs no tool).
-func toolName(params json.RawMessage) string {
+func ToolName(params json.RawMessage) string {
 	var p mcp.CallToolParamsRaw
 	if jsonscan.Unmarshal(params, &p) != nil {
 		return ""
@@ -293,9 +293,9 @@ func toolName(params json.RawMessage) string {
 	return p.Name
 }
 
-// errorResponse encodes a JSON-RPC error response. With the zero ID (the
+// ErrorResponse encodes a JSON-RPC error response. With the zero ID (the
 // request's id unknown) the id is null, as JSON-RPC 2.0 §5 requires.
-func errorResponse(id jsonrpc.ID, code int64, msg string) []byte {
+func ErrorResponse(id jsonrpc.ID, code int64, msg string) []byte {
 	if !id.IsValid() {
 		b, _ := json.Marshal(map[string]any{
 			"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg},
@@ -309,3 +309,6 @@ func errorResponse(id jsonrpc.ID, code int64, msg string) []byte {
 	}
 	return b
 }
+
+// CodeRequestCancelled answers a request the client cancelled.
+const CodeRequestCancelled = -32800

@@ -1,10 +1,12 @@
-package gateway
+package dashboard
 
 import (
 	"context"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mjkoo/boris/gateway/metrics"
 )
 
 // recentCalls is how many finished tool calls the dashboard keeps.
@@ -18,13 +20,14 @@ const maxSeenPrincipals = 4096
 // client chooses the name it calls.
 const maxShownTool = 128
 
-// observer records what /dashboard and /metrics show: tool calls in
+// Observer records what /dashboard and /metrics show: tool calls in
 // progress and the last ones finished, the principals cores were started
 // for, and the metrics. Its methods are safe on a nil observer, which
-// records nothing (handlers built without NewHandler, in tests).
-type observer struct {
-	table   *table
-	metrics *metrics
+// records nothing (the gateway's handlers built without NewHandler, in
+// tests).
+type Observer struct {
+	sessions Sessions
+	metrics  *metrics.Metrics
 
 	mu       sync.Mutex
 	inflight map[string]map[uint64]inflightCall // by session id
@@ -65,9 +68,10 @@ type seenPrincipal struct {
 	seq     uint64
 }
 
-func newObserver(t *table) *observer {
-	return &observer{
-		table: t, metrics: newMetrics(t),
+// NewObserver returns an observer of the sessions t.
+func NewObserver(t Sessions) *Observer {
+	return &Observer{
+		sessions: t, metrics: metrics.New(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
 		reading: map[string]*boardRead{},
 		changed: make(chan struct{}),
@@ -75,21 +79,21 @@ func newObserver(t *table) *observer {
 }
 
 // notify wakes every dashboard stream. Called with mu held.
-func (o *observer) notify() {
+func (o *Observer) notify() {
 	close(o.changed)
 	o.changed = make(chan struct{})
 }
 
 // changes returns a channel closed at the next change.
-func (o *observer) changes() <-chan struct{} {
+func (o *Observer) changes() <-chan struct{} {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.changed
 }
 
-// begin records that s's core is working on a call of tool since start;
-// the function it returns records that it no longer is.
-func (o *observer) begin(s *session, tool string, start time.Time) func() {
+// Begin records that the core of session is working on a call of tool
+// since start; the function it returns records that it no longer is.
+func (o *Observer) Begin(session, tool string, start time.Time) func() {
 	if o == nil {
 		return func() {}
 	}
@@ -97,65 +101,66 @@ func (o *observer) begin(s *session, tool string, start time.Time) func() {
 	defer o.mu.Unlock()
 	o.next++
 	n := o.next
-	if o.inflight[s.id] == nil {
-		o.inflight[s.id] = map[uint64]inflightCall{}
+	if o.inflight[session] == nil {
+		o.inflight[session] = map[uint64]inflightCall{}
 	}
-	o.inflight[s.id][n] = inflightCall{Tool: shortTool(tool), Started: start}
+	o.inflight[session][n] = inflightCall{Tool: shortTool(tool), Started: start}
 	o.notify()
 	return func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		delete(o.inflight[s.id], n)
-		if len(o.inflight[s.id]) == 0 {
-			delete(o.inflight, s.id)
+		delete(o.inflight[session], n)
+		if len(o.inflight[session]) == 0 {
+			delete(o.inflight, session)
 		}
 		o.notify()
 	}
 }
 
-// toolCall records a finished tool call of s: in the recent calls and the
-// metrics.
-func (o *observer) toolCall(s *session, subjectKey, tool string, d time.Duration, outcome string) {
+// ToolCall records a finished tool call of session, of the principal
+// subject (subjectKey): in the recent calls and the metrics.
+func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Duration, outcome string) {
 	if o == nil {
 		return
 	}
-	o.metrics.toolCall(tool, outcome, d.Seconds())
+	o.metrics.ToolCall(tool, outcome, d.Seconds())
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.ring) == recentCalls {
 		o.ring = append(o.ring[:0], o.ring[1:]...)
 	}
 	o.ring = append(o.ring, finishedCall{
-		At: time.Now(), Tool: shortTool(tool), Subject: s.subject, subjectKey: subjectKey,
-		Session: shortID(s.id), Duration: d, Outcome: outcome,
+		At: time.Now(), Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
+		Session: shortID(session), Duration: d, Outcome: outcome,
 	})
 	o.notify()
 }
 
-// coreStarted counts a core started, or one that failed to start.
-func (o *observer) coreStarted(err error) {
+// CoreStarted counts a core started, or one that failed to start.
+func (o *Observer) CoreStarted(err error) {
 	if o == nil {
 		return
 	}
 	if err != nil {
-		o.metrics.spawnFailures.Inc()
+		o.metrics.SpawnFailures.Inc()
 		return
 	}
-	o.metrics.sessions.Inc()
+	o.metrics.CoresStarted.Inc()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.notify()
 }
 
-// sawPrincipal remembers that a core was started for p, whose board is db.
-func (o *observer) sawPrincipal(p Principal, db string) {
+// SawPrincipal remembers that a core was started for the principal
+// subject (subjectKey), whose board is db.
+func (o *Observer) SawPrincipal(subjectKey, subject, db string) {
 	if o == nil {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seenSeq++
-	o.seen[p.SubjectKey] = seenPrincipal{Subject: p.Subject, Board: db, seq: o.seenSeq}
+	o.seen[subjectKey] = seenPrincipal{Subject: subject, Board: db, seq: o.seenSeq}
 	if len(o.seen) > maxSeenPrincipals {
 		oldest, key := o.seenSeq, ""
 		for k, v := range o.seen {

@@ -14,43 +14,6 @@ import (
 	"github.com/mjkoo/boris/core/sandbox"
 )
 
-func TestListFlag(t *testing.T) {
-	env := []string{"BORIS_DISABLE_TOOLS=grep, glob", "OTHER=x"}
-	tests := []struct {
-		name string
-		args []string
-		add  []string
-		want []string
-	}{
-		{"operator's env list is kept", nil, []string{"bash"},
-			[]string{"--disable-tools", "grep", "--disable-tools", "glob", "--disable-tools", "bash"}},
-		{"operator's flags win over env, and are kept", []string{"--disable-tools", "view"}, []string{"bash"},
-			[]string{"--disable-tools", "view", "--disable-tools", "bash"}},
-		{"=-form flags count", []string{"--disable-tools=view"}, []string{"bash"},
-			[]string{"--disable-tools=view", "--disable-tools", "bash"}},
-		{"nothing to add leaves args alone", []string{"--timeout", "5"}, nil, []string{"--timeout", "5"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := listFlag(tt.args, env, "disable-tools", "BORIS_DISABLE_TOOLS", tt.add...)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestListFlagBraces: the operator's BORIS_DENY_DIRS reaches the cores as
-// the core reads it: a comma inside a brace pattern is not a separator.
-func TestListFlagBraces(t *testing.T) {
-	env := []string{"BORIS_DENY_DIRS=**/{.env,secrets}, **/*.pem"}
-	got := listFlag(nil, env, "deny-dir", "BORIS_DENY_DIRS", "/state")
-	want := []string{"--deny-dir", "**/{.env,secrets}", "--deny-dir", "**/*.pem", "--deny-dir", "/state"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
 func TestTemplateRoot(t *testing.T) {
 	for tmpl, want := range map[string]string{
 		"/srv/boris/{sub}":      "/srv/boris",
@@ -127,15 +90,15 @@ func TestLaunchFor(t *testing.T) {
 		"--deny-dir", "/etc/boris/tokens", "--deny-dir", h.opts.PrincipalsDir,
 		"--state-dir", filepath.Join(h.opts.PrincipalsDir, principalDirName(Principal{Subject: "alice"})),
 		"--allow-dir", work, "--workdir", work}
-	if diff := cmp.Diff(want, l.args); diff != "" {
+	if diff := cmp.Diff(want, l.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
 	for _, kv := range []string{"HOME=" + work, "TMPDIR=" + filepath.Join(work, ".tmp"), "BORIS_DISABLE_TOOLS=grep"} {
-		if !slices.Contains(l.env, kv) {
-			t.Errorf("env: got %q, want %s in it", l.env, kv)
+		if !slices.Contains(l.Env, kv) {
+			t.Errorf("env: got %q, want %s in it", l.Env, kv)
 		}
 	}
-	for _, kv := range l.env {
+	for _, kv := range l.Env {
 		if strings.HasPrefix(kv, "BORIS_GATEWAY_") || kv == "HOME=/root" || kv == "TMPDIR=/tmp" {
 			t.Errorf("env: got %s, want it gone", kv)
 		}

@@ -1,0 +1,95 @@
+package launch
+
+import (
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mjkoo/boris/internal/testbin"
+)
+
+// TestWarmPool: a core that waits too long is stopped, one that died
+// while waiting is not handed out, a launch already waiting is not started
+// twice, and close stops what waits.
+func TestWarmPool(t *testing.T) {
+	sp := NewSpawner(nil)
+	log := slog.New(slog.DiscardHandler)
+	var started atomic.Int32
+	start := func(l Spec) (*WarmCore, error) {
+		n := started.Add(1)
+		core, err := Spawn(sp, "/bin/sleep", Spec{Args: []string{"300"}}, log)
+		if err != nil {
+			return nil, err
+		}
+		return &WarmCore{Key: WarmKey(l), ID: "w" + strconv.Itoa(int(n)), Core: core}, nil
+	}
+	a, b := Spec{Args: []string{"a"}}, Spec{Args: []string{"b"}}
+	oldest := func(w *WarmPool) *Core {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.waiting[0].Core
+	}
+
+	w := NewWarmPool(2, time.Second, start)
+	w.Refill(a)
+	testbin.WaitFor(t, "a waiting", func() bool { return w.Count() == 1 })
+	w.Refill(a) // already waiting: nothing starts
+	w.Refill(b)
+	testbin.WaitFor(t, "b waiting", func() bool { return w.Count() == 2 })
+	if n := started.Load(); n != 2 {
+		t.Errorf("started %d cores for two launches, want 2", n)
+	}
+	if c := w.Take(WarmKey(Spec{Args: []string{"c"}})); c != nil {
+		t.Fatalf("took a core for a launch never started: %s", c.ID)
+	}
+	cb := w.Take(WarmKey(b))
+	if cb == nil {
+		t.Fatal("no core for b")
+	}
+	defer cb.Core.Stop(time.Second)
+
+	// Died while waiting: not handed out.
+	ca := oldest(w)
+	_ = ca.Cmd.Process.Kill()
+	<-ca.Exited
+	if c := w.Take(WarmKey(a)); c != nil {
+		t.Fatalf("took a dead core %s", c.ID)
+	}
+
+	// Waited too long: stopped.
+	w2 := NewWarmPool(1, time.Second, start)
+	w2.idle = 100 * time.Millisecond
+	w2.Refill(a)
+	testbin.WaitFor(t, "a waiting", func() bool { return w2.Count() == 1 })
+	c := oldest(w2)
+	testbin.WaitFor(t, "the idle core stopped", func() bool { return coreExited(c) && w2.Count() == 0 })
+
+	// close stops what waits, and nothing starts after it.
+	w3 := NewWarmPool(1, time.Second, start)
+	w3.Refill(b)
+	testbin.WaitFor(t, "b waiting", func() bool { return w3.Count() == 1 })
+	c = oldest(w3)
+	w3.Close()
+	if !coreExited(c) {
+		t.Error("a waiting core still running after close")
+	}
+	w3.Refill(a)
+	w3.mu.Lock()
+	starting := len(w3.starting)
+	w3.mu.Unlock()
+	if w3.Count() != 0 || starting != 0 {
+		t.Error("a core started after close")
+	}
+}
+
+// coreExited reports whether a core has been reaped.
+func coreExited(p *Core) bool {
+	select {
+	case <-p.Exited:
+		return true
+	default:
+		return false
+	}
+}

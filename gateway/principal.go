@@ -1,0 +1,109 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mjkoo/boris/core/board"
+	"github.com/mjkoo/boris/gateway/launch"
+)
+
+// launchFor builds the core arguments and environment of principal p: the
+// operator's core arguments, the restrictions p's scopes imply added to
+// them, the gateway's secrets denied, and with --workdir-template p's own
+// directory as working and allowed directory, HOME and TMPDIR (SPEC §6).
+func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
+	environ := launch.CoreEnv(h.opts.Environ)
+	disable, rest := launch.ScopeLists(p.CoreArgs)
+	args := append([]string{}, h.opts.CoreArgs...)
+	args = launch.ListFlag(args, environ, "disable-tools", "BORIS_DISABLE_TOOLS", disable...)
+	args = append(args, rest...)
+	denied := slices.Clip(h.opts.Secrets)
+	for _, own := range []string{h.opts.BoardsDir, h.opts.PrincipalsDir} {
+		if own != "" {
+			// Boards and cores' state are reached through their tools only.
+			denied = append(denied, own)
+		}
+	}
+	args = launch.ListFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", denied...)
+	db, boardArgs := h.boardOf(p, environ)
+	args = append(args, boardArgs...)
+	stateArgs, err := h.stateOf(p, environ)
+	if err != nil {
+		return launch.Spec{}, err
+	}
+	args = append(args, stateArgs...)
+	h.obs.SawPrincipal(p.SubjectKey, p.Subject, db)
+	if p.Workdir == "" {
+		return launch.Spec{Args: args, Env: environ}, nil
+	}
+	for _, s := range h.opts.Secrets {
+		if s == p.Workdir || strings.HasPrefix(s, p.Workdir+"/") {
+			return launch.Spec{}, fmt.Errorf("working directory %s holds the gateway's secret file %s", p.Workdir, s)
+		}
+	}
+	tmp := filepath.Join(p.Workdir, ".tmp")
+	for _, dir := range []string{p.Workdir, tmp} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return launch.Spec{}, fmt.Errorf("create working directory: %w", err)
+		}
+	}
+	args = launch.ListFlag(args, environ, "allow-dir", "BORIS_ALLOW_DIRS", p.Workdir)
+	args = append(args, "--workdir", p.Workdir)
+	return launch.Spec{Args: args, Env: launch.SetEnv(environ, "HOME", p.Workdir, "TMPDIR", tmp)}, nil
+}
+
+// stateOf returns the core arguments that give p its own state directory
+// outside its working directory (creating it), or none where the
+// operator set one for every core or cores keep their default.
+func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
+	if _, ok := launch.FlagValue(h.opts.CoreArgs, "state-dir"); ok || launch.EnvValue(environ, "BORIS_STATE_DIR") != "" {
+		return nil, nil
+	}
+	if h.opts.PrincipalsDir == "" {
+		if p.Workdir != "" {
+			return nil, fmt.Errorf("no state directory for %s outside its working directory (set --state-dir)", p.Subject)
+		}
+		return nil, nil
+	}
+	dir := filepath.Join(h.opts.PrincipalsDir, principalDirName(p))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("create the state directory of %s: %w", p.Subject, err)
+	}
+	return []string{"--state-dir", dir}, nil
+}
+
+// boardOf returns the file of p's task board and the core arguments that
+// put it there (none where the core's own default already does). environ
+// is the cores' environment before launchFor sets HOME.
+func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
+	if h.opts.TasksDB != "" {
+		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
+	}
+	home := launch.EnvValue(environ, "HOME")
+	if p.Workdir != "" {
+		home = p.Workdir
+	}
+	if v, ok := launch.FlagValue(h.opts.CoreArgs, "tasks-db"); ok {
+		return board.ResolvePath(v, home), nil
+	}
+	if v := launch.EnvValue(environ, "BORIS_TASKS_DB"); v != "" {
+		return board.ResolvePath(v, home), nil
+	}
+	if p.SubjectKey == "" || h.opts.BoardsDir == "" {
+		return board.ResolvePath(board.DefaultPath, home), nil
+	}
+	path = filepath.Join(h.opts.BoardsDir, principalDirName(p), "boris.db")
+	return path, []string{"--tasks-db", path}
+}
+
+// principalDirName is p's directory-safe name (see sanitizeSubject), from
+// its SubjectKey: kind NUL subject.
+func principalDirName(p Principal) string {
+	kind, sub, _ := strings.Cut(p.SubjectKey, "\x00")
+	return sanitizeSubject(kind, sub)
+}
