@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X github.com/mjkoo/boris/core.Version=$(VERSION)
+LDFLAGS   := -s -w -X github.com/mjkoo/boris/internal/version.Version=$(VERSION)
 GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 # staticcheck, pinned, built by go run from the module proxy (no install step)
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2

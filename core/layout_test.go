@@ -12,7 +12,8 @@ const module = "github.com/mjkoo/boris"
 // TestLayout walks the import graph (go list -deps) and holds the core to
 // its layout: a toolset package (core/tools/...) imports neither another
 // toolset nor the composition root (core), and the shared kit beneath
-// them (core/... and internal/...) imports no toolset and not the root.
+// them (core/... and internal/...) imports no toolset and not the root,
+// and neither does the gateway.
 // go list's Deps are transitive: an import through a third package counts.
 func TestLayout(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, module+"/...").Output()
@@ -40,6 +41,12 @@ func TestLayout(t *testing.T) {
 			for _, d := range own {
 				if d == root || isToolset(d) {
 					t.Errorf("%s, of the shared kit, imports %s", pkg, d)
+				}
+			}
+		case strings.HasPrefix(pkg, module+"/gateway") || pkg == module+"/cmd/boris-gateway":
+			for _, d := range own {
+				if d == root || isToolset(d) {
+					t.Errorf("%s imports %s: the gateway runs cores as processes, and takes what it reads of them from core/corecheck", pkg, d)
 				}
 			}
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/corecheck"
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
@@ -32,6 +33,7 @@ import (
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/terminal"
+	"github.com/mjkoo/boris/internal/version"
 )
 
 // Main runs boris with the given arguments (without the program name) and
@@ -57,7 +59,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		return err
 	}
 	if cfg.Version {
-		fmt.Fprintf(stdout, "boris %s\n", Version)
+		fmt.Fprintf(stdout, "boris %s\n", version.Version)
 		return nil
 	}
 	log, err := cfg.logger(stderr, slog.LevelDebug)
@@ -74,7 +76,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	// stopped instead ("boris stopped").
 	sdkLog = slog.New(withoutRunCancelled{sdkLog.Handler()})
 	if cfg.Check {
-		return check(cfg, environ, stdout, log)
+		return runCheck(cfg, environ, stdout, log)
 	}
 	// Commands must not read this process's memory or environment.
 	if err := sandbox.NonDumpable(); err != nil {
@@ -115,7 +117,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
 		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
 	}
-	log.Info("boris started", "version", Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
+	log.Info("boris started", "version", version.Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
 		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
 		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
@@ -458,9 +460,9 @@ func (b *boris) reapSpawner() {
 	}
 }
 
-// check is --check: validate everything a session would need, print what
+// runCheck is --check: validate everything a session would need, print what
 // would be enforced as JSON on stdout, and start nothing.
-func check(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) error {
+func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) error {
 	workdir, err := cfg.workdir()
 	if err != nil {
 		return err
@@ -501,23 +503,10 @@ func check(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger) er
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(CheckReport{
-		Version: Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
+	return enc.Encode(corecheck.Report{
+		Version: version.Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
 		Tools: tools, Checkpoints: checkpoints, Sandbox: sb.Report(),
 	})
-}
-
-// CheckReport is what `boris --check` prints: what a session started with
-// the same settings would enforce. The gateway reads it at start-up.
-type CheckReport struct {
-	Version string   `json:"version"`
-	Workdir string   `json:"workdir"`
-	Allowed []string `json:"allowed"` // null: the whole file system
-	Denied  []string `json:"denied"`
-	Tools   []string `json:"tools"`
-	// Checkpoints is "on", "off", or "unavailable: " and why (git missing).
-	Checkpoints string         `json:"checkpoints"`
-	Sandbox     sandbox.Report `json:"sandbox"`
 }
 
 // logger builds the stderr logger cfg asks for, logging nothing below floor.

@@ -30,11 +30,8 @@ import (
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 	"github.com/mjkoo/boris/internal/reaper"
+	"github.com/mjkoo/boris/internal/version"
 )
-
-// Version is the release version, stamped at build time with
-// -ldflags "-X github.com/mjkoo/boris/core.Version=...".
-var Version = "dev"
 
 // boris holds what every tool handler shares: the configuration, the path
 // policy and the shell with its tracked working directory.
@@ -143,7 +140,7 @@ func (b *boris) newServer() *mcp.Server {
 		RootsListChangedHandler: b.onRootsChanged,
 	}
 	b.ext.ServerOptions(opts)
-	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: Version}, opts)
+	s := mcp.NewServer(&mcp.Implementation{Name: "boris", Title: "Boris", Version: version.Version}, opts)
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/core/corecheck"
 	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/internal/cgroup"
 )
@@ -100,7 +100,7 @@ func (c *Config) warnCommandLineTokens(log *slog.Logger) {
 // checkCore runs `boris --check` with the given arguments and environment:
 // a bad core setting stops the gateway at start-up with the core's own
 // message, instead of failing every session later.
-func checkCore(path string, args, environ []string) (*core.CheckReport, error) {
+func checkCore(path string, args, environ []string) (*corecheck.Report, error) {
 	cmd := exec.Command(path, append(append([]string{}, args...), "--check")...)
 	cmd.Env = environ
 	var stdout, stderr bytes.Buffer
@@ -112,7 +112,7 @@ func checkCore(path string, args, environ []string) (*core.CheckReport, error) {
 		}
 		return nil, usage("the core refuses its arguments (%s --check): %s", path, msg)
 	}
-	var rep core.CheckReport
+	var rep corecheck.Report
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		return nil, fmt.Errorf("read %s --check: %w", path, err)
 	}
@@ -178,7 +178,7 @@ func (c *Config) templateRoot() string {
 // checkSecrets refuses a configuration in which a core's commands could
 // read one of the gateway's secret files: Landlock grants whole
 // directories, so a deny rule cannot protect a file under a readable one.
-func (c *Config) checkSecrets(rep *core.CheckReport, secrets []string, log *slog.Logger) error {
+func (c *Config) checkSecrets(rep *corecheck.Report, secrets []string, log *slog.Logger) error {
 	var exposed []string
 	for _, s := range secrets {
 		if readableBy(rep, s) {
@@ -199,7 +199,7 @@ func (c *Config) checkSecrets(rep *core.CheckReport, secrets []string, log *slog
 		strings.Join(exposed, ", "), strings.Join(readableDirs(rep), ", "))
 }
 
-func sandboxWhy(rep *core.CheckReport) string {
+func sandboxWhy(rep *corecheck.Report) string {
 	if rep.Sandbox.Mode == "off" {
 		return "--sandbox off"
 	}
@@ -208,10 +208,10 @@ func sandboxWhy(rep *core.CheckReport) string {
 
 // readableBy reports whether a core's commands could read path: never
 // when no core runs commands, always when they are not confined.
-func readableBy(rep *core.CheckReport, path string) bool {
+func readableBy(rep *corecheck.Report, path string) bool {
 	return slices.Contains(rep.Tools, "bash") && rep.Sandbox.Readable(path)
 }
 
-func readableDirs(rep *core.CheckReport) []string {
+func readableDirs(rep *corecheck.Report) []string {
 	return append(append([]string{}, rep.Sandbox.Read...), rep.Sandbox.Write...)
 }

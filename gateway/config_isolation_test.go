@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mjkoo/boris/core"
+	"github.com/mjkoo/boris/core/corecheck"
 	"github.com/mjkoo/boris/core/sandbox"
 )
 
@@ -32,14 +32,14 @@ func TestTemplateRoot(t *testing.T) {
 // TestCheckSecrets: a secret under anything a confined command may read
 // stops the gateway unless the operator accepts it; outside, it starts.
 func TestCheckSecrets(t *testing.T) {
-	rep := func(enforced bool, tools ...string) *core.CheckReport {
-		return &core.CheckReport{Tools: tools, Sandbox: sandbox.Report{Mode: "auto", Enforced: enforced,
+	rep := func(enforced bool, tools ...string) *corecheck.Report {
+		return &corecheck.Report{Tools: tools, Sandbox: sandbox.Report{Mode: "auto", Enforced: enforced,
 			Spec: sandbox.Spec{Read: []string{"/usr", "/etc"}, Write: []string{"/srv/boris"}, ReadFiles: []string{"/home/u/.gitconfig"}}}}
 	}
 	log := slog.New(slog.DiscardHandler)
 	tests := []struct {
 		name    string
-		rep     *core.CheckReport
+		rep     *corecheck.Report
 		secret  string
 		allow   bool
 		refused bool

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/auth"
-	"github.com/mjkoo/boris/core"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/reaper"
+	"github.com/mjkoo/boris/internal/version"
 )
 
 // Main runs boris-gateway with args (without the program name) and environ
@@ -30,7 +30,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return err
 	}
 	if cfg.Version {
-		fmt.Fprintf(stdout, "boris-gateway %s\n", core.Version)
+		fmt.Fprintf(stdout, "boris-gateway %s\n", version.Version)
 		return nil
 	}
 	log := cfg.logger(stderr)
@@ -111,7 +111,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		log.Warn("authentication is off (--auth none): serving loopback clients only")
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	attrs := []any{"url", url, "dashboard", "http://" + ln.Addr().String() + "/dashboard", "core", corePath, "version", core.Version}
+	attrs := []any{"url", url, "dashboard", "http://" + ln.Addr().String() + "/dashboard", "core", corePath, "version", version.Version}
 	if cfg.NodeID != "" {
 		attrs = append(attrs, "node", cfg.NodeID)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mjkoo/boris/core"
 	"github.com/mjkoo/boris/gateway/wire"
+	"github.com/mjkoo/boris/internal/version"
 )
 
 // statelessVersion is the MCP revision without sessions (SPEC §10): no
@@ -278,7 +278,7 @@ func gatewayMeta() map[string]any {
 	return map[string]any{
 		mcp.MetaKeyProtocolVersion:    statelessVersion,
 		mcp.MetaKeyClientCapabilities: map[string]any{},
-		mcp.MetaKeyClientInfo:         map[string]any{"name": "boris-gateway", "version": core.Version},
+		mcp.MetaKeyClientInfo:         map[string]any{"name": "boris-gateway", "version": version.Version},
 	}
 }
 
