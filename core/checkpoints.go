@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +26,11 @@ import (
 // core records what changed in a shadow git repository (core/checkpoint);
 // history, diff and undo read it. This file wires the store into the core.
 
-// openCheckpoints opens the working tree's shadow repository when
-// --checkpoints is on and git is there, and records the tree's state in
-// the background (the first change waits for it). Without git the feature
-// is off, said in one log line.
+// openCheckpoints makes the recorder of the working tree's checkpoints
+// when --checkpoints is on and git is there; the recorder opens the
+// shadow repository and records the tree's state with the first tool
+// call, in the background (the first change waits for it). Without git
+// the feature is off, said in one log line.
 func (b *boris) openCheckpoints(workdir string, environ []string) {
 	if !b.cfg.checkpointsOn() {
 		return
@@ -40,28 +40,27 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 		b.log.Warn("checkpoints are off: no state directory (set --state-dir, XDG_STATE_HOME or HOME)")
 		return
 	}
-	st, err := checkpoint.Open(context.Background(), checkpoint.Options{
-		Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
-		Allowed: func(abs string) bool { return b.policy.Check(abs) == nil },
-		Exclude: append(denyExcludes(tree, b.policy.Denied()), boardExcludes(tree, b.cfg.TasksDB)...),
-		Start:   b.startHook(), Done: b.doneHook(),
-		// git reads the tree and writes only the shadow repository,
-		// granted through the descriptor the store opened without links.
-		Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
-		Spawn:   b.gitSpawn(tree),
-		Environ: environ, Log: b.log,
-	})
-	if errors.Is(err, checkpoint.ErrUnavailable) {
+	if err := checkpoint.Available(environ); err != nil {
 		b.log.Warn("checkpoints are off: git is not on PATH; history, diff and undo are not available")
 		return
 	}
-	if err != nil {
-		b.log.Warn("checkpoints are off", "err", err)
-		return
+	// The store opens (and runs git) with the session's first tool call,
+	// and records the tree as it finds it then: a session that never
+	// calls a tool writes nothing (SPEC §7), and start-up runs no git.
+	open := func(ctx context.Context) (*checkpoint.Store, error) {
+		return checkpoint.Open(ctx, checkpoint.Options{
+			Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
+			Allowed: func(abs string) bool { return b.policy.Check(abs) == nil },
+			Exclude: append(denyExcludes(tree, b.policy.Denied()), boardExcludes(tree, b.cfg.TasksDB)...),
+			Start:   b.startHook(), Done: b.doneHook(),
+			// git reads the tree and writes only the shadow repository,
+			// granted through the descriptor the store opened without links.
+			Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
+			Spawn:   b.gitSpawn(tree),
+			Environ: environ, Log: b.log,
+		})
 	}
-	// Recording starts with the session's first tool call, not at start:
-	// a session that never calls a tool writes nothing (SPEC §7).
-	b.rec = checkpoint.NewRecorder(st, b.tasksRunning, b.log)
+	b.rec = checkpoint.NewRecorder(tree, open, b.tasksRunning, b.log)
 }
 
 // gitSpawn returns how checkpoint git starts from a confined spawner of

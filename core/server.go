@@ -36,25 +36,26 @@ import (
 // boris holds what every tool handler shares: the configuration, the path
 // policy and the shell with its tracked working directory.
 type boris struct {
-	cfg          *Config
-	policy       *scope.Policy
-	sandbox      *sandbox.Sandbox
-	reaper       *reaper.Reaper   // nil where the process cannot be a subreaper
-	spawner      *sandbox.Spawner // starts commands under the sandbox; nil without one
-	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
-	spawnerOnce  sync.Once        // starts it with the first command
-	spawnerStart func()
-	settleOnce   sync.Once // settle's one run
-	shell        *shell.Shell
-	workspaces   *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
-	roots        rootsState           // the client's MCP roots, when they decide the allowed directories
-	cursors      *cursorSeal          // seals list cursors (cursors.go)
-	ext          *extensions.Set      // --extensions; nil without
-	gitSpawner   *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
-	rec          *checkpoint.Recorder // records checkpoints; nil when they are off
-	board        *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
-	log          *slog.Logger
-	sdkLog       *slog.Logger // the SDK's own chatter: warnings and up unless debugging
+	cfg           *Config
+	policy        *scope.Policy
+	sandbox       *sandbox.Sandbox
+	reaper        *reaper.Reaper   // nil where the process cannot be a subreaper
+	spawner       *sandbox.Spawner // starts commands under the sandbox; nil without one
+	spawnerReady  chan struct{}    // closed once spawner is set (or failed to start)
+	spawnerOnce   sync.Once        // starts it with the first command
+	spawnerStart  func()
+	settleOnce    sync.Once // settle's one run
+	shell         *shell.Shell
+	workspaces    *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
+	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
+	cursors       *cursorSeal          // seals list cursors (cursors.go)
+	ext           *extensions.Set      // --extensions; nil without
+	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
+	registerTools func()               // registers the tools on the server, once (newServer)
+	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
+	log           *slog.Logger
+	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
 // offered lists every tool the configuration offers, in registration
@@ -129,7 +130,12 @@ func toolNames(cfg *Config, out func(toolkit.Tool) bool) []string {
 	return names
 }
 
-// newServer builds the MCP server with every enabled tool.
+// newServer builds the MCP server with every enabled tool. The tools are
+// registered (their schemas derived, which is most of a core's start-up)
+// once the client has initialized, in the background, or at the first
+// request that needs them (registerTools), not before initialize is
+// answered. With --extensions they are registered at once: tools added
+// later would be announced as a list change.
 func (b *boris) newServer() *mcp.Server {
 	tools := b.tools()
 	opts := &mcp.ServerOptions{
@@ -144,13 +150,31 @@ func (b *boris) newServer() *mcp.Server {
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}
-	s.AddReceivingMiddleware(b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
+	s.AddReceivingMiddleware(b.awaitTools, b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
-	for _, t := range tools {
-		t.Register(s, b.around)
+	b.registerTools = sync.OnceFunc(func() {
+		for _, t := range tools {
+			t.Register(s, b.around)
+		}
+	})
+	if b.ext != nil {
+		b.registerTools()
 	}
 	b.ext.AddContent(s) // resources, templates and prompts
 	return s
+}
+
+// awaitTools holds every request but initialize and ping until the tools
+// are registered, registering them if that has not begun. Notifications
+// pass: notifications/initialized starts the registration in the
+// background (onInitialized).
+func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/") {
+			b.registerTools()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // capabilities are the server's: tools, logging when extension tools can

@@ -30,9 +30,14 @@ const OutsideSummary = "changes made outside Boris"
 // A call's change is captured as the call ends (Record, RecordFiles) and
 // recorded by one goroutine, in order, or at once (RecordNow).
 type Recorder struct {
-	store   *Store
+	tree    string                                    // the working tree
+	open    func(ctx context.Context) (*Store, error) // opens the store, with the first tool call
 	log     *slog.Logger
 	running func() bool // whether a background task is still running
+
+	opened  chan struct{} // closed once open has been tried: store or openErr is set
+	store   *Store
+	openErr error
 
 	ready     chan struct{}      // closed once the starting state is recorded
 	queue     chan job           // recordings for the recorder, in order
@@ -43,23 +48,47 @@ type Recorder struct {
 	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
 }
 
-// NewRecorder records in st. running reports whether a background task
-// of the session is still running: an outside checkpoint then says its
-// change may be the task's.
-func NewRecorder(st *Store, running func() bool, log *slog.Logger) *Recorder {
+// NewRecorder records the checkpoints of tree in the store open opens.
+// Nothing is opened before the first tool call (Start): opening runs git,
+// which a session that only lists tools, or never changes a file, need
+// not wait for. running reports whether a background task of the session
+// is still running: an outside checkpoint then says its change may be
+// the task's.
+func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), running func() bool, log *slog.Logger) *Recorder {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Recorder{store: st, log: log, running: running, ready: make(chan struct{}), queue: make(chan job, 64), stop: cancel}
+	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
+		ready: make(chan struct{}), queue: make(chan job, 64), stop: cancel}
 	r.start = sync.OnceFunc(func() { go r.run(ctx) })
 	return r
 }
 
-// Store is the shadow repository; nil when checkpoints are off.
+// Store is the shadow repository, opened first if need be; nil when
+// checkpoints are off or it could not be opened (Err says why).
 func (r *Recorder) Store() *Store {
 	if r == nil {
 		return nil
 	}
+	r.Start()
+	<-r.opened
 	return r.store
 }
+
+// Err is why the store could not be opened; nil when it was (or is not
+// yet tried).
+func (r *Recorder) Err() error {
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.opened:
+		return r.openErr
+	default:
+		return nil
+	}
+}
+
+// Tree is the working tree the recorder records.
+func (r *Recorder) Tree() string { return r.tree }
 
 // Rel names abs relative to the checkpointed tree when it lies inside,
 // for checkpoint summaries; abs itself otherwise, or when checkpoints are
@@ -68,7 +97,7 @@ func (r *Recorder) Rel(abs string) string {
 	if r == nil {
 		return abs
 	}
-	if rel, err := filepath.Rel(r.store.Tree(), abs); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(r.tree, abs); err == nil && !strings.HasPrefix(rel, "..") {
 		return rel
 	}
 	return abs
@@ -101,12 +130,34 @@ const pruneJob = "\x00prune"
 // or reads the history waits for it (settle), so each checkpoint holds
 // exactly its own call's change.
 func (r *Recorder) run(ctx context.Context) {
+	if !r.recording.enter() { // closed before it started
+		close(r.opened)
+		close(r.ready)
+		return
+	}
+	done := procs.Busy()
+	r.store, r.openErr = r.open(ctx)
+	close(r.opened)
+	if r.openErr != nil {
+		done()
+		r.log.Warn("checkpoints are off for this session: the shadow repository could not be opened", "err", r.openErr)
+		r.gaps.add("start", "the working tree as the session found it", r.openErr)
+		r.recording.leave()
+		close(r.ready)
+		for j := range r.queue { // only markers: nothing is recorded without a store
+			if j.settled != nil {
+				close(j.settled)
+			}
+			r.recording.leave()
+		}
+		return
+	}
 	if err := r.store.Watch(); err != nil {
 		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
 	}
-	done := procs.Busy()
-	r.recordNow(ctx, "start", "the working tree as the session found it")
+	r.recordIn(ctx, "start", "the working tree as the session found it")
 	done()
+	r.recording.leave()
 	close(r.ready)
 	debug.FreeOSMemory() // the first recording's garbage (a whole tree's scan)
 	for j := range r.queue {
@@ -214,7 +265,7 @@ func (r *Recorder) RecordTask(summary string) {
 // queueRecording queues a recording, captured now unless it is an
 // outside one (which records what is on disk when it runs).
 func (r *Recorder) queueRecording(tool, summary string, paths []string, mixed bool) {
-	if r == nil || !r.recording.enter() {
+	if r.Store() == nil || !r.recording.enter() {
 		return
 	}
 	r.Start()
@@ -255,7 +306,7 @@ func (r *Recorder) recorded(tool, summary string, cp *Checkpoint, err error) *Ch
 // the answer means a change made on disk after it is not taken for the
 // call's: the next call finds it and records it as outside.
 func (r *Recorder) RecordFiles(tool, summary string, paths ...string) {
-	if r == nil || !r.recording.enter() {
+	if r.Store() == nil || !r.recording.enter() {
 		return
 	}
 	cp, err := r.store.RecordFiles(tool, summary, paths...)
@@ -273,7 +324,7 @@ func (r *Recorder) RecordFiles(tool, summary string, paths ...string) {
 // the checkpoint (nil when nothing changed, it failed or checkpoints are
 // off).
 func (r *Recorder) RecordNow(ctx context.Context, tool, summary string, paths ...string) *Checkpoint {
-	if r == nil {
+	if r.Store() == nil {
 		return nil
 	}
 	return r.recordNow(ctx, tool, summary, paths...)
@@ -323,9 +374,11 @@ func (r *Recorder) Close() {
 		return
 	}
 	r.stop()
-	r.recording.close() // every queued recording done
+	r.recording.close() // every queued recording done, and the opening
 	close(r.queue)
-	_ = r.store.Close()
+	if r.store != nil {
+		_ = r.store.Close()
+	}
 }
 
 // Finisher is a background task as the recorder sees it.

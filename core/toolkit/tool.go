@@ -47,15 +47,27 @@ type Around func(ctx context.Context, tool string, run func() *mcp.CallToolResul
 // against In's. Advertised schemas state optional parameters as plain
 // optional properties (PlainOptional).
 func New[In any](def *mcp.Tool, h Handler[In]) Tool {
-	input := func() *jsonschema.Schema { return MustSchema[In](def.Name) }
-	return Tool{Name: def.Name, input: input, add: func(s *mcp.Server, around Around) {
+	return NewFrom(def.Name, func() *mcp.Tool { return def }, h)
+}
+
+// NewFrom is New with a definition made only when the tool is registered:
+// a definition that costs work (an output schema derived by reflection,
+// a schema parsed from JSON) is not paid for by a core that only says
+// which tools it has.
+func NewFrom[In any](name string, def func() *mcp.Tool, h Handler[In]) Tool {
+	input := func() *jsonschema.Schema { return MustSchema[In](name) }
+	return Tool{Name: name, input: input, add: func(s *mcp.Server, around Around) {
 		schema := input()
-		resolved, err := schema.Resolve(nil)
-		if err != nil {
-			panic(fmt.Sprintf("resolve schema for tool %s: %v", def.Name, err))
-		}
-		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) }) // on the tool's first call
-		tool := *def
+		// Resolved and checked on the tool's first call, not at registration.
+		resolved := sync.OnceValue(func() *jsonschema.Resolved {
+			r, err := schema.Resolve(nil)
+			if err != nil {
+				panic(fmt.Sprintf("resolve schema for tool %s: %v", name, err)) // a programming error
+			}
+			return r
+		})
+		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) })
+		tool := *def()
 		switch in := tool.InputSchema.(type) {
 		case nil:
 			tool.InputSchema = PlainOptional(schema)
@@ -63,8 +75,8 @@ func New[In any](def *mcp.Tool, h Handler[In]) Tool {
 			tool.InputSchema = PlainOptional(in)
 		}
 		s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return around(ctx, def.Name, func() *mcp.CallToolResult {
-				res, err := call(ctx, req, h, resolved, check())
+			return around(ctx, name, func() *mcp.CallToolResult {
+				res, err := call(ctx, req, h, resolved(), check())
 				if err != nil {
 					return ErrorResult(err)
 				}
@@ -150,6 +162,12 @@ func WithOutput[Out any](t *mcp.Tool) *mcp.Tool {
 	out := *t
 	out.OutputSchema = PlainOptional(schema) // its lists are never null
 	return &out
+}
+
+// OutputDef is WithOutput[Out](t), made when the tool is registered (the
+// definition NewFrom takes).
+func OutputDef[Out any](t *mcp.Tool) func() *mcp.Tool {
+	return func() *mcp.Tool { return WithOutput[Out](t) }
 }
 
 // Structured is a result with text for reading and out as

@@ -57,6 +57,11 @@ const fsContentOutput = `{"type":"object","properties":{"content":{"type":"strin
 // workspaceIDSchema is the property the tools advertise with --workspaces-root.
 const workspaceIDSchema = `{"type":"string","description":"Optional workspace id (from workspace_create): paths resolve inside that workspace and every write is committed to its git repository."}`
 
+// def is t.mcpTool(workspaces), made when the tool is registered.
+func (t fsTool) def(workspaces bool) func() *mcp.Tool {
+	return func() *mcp.Tool { return t.mcpTool(workspaces) }
+}
+
 // mcpTool renders t as the tool Boris advertises: server-filesystem's
 // schemas, plus workspaceId when workspaces are enabled.
 func (t fsTool) mcpTool(workspaces bool) *mcp.Tool {
@@ -104,20 +109,20 @@ type tools struct {
 func Tools(d Deps, opt Options) []toolkit.Tool {
 	b, ws := &tools{d: d, opt: opt}, opt.Workspaces
 	return toolkit.Set("filesystem",
-		toolkit.New(fsReadFileTool.mcpTool(ws), b.fsReadTextFile),
-		toolkit.New(fsReadTextFileTool.mcpTool(ws), b.fsReadTextFile),
-		toolkit.New(fsReadMediaFileTool.mcpTool(ws), b.fsReadMediaFile),
-		toolkit.New(fsReadMultipleFilesTool.mcpTool(ws), b.fsReadMultipleFiles),
-		toolkit.New(fsListDirectoryTool.mcpTool(ws), b.fsListDirectory),
-		toolkit.New(fsListDirectoryWithSizesTool.mcpTool(ws), b.fsListDirectoryWithSizes),
-		toolkit.New(fsDirectoryTreeTool.mcpTool(ws), b.fsDirectoryTree),
-		toolkit.New(fsSearchFilesTool.mcpTool(ws), b.fsSearchFiles),
-		toolkit.New(fsGetFileInfoTool.mcpTool(ws), b.fsGetFileInfo),
-		toolkit.New(fsListAllowedTool.mcpTool(ws), b.fsListAllowed),
-		toolkit.New(fsWriteFileTool.mcpTool(ws), b.fsWriteFile).Writing(),
-		toolkit.New(fsEditFileTool.mcpTool(ws), b.fsEditFile).Writing(),
-		toolkit.New(fsCreateDirectoryTool.mcpTool(ws), b.fsCreateDirectory).Writing(),
-		toolkit.New(fsMoveFileTool.mcpTool(ws), b.fsMoveFile).Writing(),
+		toolkit.NewFrom(fsReadFileTool.name, fsReadFileTool.def(ws), b.fsReadTextFile),
+		toolkit.NewFrom(fsReadTextFileTool.name, fsReadTextFileTool.def(ws), b.fsReadTextFile),
+		toolkit.NewFrom(fsReadMediaFileTool.name, fsReadMediaFileTool.def(ws), b.fsReadMediaFile),
+		toolkit.NewFrom(fsReadMultipleFilesTool.name, fsReadMultipleFilesTool.def(ws), b.fsReadMultipleFiles),
+		toolkit.NewFrom(fsListDirectoryTool.name, fsListDirectoryTool.def(ws), b.fsListDirectory),
+		toolkit.NewFrom(fsListDirectoryWithSizesTool.name, fsListDirectoryWithSizesTool.def(ws), b.fsListDirectoryWithSizes),
+		toolkit.NewFrom(fsDirectoryTreeTool.name, fsDirectoryTreeTool.def(ws), b.fsDirectoryTree),
+		toolkit.NewFrom(fsSearchFilesTool.name, fsSearchFilesTool.def(ws), b.fsSearchFiles),
+		toolkit.NewFrom(fsGetFileInfoTool.name, fsGetFileInfoTool.def(ws), b.fsGetFileInfo),
+		toolkit.NewFrom(fsListAllowedTool.name, fsListAllowedTool.def(ws), b.fsListAllowed),
+		toolkit.NewFrom(fsWriteFileTool.name, fsWriteFileTool.def(ws), b.fsWriteFile).Writing(),
+		toolkit.NewFrom(fsEditFileTool.name, fsEditFileTool.def(ws), b.fsEditFile).Writing(),
+		toolkit.NewFrom(fsCreateDirectoryTool.name, fsCreateDirectoryTool.def(ws), b.fsCreateDirectory).Writing(),
+		toolkit.NewFrom(fsMoveFileTool.name, fsMoveFileTool.def(ws), b.fsMoveFile).Writing(),
 	)
 }
 

@@ -27,7 +27,11 @@ func (h tools) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) (
 		return nil, err
 	}
 	h.d.Recorder().Await(ctx)
-	out, err := h.d.Recorder().Store().Diff(ctx, p.Checkpoint, path)
+	st, err := h.store()
+	if err != nil {
+		return nil, err
+	}
+	out, err := st.Diff(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,15 @@ func Tools(d Deps) []toolkit.Tool {
 	)
 }
 
+// store is the shadow repository, or why there is none: it could not be
+// opened in this session.
+func (h tools) store() (*checkpoint.Store, error) {
+	if st := h.d.Recorder().Store(); st != nil {
+		return st, nil
+	}
+	return nil, toolkit.Fail(toolkit.IOError, "checkpoints are unavailable in this session: %v", h.d.Recorder().Err())
+}
+
 // IsTool reports whether name is one of the checkpoint tools.
 func IsTool(name string) bool {
 	return name == "history" || name == "diff" || name == "undo"
@@ -82,7 +91,11 @@ func (h tools) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPar
 		return nil, err
 	}
 	h.d.Recorder().Await(ctx)
-	cps, err := h.d.Recorder().Store().History(ctx, path, limit)
+	st, err := h.store()
+	if err != nil {
+		return nil, err
+	}
+	cps, err := st.History(ctx, path, limit)
 	if err != nil {
 		return nil, err
 	}

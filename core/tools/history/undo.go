@@ -40,7 +40,11 @@ func (h tools) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (
 		return nil, err
 	}
 	h.d.Recorder().BeforeChange(ctx)
-	id, restores, err := h.d.Recorder().Store().Plan(ctx, p.Checkpoint, path)
+	st, err := h.store()
+	if err != nil {
+		return nil, err
+	}
+	id, restores, err := st.Plan(ctx, p.Checkpoint, path)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +86,7 @@ func (h tools) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (
 // changed the same files: the undo would silently discard a change the
 // agent did not make.
 func (h tools) undoConflict(ctx context.Context, id string, rels []string) error {
-	later, err := h.d.Recorder().Store().OutsideAfter(ctx, id, rels)
+	later, err := h.d.Recorder().Store().OutsideAfter(ctx, id, rels) // open: undo planned with it
 	if err != nil || len(later) == 0 {
 		return err
 	}
@@ -114,7 +118,7 @@ func (h tools) treePath(rel string) string {
 }
 
 // ckptTree is the working tree the checkpoints are of.
-func (h tools) ckptTree() string { return h.d.Recorder().Store().Tree() }
+func (h tools) ckptTree() string { return h.d.Recorder().Tree() }
 
 func restoreLine(r checkpoint.Restore) string {
 	if r.Remove {

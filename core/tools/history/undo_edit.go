@@ -50,7 +50,11 @@ func UndoLastEdit(ctx context.Context, d Deps, req *mcp.CallToolRequest, path st
 		return nil, err
 	}
 	h.d.Recorder().BeforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
-	cps, err := h.d.Recorder().Store().History(ctx, abs, editorUndoDepth)
+	st, err := h.store()
+	if err != nil {
+		return nil, err
+	}
+	cps, err := st.History(ctx, abs, editorUndoDepth)
 	if err != nil {
 		return nil, err
 	}

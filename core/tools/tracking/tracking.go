@@ -36,14 +36,14 @@ type tools struct{ d Deps }
 func Tools(d Deps) []toolkit.Tool {
 	tr := tools{d}
 	return toolkit.Set("board",
-		toolkit.New(boardOutput[listTasksResult](listTasksTool), tr.listTasks),
-		toolkit.New(boardOutput[taskResult](getTaskTool), tr.getTask),
-		toolkit.New(boardOutput[board.Blockers](getBlockersTool), tr.getBlockers),
-		toolkit.New(boardOutput[taskResult](createTaskTool), tr.createTask).Writing(),
-		toolkit.New(boardOutput[taskResult](updateTaskTool), tr.updateTask).Writing(),
-		toolkit.New(boardOutput[taskResult](deleteTaskTool), tr.deleteTask).Writing(),
-		toolkit.New(boardOutput[blockerResult](addBlockerTool), tr.addBlocker).Writing(),
-		toolkit.New(boardOutput[blockerResult](removeBlockerTool), tr.removeBlocker).Writing(),
+		toolkit.NewFrom(listTasksTool.Name, boardDef[listTasksResult](listTasksTool), tr.listTasks),
+		toolkit.NewFrom(getTaskTool.Name, boardDef[taskResult](getTaskTool), tr.getTask),
+		toolkit.NewFrom(getBlockersTool.Name, boardDef[board.Blockers](getBlockersTool), tr.getBlockers),
+		toolkit.NewFrom(createTaskTool.Name, boardDef[taskResult](createTaskTool), tr.createTask).Writing(),
+		toolkit.NewFrom(updateTaskTool.Name, boardDef[taskResult](updateTaskTool), tr.updateTask).Writing(),
+		toolkit.NewFrom(deleteTaskTool.Name, boardDef[taskResult](deleteTaskTool), tr.deleteTask).Writing(),
+		toolkit.NewFrom(addBlockerTool.Name, boardDef[blockerResult](addBlockerTool), tr.addBlocker).Writing(),
+		toolkit.NewFrom(removeBlockerTool.Name, boardDef[blockerResult](removeBlockerTool), tr.removeBlocker).Writing(),
 	)
 }
 
@@ -117,6 +117,11 @@ func boardError(err error) error {
 		return err
 	}
 	return &toolkit.Error{Code: code, Msg: err.Error()}
+}
+
+// boardDef is boardOutput[Out](t), made when the tool is registered.
+func boardDef[Out any](t *mcp.Tool) func() *mcp.Tool {
+	return func() *mcp.Tool { return boardOutput[Out](t) }
 }
 
 // boardOutput is t with Out's output schema, its status fields tuned like

@@ -66,9 +66,9 @@ var commitHistoryTool = &mcp.Tool{
 func Tools(ws *workspace.Paths) []toolkit.Tool {
 	b := tools{ws}
 	return toolkit.Set("workspaces",
-		toolkit.New(toolkit.WithOutput[workspaceListResult](workspaceListTool), b.workspaceList),
-		toolkit.New(toolkit.WithOutput[commitHistoryResult](commitHistoryTool), b.commitHistory),
-		toolkit.New(toolkit.WithOutput[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate).Writing(),
+		toolkit.NewFrom(workspaceListTool.Name, toolkit.OutputDef[workspaceListResult](workspaceListTool), b.workspaceList),
+		toolkit.NewFrom(commitHistoryTool.Name, toolkit.OutputDef[commitHistoryResult](commitHistoryTool), b.commitHistory),
+		toolkit.NewFrom(workspaceCreateTool.Name, toolkit.OutputDef[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate).Writing(),
 	)
 }
 
