@@ -61,14 +61,6 @@ func (b *boris) expectRoots(next mcp.MethodHandler) mcp.MethodHandler {
 // background: the answer arrives on the connection this notification
 // came on, and tool calls wait for it (awaitRoots).
 func (b *boris) onInitialized(_ context.Context, req *mcp.InitializedRequest) {
-	// The tools are registered now, in the background, before the
-	// client's next request needs them; then the start-up's garbage goes.
-	b.settleOnce.Do(func() {
-		go func() {
-			b.registerTools()
-			b.settle()
-		}()
-	})
 	b.roots.mu.Lock()
 	pending := b.roots.pending
 	b.roots.mu.Unlock()

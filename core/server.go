@@ -164,13 +164,24 @@ func (b *boris) newServer() *mcp.Server {
 	return s
 }
 
-// awaitTools holds every request but initialize and ping until the tools
-// are registered, registering them if that has not begun. Notifications
-// pass: notifications/initialized starts the registration in the
-// background (onInitialized).
+// awaitTools holds every request but the handshake's (initialize, or
+// server/discover for 2026-07-28 clients), ping and notifications until
+// the tools are registered, registering them if that has not begun. Once
+// the handshake is answered, it starts registering them in the
+// background, and then settles (the start-up's garbage goes).
 func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/") {
+		switch {
+		case method == "initialize" || method == "server/discover":
+			res, err := next(ctx, method, req)
+			b.settleOnce.Do(func() {
+				go func() {
+					b.registerTools()
+					b.settle()
+				}()
+			})
+			return res, err
+		case method != "ping" && !strings.HasPrefix(method, "notifications/"):
 			b.registerTools()
 		}
 		return next(ctx, method, req)

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -57,8 +56,18 @@ const MaxMetaSize = 1 << 20
 // MaxTimeout bounds timeoutSecs, as the bash tool's timeout is bounded.
 const MaxTimeout = 600
 
-// toolName is what MCP allows in a tool name.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// validToolName is what MCP allows in a tool name.
+func validToolName(name string) bool {
+	if len(name) < 1 || len(name) > 128 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Skipped is an extension entry that was not loaded, and why.
 type Skipped struct {
@@ -241,7 +250,7 @@ func declaredTool(root, reg string, raw json.RawMessage) (*Tool, string, error) 
 // tool checks the metadata and makes the tool it describes, without its
 // program.
 func (m *meta) tool(root, where string) (*Tool, error) {
-	if !toolName.MatchString(m.Name) {
+	if !validToolName(m.Name) {
 		return nil, fmt.Errorf("tool name %q: want 1 to 128 letters, digits, '_', '-' or '.'", m.Name)
 	}
 	t := &Tool{Name: m.Name, Title: m.Title, Description: m.Description, Annotations: m.Annotations, Root: root, Meta: where}

@@ -1,0 +1,139 @@
+// Command startup measures what a client waits for when it starts boris:
+// spawn to initialized (the initialize request answered and
+// notifications/initialized sent, as go-sdk's client connects), and spawn
+// to its first tools/list answered, against the floor, a bare go-sdk
+// server of one tool (test/bench/floor/server) built from this module, so
+// on the same SDK version. Spawns are interleaved (boris, boris without
+// checkpoints and sandbox, floor, boris, ...) so that a change in the
+// machine's load hits all alike. It prints p50 and mean per server, the
+// binaries' sizes, and the verdict on the target: boris's p50 within 1 ms
+// of the floor's. It never fails on a speed target, only when a server
+// misbehaves.
+//
+// Run it from the module root with `make bench-startup`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
+)
+
+// targetMs is the issue's goal: boris's spawn → initialized p50 within
+// 1 ms of the floor's.
+const targetMs = 1.0
+
+// server is one server under test and what was measured of it.
+type server struct {
+	name     string
+	argv     []string
+	init     []time.Duration // spawn → initialized
+	firstUse []time.Duration // spawn → first tools/list answered
+}
+
+func main() {
+	spawns := flag.Int("spawns", 40, "timed spawns per server, interleaved (after 3 untimed ones)")
+	baseline := flag.String("baseline", "", "also measure this boris binary (an earlier build), beside the one built from the tree")
+	flag.Parse()
+	if *spawns < 1 {
+		benchkit.ExitUsage("startup", "-spawns must be at least 1")
+	}
+	os.Exit(benchkit.Run("startup", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, *spawns, *baseline, os.Stdout, os.Stderr)
+	}))
+}
+
+// run builds boris and the floor server, measures them and writes the
+// report.
+func run(ctx context.Context, spawns int, baseline string, out, logw io.Writer) error {
+	ws, err := benchkit.NewWorkspace(ctx, "boris-startup-", "boris startup")
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	fmt.Fprintln(logw, "startup: building boris and the floor server")
+	boris, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris")
+	if err != nil {
+		return err
+	}
+	floor, err := benchkit.BuildPackage(ctx, ws.Root, ws.Dir, "./test/bench/floor/server", "floor")
+	if err != nil {
+		return err
+	}
+	servers := []*server{
+		{name: "boris", argv: []string{boris, "--workdir", ws.Fixture.Dir}},
+		{name: "boris, no checkpoints/sandbox", argv: []string{boris, "--workdir", ws.Fixture.Dir, "--checkpoints", "off", "--sandbox", "off"}},
+		{name: "floor (go-sdk, 1 tool)", argv: []string{floor, "typed", ws.Fixture.Path}},
+	}
+	if baseline != "" {
+		servers = append([]*server{{name: "baseline boris", argv: []string{baseline, "--workdir", ws.Fixture.Dir}}}, servers...)
+	}
+	fmt.Fprintf(logw, "startup: 3 untimed + %d timed spawns per server, interleaved\n", spawns)
+	for i := range spawns + 3 {
+		for _, s := range servers {
+			initD, useD, err := spawnOnce(ctx, s.argv, ws.Fixture.Dir)
+			if err != nil {
+				return fmt.Errorf("%s: spawn %d: %w", s.name, i, err)
+			}
+			if i >= 3 {
+				s.init, s.firstUse = append(s.init, initD), append(s.firstUse, useD)
+			}
+		}
+	}
+	return report(out, servers, map[string]string{"boris": boris, "floor": floor})
+}
+
+// spawnOnce starts argv in dir, connects go-sdk's client (initialize,
+// notifications/initialized), lists the tools and closes the session,
+// which ends the process. It returns the time from spawn to initialized
+// and to the tools listed.
+func spawnOnce(ctx context.Context, argv []string, dir string) (initD, useD time.Duration, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	start := time.Now()
+	cs, err := benchkit.NewClient("boris-startup").Connect(ctx, benchkit.CommandTransport(cmd), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cs.Close()
+	initD = time.Since(start)
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("tools/list: %w", err)
+	}
+	if len(res.Tools) == 0 {
+		return 0, 0, fmt.Errorf("tools/list: no tools")
+	}
+	return initD, time.Since(start), nil
+}
+
+// report prints the latencies, the sizes and the target's verdict.
+func report(out io.Writer, servers []*server, bins map[string]string) error {
+	fmt.Fprintf(out, "%-32s %12s %12s %14s %14s\n", "server", "init p50", "init mean", "tools p50", "tools mean")
+	stats := make([]benchkit.Stats, len(servers))
+	for i, s := range servers {
+		stats[i] = benchkit.Summarize(s.init)
+		use := benchkit.Summarize(s.firstUse)
+		fmt.Fprintf(out, "%-32s %12s %12s %14s %14s\n", s.name, benchkit.FormatMs(stats[i].P50), benchkit.FormatMs(stats[i].Mean),
+			benchkit.FormatMs(use.P50), benchkit.FormatMs(use.Mean))
+	}
+	for _, name := range []string{"boris", "floor"} {
+		fi, err := os.Stat(bins[name])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "binary %s: %.1f MB\n", name, float64(fi.Size())/(1<<20))
+	}
+	floor, borisAt := stats[len(stats)-1].P50, len(stats)-3 // the baseline, if any, comes first
+	over := benchkit.Ms(stats[borisAt].P50 - floor)
+	benchkit.WriteTargets(out, []benchkit.Target{{Name: "boris init p50 - floor init p50", Value: over, Limit: targetMs, Unit: "ms", Met: over <= targetMs}})
+	return nil
+}
