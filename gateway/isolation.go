@@ -37,6 +37,13 @@ type Isolation struct {
 	// PerPrincipal is true when each principal's core is confined to its
 	// own working directory (--workdir-template).
 	PerPrincipal bool `json:"per_principal"`
+	// Net is the cores' --sandbox-net (host, none or proxy), NetEnforced
+	// what confines it ("namespace", "landlock-tcp" or "none"), and
+	// PIDNamespace whether each session sees only its own processes, as
+	// `boris --check` reports them.
+	Net          string `json:"net"`
+	NetEnforced  string `json:"net_enforced"`
+	PIDNamespace bool   `json:"pid_namespace"`
 }
 
 // isolation checks the core's arguments and the secrets' exposure, and
@@ -55,7 +62,12 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 		return nil, nil, err
 	}
 	c.warnCommandLineTokens(log)
-	iso := &Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != ""}
+	iso := &Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != "",
+		Net: rep.Sandbox.Net, NetEnforced: rep.Sandbox.NetEnforced, PIDNamespace: rep.Sandbox.PIDNamespace}
+	if rep.Sandbox.NotEnforced != "" && slices.Contains(rep.Tools, "bash") {
+		log.Warn("cores' commands run without namespaces of their own: sessions see each other's processes and share the host's network beyond what Landlock's TCP rules stop",
+			"net", rep.Sandbox.Net, "net_enforced", rep.Sandbox.NetEnforced, "why", rep.Sandbox.NotEnforced)
+	}
 	if rep.Sandbox.Enforced {
 		iso.Sandbox = "landlock"
 	} else if slices.Contains(rep.Tools, "bash") {

@@ -102,7 +102,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, r, http.StatusForbidden, fmt.Sprintf("%s is not allowed: no --egress-allow rule matches it (rule: deny by default)", net.JoinHostPort(host, strconv.Itoa(port))))
 		return
 	}
-	p.log(r, "allowed", "rule", rule.Pattern)
+	p.log(r, slog.LevelDebug, "allowed", "rule", rule.Pattern)
 	if r.Method == http.MethodConnect {
 		p.tunnel(w, r, host, port)
 		return
@@ -247,14 +247,14 @@ func internal(a netip.Addr) bool {
 // refuse answers an error the client's tools will show: the status and
 // one line saying why, naming the rule.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
-	p.log(r, "refused", "status", status, "why", why)
+	p.log(r, slog.LevelInfo, "refused", "status", status, "why", why)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Connection", "close")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, "boris egress proxy: %s\n", why)
 }
 
-func (p *Proxy) log(r *http.Request, msg string, attrs ...any) {
+func (p *Proxy) log(r *http.Request, level slog.Level, msg string, attrs ...any) {
 	if p.Logger == nil {
 		return
 	}
@@ -262,5 +262,5 @@ func (p *Proxy) log(r *http.Request, msg string, attrs ...any) {
 	if r.Method != http.MethodConnect {
 		target = r.URL.Host
 	}
-	p.Logger.Info("egress "+msg, append([]any{"method", r.Method, "target", target}, attrs...)...)
+	p.Logger.Log(r.Context(), level, "egress "+msg, append([]any{"method", r.Method, "target", target}, attrs...)...)
 }
