@@ -200,7 +200,7 @@ func testNetProxy(t *testing.T, g *isoGateway, w *netWorld) {
 		{"denied over http", "curl -sS -m 20 -w '\\ncode=%{http_code}\\n' http://" + w.denied + "/",
 			[]string{"code=403", "boris egress proxy", netDeniedName, "--egress-allow", "rule: deny by default"}, []string{"denied server answered"}, false},
 		{"denied over https (CONNECT)", "curl -sS -m 20 -k https://" + w.denied + "/", []string{"403"}, []string{"denied server answered"}, true},
-		{"denied IP literal", "curl -sS -m 20 -w '\\ncode=%{http_code}\\n' http://" + strings.Replace(w.denied, netDeniedName, "127.0.0.1", 1) + "/", []string{"code=403"}, []string{"denied server answered"}, false},
+		{"denied IP literal", "curl -sS -m 20 --noproxy '' -w '\\ncode=%{http_code}\\n' http://" + strings.Replace(w.denied, netDeniedName, "127.0.0.1", 1) + "/", []string{"code=403"}, []string{"denied server answered"}, false},
 		{"raw TCP to the host's loopback", "exec 3<>/dev/tcp/127.0.0.1/" + netPort(w.tcp.Addr()) + " && cat <&3", nil, []string{"raw tcp service"}, true},
 		{"raw TCP to the denied server", "exec 3<>/dev/tcp/127.0.0.1/" + strings.TrimPrefix(w.denied, netDeniedName+":") + " && echo connected", nil, []string{"connected"}, true},
 		{"DNS lookup in the namespace", "getent hosts " + netPlainName + " || getent hosts example.com", nil, []string{"127.0.0.1"}, true},
@@ -289,18 +289,12 @@ func testNetEveryday(t *testing.T, g *isoGateway) {
 	netWant(t, "ps in a background task", task, []string{"ps", "bash"}, nil)
 }
 
-// testNetSessionEnd: when a session ends, its namespaces, processes and
-// its connections to the egress proxy end with it.
+// testNetSessionEnd: when a session ends, its namespaces, processes, its
+// bridge and its tunnels through the egress proxy end with it.
 func testNetSessionEnd(t *testing.T, g *isoGateway, w *netWorld) {
-	sock := regexp.MustCompile(`msg="egress proxy" socket=(\S+)`).FindStringSubmatch(g.stderr.String())
-	if sock == nil {
-		t.Fatalf("gateway log: no egress proxy socket line")
-	}
-	proxyConns := func() int { // the listener and each connection accepted on it
-		b, _ := os.ReadFile("/proc/net/unix")
-		return strings.Count(string(b), sock[1])
-	}
-	before := proxyConns()
+	// A tunnel through the proxy stays open until both its ends close: the
+	// server sees its request end only when the proxy lets go of it.
+	before := w.holding.Load()
 	s := g.open(t, authAlice, true)
 	isoOK(t, s, "create_file", map[string]any{"path": "ca.pem", "content": string(w.caPEM)})
 	ns := strings.Fields(isoFirstLine(isoBash(t, s, "echo $(readlink /proc/self/ns/net) $(readlink /proc/self/ns/pid)")))
@@ -308,8 +302,13 @@ func testNetSessionEnd(t *testing.T, g *isoGateway, w *netWorld) {
 		t.Fatalf("readlink /proc/self/ns/{net,pid}: got %q", ns)
 	}
 	m := gwSleepMarker()
-	isoStartTask(t, s, "curl -sS --cacert ca.pem https://"+w.secure+"/hold & setsid sleep "+m+" & wait")
-	waitFor(t, "the held tunnel and the setsid sleep", func() bool { return proxyConns() > before && len(processesWith("sleep "+m)) > 0 })
+	id := isoStartTask(t, s, "curl -sS --cacert ca.pem https://"+w.secure+"/hold & setsid sleep "+m+" & wait")
+	for start := time.Now(); w.holding.Load() <= before || len(processesWith("sleep "+m)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("the held tunnel and the setsid sleep: got %d held requests (%d before) and sleep %s processes %v, want one more request and one process; task: %s",
+				w.holding.Load(), before, m, processesWith("sleep "+m), isoOK(t, s, "task_output", map[string]any{"task_id": id}))
+		}
+	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("close the session: %v", err)
 	}
@@ -324,10 +323,10 @@ func testNetSessionEnd(t *testing.T, g *isoGateway, w *netWorld) {
 		return out
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for len(holders()) > 0 || proxyConns() > before || len(processesWith("sleep "+m)) > 0 {
+	for len(holders()) > 0 || w.holding.Load() > before || len(processesWith("sleep "+m)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("20 s after the session ended: namespaces still held by %v, %d proxy sockets (want %d), sleep %s processes %v",
-				holders(), proxyConns(), before, m, processesWith("sleep "+m))
+			t.Fatalf("20 s after the session ended: namespaces still held by %v, %d tunnels still open (want %d), sleep %s processes %v",
+				holders(), w.holding.Load(), before, m, processesWith("sleep "+m))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -39,7 +39,8 @@ type netWorld struct {
 	plain, secure, git, goproxy string // allowed host:port
 	denied                      string // a pinned name no rule allows, host:port
 	deniedHits                  atomic.Int32
-	caPEM                       []byte // the CA secure's certificate chains to
+	holding                     atomic.Int32 // requests to secure's /hold not yet ended
+	caPEM                       []byte       // the CA secure's certificate chains to
 
 	tcp      net.Listener // a raw TCP service on every host address
 	tcpHits  atomic.Int32
@@ -74,6 +75,8 @@ func netWorldStart(t *testing.T) *netWorld {
 	w.caPEM = ca
 	secure := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/hold" { // keeps a tunnel open until the client goes
+			w.holding.Add(1)
+			defer w.holding.Add(-1)
 			rw.WriteHeader(http.StatusOK)
 			rw.(http.Flusher).Flush()
 			<-r.Context().Done()
