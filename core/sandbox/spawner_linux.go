@@ -44,11 +44,9 @@ type spawnMessage struct {
 	Err    string `json:"err,omitempty"`
 	Exited int    `json:"exited,omitempty"` // pid of a command that ended
 	Status uint32 `json:"status,omitempty"` // its wait status
-
-	// hostPid is Pid as the core's PID namespace numbers it: read from
-	// the pidfd beside the reply when the spawner has a PID namespace of
-	// its own, else Pid.
-	hostPid int
+	// HostPid is Pid as the core's PID namespace numbers it, when the
+	// spawner has a PID namespace of its own.
+	HostPid int `json:"host_pid,omitempty"`
 }
 
 // Spawner options: arguments before the rules, for the spawner alone.
@@ -83,8 +81,9 @@ const (
 // With --sandbox-net none or proxy the spawner is born in namespaces of
 // its own (internal/netns) and is PID 1 of its PID namespace: it reaps
 // every orphan there, and when it exits the kernel kills whatever is left
-// in the namespace. Pids it reports are the namespace's; each reply
-// carries a pidfd from which the core reads the pid as it sees it. With
+// in the namespace. Each pid it reports is the namespace's, and its
+// reply to a spawn also carries the pid as the core sees it (read from the
+// command's pidfd through the /proc the spawner was born with). With
 // proxy, it also runs the bridge to the egress proxy on the namespace's
 // loopback (netns.ProxyPort), and gives every command the variables that
 // point HTTP clients there.
@@ -206,7 +205,7 @@ func (sp *Spawner) Wait() error { return sp.proc.Wait() }
 // read dispatches the spawner's messages until the connection ends; then
 // every command still waited for is reported killed.
 func (sp *Spawner) read() {
-	buf, oob := make([]byte, 64<<10), make([]byte, unix.CmsgSpace(4))
+	buf := make([]byte, 64<<10)
 	defer func() {
 		close(sp.dead)
 		sp.mu.Lock()
@@ -217,7 +216,7 @@ func (sp *Spawner) read() {
 		sp.mu.Unlock()
 	}()
 	for {
-		n, oobn, _, _, err := sp.conn.ReadMsgUnix(buf, oob)
+		n, err := sp.conn.Read(buf)
 		if err != nil || n == 0 {
 			return
 		}
@@ -226,13 +225,6 @@ func (sp *Spawner) read() {
 			return
 		}
 		if m.Exited == 0 {
-			m.hostPid = m.Pid
-			if oobn > 0 {
-				m.hostPid, err = pidFromRights(oob[:oobn])
-				if err != nil && m.Err == "" {
-					m.Err = "sandbox: the spawned command's pid: " + err.Error()
-				}
-			}
 			sp.replies <- m
 			continue
 		}
@@ -279,7 +271,10 @@ func (sp *Spawner) Start(argv []string, dir string, env []string, files [3]*os.F
 		sp.waiters[reply.Pid] = w
 	}
 	sp.mu.Unlock()
-	return reply.hostPid, w, nil
+	if reply.HostPid != 0 {
+		return reply.HostPid, w, nil
+	}
+	return reply.Pid, w, nil
 }
 
 // dumpableMu keeps dumpable's windows from overlapping.
@@ -304,23 +299,6 @@ func dumpable() func() {
 		_ = unix.Prctl(unix.PR_SET_DUMPABLE, uintptr(was), 0, 0, 0)
 		dumpableMu.Unlock()
 	}
-}
-
-// pidFromRights reads the pid of the pidfd passed in oob, and closes it.
-func pidFromRights(oob []byte) (int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil || len(msgs) != 1 {
-		return 0, fmt.Errorf("want one pidfd, got %d messages (%v)", len(msgs), err)
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return 0, fmt.Errorf("want one pidfd (%v)", err)
-	}
-	defer unix.Close(fds[0])
-	return netns.HostPid(fds[0])
 }
 
 // Close ends the spawner: it kills every command it still runs and exits.
@@ -366,8 +344,14 @@ func parseSpawnerArgs(args []string) (spawnerConfig, error) {
 func RunSpawner(args []string) int {
 	runtime.LockOSThread() // every fork from this one capability-free thread
 	c, err := parseSpawnerArgs(args)
+	hostProc := -1
 	if err == nil && c.namespaces {
-		err = netns.Setup()
+		if hostProc, err = netns.OpenHostProc(); err == nil {
+			err = netns.Setup()
+			// Landlock must let the spawner read the host's /proc, which
+			// the new one now covers: by its descriptor, the only way to it.
+			c.spec.Read = append(c.spec.Read, "/proc/self/fd/"+strconv.Itoa(hostProc))
+		}
 	}
 	if err == nil && c.probe {
 		return 0
@@ -402,7 +386,7 @@ func RunSpawner(args []string) int {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
 	}
-	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, pidfds: c.namespaces, proxyAddr: proxyAddr}
+	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr}
 	st.serve()
 	return 0
 }
@@ -435,14 +419,14 @@ type spawnerState struct {
 	// pid is sent before its end.
 	mu        sync.Mutex
 	running   map[int]struct{}
-	pidfds    bool   // pass each command's pidfd with its reply
+	hostProc  int    // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
 	proxyAddr string // the bridge, with proxy
 }
 
-func (st *spawnerState) send(m spawnMessage, rights []byte) {
+func (st *spawnerState) send(m spawnMessage) {
 	b, _ := json.Marshal(m)
 	st.wmu.Lock()
-	_, _, _ = st.conn.WriteMsgUnix(b, rights, nil)
+	_, _ = st.conn.Write(b)
 	st.wmu.Unlock()
 }
 
@@ -465,22 +449,15 @@ func (st *spawnerState) serve() {
 		}
 		files, ferr := receivedFiles(oob[:oobn])
 		st.mu.Lock()
-		pid, pidfd, err := st.spawn(buf[:n], files, ferr)
+		pid, hostPid, err := st.spawn(buf[:n], files, ferr)
 		for _, f := range files {
 			f.Close()
 		}
 		if err != nil {
-			st.send(spawnMessage{Err: err.Error()}, nil)
+			st.send(spawnMessage{Err: err.Error()})
 		} else {
 			st.running[pid] = struct{}{}
-			var rights []byte
-			if pidfd >= 0 {
-				rights = unix.UnixRights(pidfd)
-			}
-			st.send(spawnMessage{Pid: pid}, rights)
-			if pidfd >= 0 {
-				unix.Close(pidfd)
-			}
+			st.send(spawnMessage{Pid: pid, HostPid: hostPid})
 		}
 		st.mu.Unlock()
 	}
@@ -490,7 +467,7 @@ func (st *spawnerState) serve() {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 	st.mu.Unlock()
-	if signalsScoped() || st.pidfds {
+	if signalsScoped() || st.hostProc >= 0 {
 		// Every process this one may signal: its own Landlock domain,
 		// which is the session's commands and whatever they started,
 		// wherever they went; or, as PID 1, its whole PID namespace.
@@ -514,7 +491,7 @@ func (st *spawnerState) reap() {
 		}
 		if _, ok := st.running[pid]; ok {
 			delete(st.running, pid)
-			st.send(spawnMessage{Exited: pid, Status: uint32(ws)}, nil)
+			st.send(spawnMessage{Exited: pid, Status: uint32(ws)})
 		}
 	}
 }
@@ -548,25 +525,27 @@ func receivedFiles(oob []byte) ([]*os.File, error) {
 }
 
 // spawn starts one request's command from this (locked) thread. It
-// returns the pid and, in a PID namespace, a pidfd of the command (else -1).
+// returns the pid and, in a PID namespace, the pid the core sees (else 0).
+// It runs under st.mu, so the command is not reaped yet, even if it has
+// ended: its pidfd still names it.
 func (st *spawnerState) spawn(msg []byte, files []*os.File, ferr error) (int, int, error) {
 	if ferr != nil {
-		return 0, -1, ferr
+		return 0, 0, ferr
 	}
 	var req spawnRequest
 	if err := json.Unmarshal(msg, &req); err != nil || len(req.Argv) == 0 {
-		return 0, -1, fmt.Errorf("bad spawn request")
+		return 0, 0, fmt.Errorf("bad spawn request")
 	}
 	path, err := exec.LookPath(req.Argv[0])
 	if err != nil {
-		return 0, -1, err
+		return 0, 0, err
 	}
 	if st.proxyAddr != "" {
 		req.Env = netns.WithProxyEnv(req.Env, st.proxyAddr)
 	}
 	pidfd := -1
 	sys := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if st.pidfds {
+	if st.hostProc >= 0 {
 		sys.PidFD = &pidfd
 	}
 	pid, err := syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
@@ -574,9 +553,17 @@ func (st *spawnerState) spawn(msg []byte, files []*os.File, ferr error) (int, in
 		Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
 		Sys:   sys,
 	})
-	if err == nil && st.pidfds && pidfd < 0 {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		return 0, -1, errors.New("this kernel gives no pidfd (clone CLONE_PIDFD, Linux 5.2+), which a PID namespace needs")
+	if err != nil || st.hostProc < 0 {
+		return pid, 0, err
 	}
-	return pid, pidfd, err
+	hostPid, herr := -1, errors.New("this kernel gives no pidfd (clone CLONE_PIDFD, Linux 5.2+), which a PID namespace needs")
+	if pidfd >= 0 {
+		hostPid, herr = netns.HostPid(st.hostProc, pidfd)
+		unix.Close(pidfd)
+	}
+	if herr != nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return 0, 0, fmt.Errorf("the command's pid outside its namespace: %w", herr)
+	}
+	return pid, hostPid, nil
 }

@@ -3,6 +3,7 @@ package netns
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -160,13 +161,32 @@ func Probe(environ []string, argv ...string) error {
 	return nil
 }
 
-// HostPid returns the pid, as this process's PID namespace numbers it, of
-// the process pidfd refers to: the kernel writes it in the descriptor's
-// fdinfo for the PID namespace of the /proc that is read.
-func HostPid(pidfd int) (int, error) {
-	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(pidfd))
+// OpenHostProc opens the /proc mounted for the PID namespace this process
+// was born in, before Setup covers it with the new namespace's: through it
+// HostPid reads pids as the parent's namespace numbers them. The
+// descriptor is O_PATH and close-on-exec.
+func OpenHostProc() (int, error) {
+	fd, err := unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, err
+		return -1, fmt.Errorf("open the host's /proc: %w", err)
+	}
+	return fd, nil
+}
+
+// HostPid returns the pid, as the PID namespace of the /proc at procfd
+// (OpenHostProc) numbers it, of the process pidfd refers to: the kernel
+// writes it in the descriptor's fdinfo for the PID namespace of the proc
+// mount read. The process must not have been reaped yet.
+func HostPid(procfd, pidfd int) (int, error) {
+	fd, err := unix.Openat(procfd, "self/fdinfo/"+strconv.Itoa(pidfd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("pidfd %d: %w", pidfd, err)
+	}
+	f := os.NewFile(uintptr(fd), "fdinfo")
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return 0, fmt.Errorf("pidfd %d: %w", pidfd, err)
 	}
 	for line := range strings.Lines(string(b)) {
 		if v, ok := strings.CutPrefix(line, "Pid:"); ok {

@@ -19,5 +19,8 @@ func Available([]string) error { return fmt.Errorf("%w: Linux only", ErrUnavaila
 // Probe reports that namespaces are Linux only.
 func Probe([]string, ...string) error { return Available(nil) }
 
+// OpenHostProc is Linux only.
+func OpenHostProc() (int, error) { return -1, fmt.Errorf("%w: Linux only", ErrUnavailable) }
+
 // HostPid is Linux only.
-func HostPid(int) (int, error) { return 0, fmt.Errorf("%w: Linux only", ErrUnavailable) }
+func HostPid(int, int) (int, error) { return 0, fmt.Errorf("%w: Linux only", ErrUnavailable) }
