@@ -3,6 +3,7 @@
 package test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -10,8 +11,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The network and process tests (issue 29, SPEC §6 "Tenants neither see
@@ -422,4 +426,42 @@ func TestNetStdioHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	netWant(t, "boris --check", string(check), []string{`"net": "host"`, `"net_enforced": "none"`, `"pid_namespace": false`}, nil)
+}
+
+// TestNetUnprivileged: a gateway run by an ordinary user (uid 65534) still
+// gives each session namespaces of its own (through a user namespace that
+// maps that user to itself) and the egress proxy.
+func TestNetUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs the gateway as uid 65534")
+	}
+	netNeeds(t, "curl")
+	w := netWorldStart(t)
+	gateway := nobodyBinaries(t)
+	home, work := nobodyDir(t), nobodyDir(t)
+	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none", "--cgroups", "off"}, w.gatewayArgs()...)
+	cmd := commandWithEnv(gateway, append(args, "--", "--workdir", work),
+		cleanEnv("HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"), "TMPDIR="+home))
+	cmd.Dir = home
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	g := runGatewayProc(t, cmd, work, true)
+	if h := netHealthOf(t, g.url); h.Net != "proxy" || h.NetEnforced != "namespace" || !h.PIDNamespace {
+		t.Fatalf("/healthz: got %+v, want net proxy enforced by namespace, with a PID namespace; log:\n%s", h, g.stderr)
+	}
+	s := g.connect(nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{
+		"command": `echo "uid=$(id -u) procs=$(ps -e -o pid= | wc -l) pid1=$(ps -o comm= -p 1)"; curl -sS -m 20 http://` + w.plain + `/`,
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("bash: %v %v", err, res)
+	}
+	out := text(res)
+	netWant(t, "a command of the unprivileged gateway", out, []string{"uid=65534", "hello from outside over http"}, nil)
+	if m := regexp.MustCompile(`procs=(\d+)`).FindStringSubmatch(out); m == nil {
+		t.Errorf("ps -e: got %q, want a count", out)
+	} else if n, _ := strconv.Atoi(m[1]); n > 10 {
+		t.Errorf("ps -e: got %d processes, want only the session's own", n)
+	}
 }
