@@ -87,7 +87,8 @@ bench-stateless:
 bench-nodes:
 	$(GO) run ./test/bench/nodes
 
-## bench-isolation: bash call and session create with the sandbox and cgroups on vs off
+## bench-isolation: bash call and session create with the sandbox and cgroups on vs off, and with
+##   --sandbox-net none and proxy vs host; a 100 MB download through the egress proxy vs direct
 bench-isolation:
 	$(GO) run ./test/bench/isolation
 

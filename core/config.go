@@ -31,6 +31,8 @@ type Config struct {
 	Sandbox               string                      `flag:"sandbox" env:"BORIS_SANDBOX" envDefault:"auto" oneof:"auto,required,off" help:"confine every command with Landlock: auto (when the kernel supports it), required (refuse to start without it) or off"`
 	SandboxRead           []string                    `flag:"sandbox-read" env:"BORIS_SANDBOX_READ" help:"extra directory commands may read (repeatable or comma-separated)"`
 	SandboxWrite          []string                    `flag:"sandbox-write" env:"BORIS_SANDBOX_WRITE" help:"extra directory commands may write (repeatable or comma-separated)"`
+	SandboxNet            string                      `flag:"sandbox-net" env:"BORIS_SANDBOX_NET" envDefault:"host" oneof:"host,none,proxy" help:"network of commands: host (the host's, shared), none (a private loopback per session, in PID, IPC and network namespaces of its own) or proxy (none plus HTTP and HTTPS through the egress proxy at --egress-socket, which boris-gateway runs)"`
+	EgressSocket          string                      `flag:"egress-socket" env:"BORIS_EGRESS_SOCKET" help:"Unix socket of the egress proxy commands reach the outside through with --sandbox-net proxy (boris-gateway sets it)"`
 	Checkpoints           string                      `flag:"checkpoints" env:"BORIS_CHECKPOINTS" envDefault:"on" oneof:"on,off" help:"record every change tool calls make in a shadow git repository, for the history, diff and undo tools: on (when git is on PATH) or off"`
 	CheckpointKeep        int                         `flag:"checkpoint-keep" env:"BORIS_CHECKPOINT_KEEP" envDefault:"200" min:"1" want:"1 or more" help:"checkpoints kept per working tree; older ones are pruned"`
 	Toolset               string                      `flag:"toolset" env:"BORIS_TOOLSET" envDefault:"boris" oneof:"boris,filesystem,all" help:"tools to expose: boris (bash, view, str_replace, ...), filesystem (the 14 tools of @modelcontextprotocol/server-filesystem, same names and results) or all"`
@@ -105,6 +107,9 @@ func (c *Config) validate() error {
 		// and str_replace take no workspaceId and commit nothing.
 		return usage("--workspaces-root (BORIS_WORKSPACES_ROOT) needs --toolset filesystem or all (BORIS_TOOLSET): " +
 			"the filesystem tools are the ones that take workspaceId and commit their writes")
+	}
+	if c.SandboxNet == "proxy" && c.EgressSocket == "" {
+		return usage("--sandbox-net proxy (BORIS_SANDBOX_NET) needs --egress-socket (BORIS_EGRESS_SOCKET), the egress proxy's Unix socket, which boris-gateway runs and sets; without a proxy use --sandbox-net none")
 	}
 	return c.validateTools()
 }

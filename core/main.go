@@ -117,10 +117,16 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
 		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
 	}
+	rep := b.sandbox.Report()
 	log.Info("boris started", "version", version.Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
-		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil)
+		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil,
+		"net", rep.Net, "net_enforced", rep.NetEnforced, "pid_namespace", rep.PIDNamespace)
 	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
 		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
+	}
+	if rep.NotEnforced != "" {
+		log.Warn("commands run without namespaces of their own: they see every process of the host and share its network beyond what Landlock's TCP rules stop",
+			"sandbox_net", rep.Net, "net_enforced", rep.NetEnforced, "why", rep.NotEnforced)
 	}
 	// At stdin EOF every command is killed before the SDK even sees the
 	// EOF: it would cancel the calls in flight, and their commands would
@@ -249,11 +255,11 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
 		return nil, err
 	}
-	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ)}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), SpawnOnly: b.sandbox.SpawnOnly()}
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
-	if b.sandbox.Enforced() {
+	if b.sandbox.Spawns() {
 		// One confined spawner per session starts the commands: a fork
 		// from it costs far less than a helper's Go start per command. It
 		// starts with the first command, so sessions that run none (and
@@ -381,7 +387,7 @@ func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*san
 	}
 	sb, err := sandbox.New(sandbox.Options{
 		Mode: c.Sandbox, Allowed: p.Allowed(), ExtraRead: read, ExtraWrite: c.SandboxWrite,
-		MakeTempDir: makeTemp, Environ: environ,
+		MakeTempDir: makeTemp, Environ: environ, Net: c.SandboxNet, EgressSocket: c.EgressSocket,
 	})
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		return nil, usage("%v", err)
@@ -475,6 +481,9 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 	sb, err := cfg.sandbox(policy, environ, false)
 	if err != nil {
 		return err
+	}
+	if err := sb.Probe(); err != nil && cfg.Sandbox == sandbox.ModeRequired {
+		return usage("--sandbox required with --sandbox-net %s: %v", cfg.SandboxNet, err)
 	}
 	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
 	if !cfg.checkpointsOn() {

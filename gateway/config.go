@@ -36,6 +36,10 @@ type Config struct {
 	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
 	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; unset = no limit)"`
 	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
+	SandboxNet          string        `flag:"sandbox-net" env:"BORIS_GATEWAY_SANDBOX_NET" helpDefault:"proxy; none with --egress-allow none" help:"network of every core's commands, each session in PID, IPC and network namespaces of its own: none (a private loopback), proxy (plus HTTP and HTTPS through the gateway's egress proxy to --egress-allow destinations) or host (the host's network, shared by every session)"`
+	EgressAllow         []string      `flag:"egress-allow" env:"BORIS_GATEWAY_EGRESS_ALLOW" helpDefault:"Go, npm, PyPI, Debian and GitHub hosts (see the README)" help:"destination the egress proxy lets through: host, *.domain (its subdomains) or IP address, with :port or :* (default ports 80 and 443); none for no destination (repeatable or comma-separated)"`
+	EgressResolve       []string      `flag:"egress-resolve" env:"BORIS_GATEWAY_EGRESS_RESOLVE" help:"NAME=IP the egress proxy connects to for NAME instead of asking DNS, even on loopback (an internal mirror; tests) (repeatable or comma-separated)"`
+	EgressDNS           string        `flag:"egress-dns" env:"BORIS_GATEWAY_EGRESS_DNS" helpDefault:"the system's resolver" help:"DNS server (host:port) the egress proxy resolves allowed names with"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
 	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
@@ -148,8 +152,10 @@ func (c *Config) validate() error {
 	if _, err := c.level(); err != nil {
 		return err
 	}
-	_, err := c.proxies()
-	return err
+	if _, err := c.proxies(); err != nil {
+		return err
+	}
+	return c.validateNet()
 }
 
 // nodeIDPattern is what --node-id allows: a proxy matches it in a session

@@ -50,6 +50,11 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	stopEgress, err := cfg.startEgress(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopEgress()
 	iso, secrets, err := cfg.isolation(corePath, environ, log)
 	if err != nil {
 		return err
@@ -75,7 +80,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		defer cg.Close()
 	}
 	log.Info("isolation", "sandbox", iso.Sandbox, "landlock_abi", iso.LandlockABI, "cgroup", iso.Cgroup,
-		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal)
+		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal,
+		"net", iso.Net, "net_enforced", iso.NetEnforced, "pid_namespace", iso.PIDNamespace)
 	shared, err := cfg.sharedTasksDB()
 	if err != nil {
 		return err

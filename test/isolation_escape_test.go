@@ -137,7 +137,12 @@ func (g *escapeGateway) keepBusy(ctx context.Context) {
 		}
 		if err != nil || res.IsError || !strings.Contains(text(res), "busy") {
 			g.mu.Lock()
-			g.errs = append(g.errs, fmt.Sprintf("%v %v", err, res))
+			g.errs = append(g.errs, fmt.Sprintf("%v %v", err, func() string {
+				if res == nil {
+					return ""
+				}
+				return text(res)
+			}()))
 			g.mu.Unlock()
 		}
 	}

@@ -265,7 +265,9 @@ func isoWantEcho(t *testing.T, s *isoSession, who string) {
 
 // corePid returns the pid of the core serving s, found from the test's
 // side: the live child of the gateway named boris whose command line names
-// s's directory and which is an ancestor of s's bash.
+// s's directory and which is an ancestor of a command s runs (a
+// background sleep with a marker, found in the host's /proc: in a
+// session's own PID namespace its pids are not the host's).
 func (g *isoGateway) corePid(t *testing.T, s *isoSession) int {
 	t.Helper()
 	var cores []int
@@ -276,18 +278,28 @@ func (g *isoGateway) corePid(t *testing.T, s *isoSession) int {
 			cores = append(cores, pid)
 		}
 	}
-	out := isoBash(t, s, "echo $PPID")
-	ppid, err := strconv.Atoi(isoFirstLine(out))
-	if err != nil {
-		t.Fatalf("echo $PPID: got %q, want a pid", out)
-	}
-	for pid := ppid; pid > 1; pid = parentOf(pid) {
+	m := gwSleepMarker()
+	id := isoStartTask(t, s, "exec sleep "+m)
+	defer isoOK(t, s, "task_stop", map[string]any{"task_id": id})
+	waitFor(t, "sleep "+m+" to run", func() bool { return isSleepingExactly(m) })
+	cmd, _ := strconv.Atoi(processesWith("sleep " + m)[0])
+	for pid := cmd; pid > 1; pid = parentOf(pid) {
 		if slices.Contains(cores, pid) {
 			return pid
 		}
 	}
-	t.Fatalf("the core of the session in %s: bash's parent %d descends from none of the gateway's cores there %v", s.dir, ppid, cores)
+	t.Fatalf("the core of the session in %s: its command %d descends from none of the gateway's cores there %v", s.dir, cmd, cores)
 	return 0
+}
+
+// isSleepingExactly reports whether one live process runs sleep marker.
+func isSleepingExactly(marker string) bool {
+	for _, pid := range processesWith(marker) {
+		if b, err := os.ReadFile("/proc/" + pid + "/cmdline"); err == nil && string(b) == "sleep\x00"+marker+"\x00" {
+			return true
+		}
+	}
+	return false
 }
 
 // isoStateOutsideTmp is treeState of a principal's directory without its
@@ -315,7 +327,10 @@ func TestIsolation(t *testing.T) {
 		t.Skip("this kernel offers no Landlock (landlock_create_ruleset fails): commands cannot be confined, and the gateway refuses this set-up")
 	}
 	f := newIsoFixture(t)
-	g := startIsoGateway(t, f)
+	// Landlock alone, as where namespaces cannot be made: the attacks name
+	// the gateway's and B's core's pids, which a session's own PID
+	// namespace would not even show (TestNetTenants attacks that layer).
+	g := startIsoGateway(t, f, "--sandbox-net", "host")
 	if h, ok := isoHealthOf(t, g.authGateway); !ok || h.Sandbox != "landlock" || !h.PerPrincipal || !h.Subreaper {
 		t.Errorf("/healthz isolation: got %+v (answered: %v), want sandbox landlock, per_principal and subreaper", h, ok)
 	}

@@ -17,8 +17,20 @@
 // (environ, mem, fd, cwd, root).
 //
 // What Landlock cannot express: rules that depend on the file name inside a
-// granted directory (deny globs such as **/.env under an allowed directory),
-// and network policy (not restricted here).
+// granted directory (deny globs such as **/.env under an allowed directory).
+//
+// Network and processes (--sandbox-net, see internal/netns): with none or
+// proxy, the spawner is born in namespaces of its own (PID, IPC, mount,
+// network), so a session's commands see only their own processes and
+// reach only their own loopback, plus, with proxy, the gateway's egress
+// proxy through a bridge on that loopback. Landlock's TCP rules (ABI 4)
+// are not used beside the namespaces: they name ports, not addresses, so
+// any rule strict enough to matter would also cut a session off from its
+// own servers on its own loopback, which the namespace already keeps
+// private. Where namespaces cannot be made (--sandbox auto), they are the
+// fallback: no TCP connect at all but to the bridge (and Boris's own git,
+// which never needs the network, gets no TCP connect wherever the mode is
+// not host).
 package sandbox
 
 import (
@@ -28,7 +40,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/mjkoo/boris/internal/netns"
 )
 
 // Modes of --sandbox.
@@ -74,6 +89,9 @@ type Spec struct {
 	ReadFiles []string `json:"read_files"` // single files to read
 	Write     []string `json:"write"`      // directories to read, write and execute in
 	Files     []string `json:"files"`      // single files (device nodes) to read and write
+	// DenyTCP forbids TCP connects (Landlock ABI 4) except to TCPPorts.
+	DenyTCP  bool  `json:"deny_tcp,omitempty"`
+	TCPPorts []int `json:"tcp_ports,omitempty"`
 }
 
 // homeConfig are the user's settings files commands may read (not write)
@@ -97,6 +115,10 @@ type Options struct {
 	MakeTempDir bool
 	// Environ is the core's environment, read for the ABI override.
 	Environ []string
+	// Net is --sandbox-net: netns.Host (or ""), netns.None or netns.Proxy.
+	Net string
+	// EgressSocket is the egress proxy's Unix socket, for netns.Proxy.
+	EgressSocket string
 }
 
 // Sandbox is the confinement chosen at start-up. The zero value, and a
@@ -108,6 +130,10 @@ type Sandbox struct {
 	abi      int      // the kernel's Landlock ABI version, 0 = none
 	mode     string   // as configured
 	enforced bool
+	net      string // --sandbox-net, "" for host
+	egress   string // the egress proxy's socket, with proxy
+	ns       bool   // commands run in namespaces of their own
+	nsWhy    string // why not, when net is not host
 }
 
 // New decides how commands will run: confined when the kernel supports
@@ -119,7 +145,13 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{mode: opts.Mode, abi: abiVersion(opts.Environ)}
 	if opts.Mode == ModeOff {
+		if opts.Net != "" && opts.Net != netns.Host {
+			s.nsWhy = "--sandbox off"
+		}
 		return s, nil
+	}
+	if err := s.decideNet(opts); err != nil {
+		return nil, err
 	}
 	if s.abi < 1 {
 		if opts.Mode == ModeRequired {
@@ -142,8 +174,29 @@ func New(opts Options) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
+	spec.DenyTCP = s.net != "" && !s.ns // the fallback: see the package comment
 	s.spec, s.enforced = spec, true
 	return s, nil
+}
+
+// decideNet settles --sandbox-net: namespaces when the kernel lets this
+// process make them; else a refusal with --sandbox required, or the
+// Landlock fallback (see the package comment) with auto.
+func (s *Sandbox) decideNet(opts Options) error {
+	if opts.Net == "" || opts.Net == netns.Host {
+		return nil
+	}
+	s.net, s.egress = opts.Net, opts.EgressSocket
+	err := netns.Available(opts.Environ)
+	if err == nil {
+		s.ns = true
+		return nil
+	}
+	if opts.Mode == ModeRequired {
+		return fmt.Errorf("--sandbox required with --sandbox-net %s: %w", opts.Net, err)
+	}
+	s.nsWhy = err.Error()
+	return nil
 }
 
 // tempRoot is where the private temporary directory goes: $TMPDIR as the
@@ -279,8 +332,20 @@ func homeFiles(environ []string, dirs []string) (files, outDirs []string) {
 	return files, dirs
 }
 
-// Enforced reports whether commands run confined.
+// Enforced reports whether commands run confined by Landlock.
 func (s *Sandbox) Enforced() bool { return s != nil && s.enforced }
+
+// Spawns reports whether commands must start from a spawner (see Spawner):
+// to be confined by Landlock, or to be in the session's namespaces.
+func (s *Sandbox) Spawns() bool { return s.Enforced() || s.Namespaces() }
+
+// Namespaces reports whether commands run in namespaces of their own.
+func (s *Sandbox) Namespaces() bool { return s != nil && s.ns }
+
+// SpawnOnly reports whether a command the spawner cannot start must fail
+// rather than start through the helper: with --sandbox-net none or proxy,
+// the namespaces and the bridge exist only in the spawner.
+func (s *Sandbox) SpawnOnly() bool { return s != nil && s.net != "" && s.Spawns() }
 
 // Spec returns the rules commands run under (empty when not enforced).
 func (s *Sandbox) Spec() Spec { return s.spec }
@@ -320,12 +385,15 @@ func (s *Sandbox) WrapReadOnly(read, write []string) func([]string) []string {
 
 // ReadOnlySpec is the commands' rules with every directory they may write
 // made readable only, read added, and write the only writable places.
+// Outside host mode it may not connect over TCP at all: Boris's own git
+// never needs the network.
 func (s *Sandbox) ReadOnlySpec(read, write []string) Spec {
 	return Spec{
 		Read:      prune(append(append(slices.Clone(s.spec.Read), s.spec.Write...), read...)),
 		ReadFiles: s.spec.ReadFiles,
 		Write:     write,
 		Files:     s.spec.Files,
+		DenyTCP:   s.net != "",
 	}
 }
 
@@ -358,12 +426,38 @@ type Report struct {
 	TempDir     string `json:"temp_dir,omitempty"`
 	Enforced    bool   `json:"enforced"`     // commands run under Landlock
 	LandlockABI int    `json:"landlock_abi"` // the kernel's ABI version; 0 = none
+	// Net is --sandbox-net as configured: host, none or proxy.
+	Net string `json:"net"`
+	// NetEnforced says what confines the network: "namespace" (a private
+	// loopback per session), "landlock-tcp" (the fallback: no TCP connect
+	// but to the egress bridge; UDP and listeners not confined) or "none".
+	NetEnforced string `json:"net_enforced"`
+	// PIDNamespace is true when commands see only their session's
+	// processes (and have a private IPC namespace and /dev/shm).
+	PIDNamespace bool `json:"pid_namespace"`
+	// NotEnforced says why namespaces are not in force, outside host mode.
+	NotEnforced string `json:"not_enforced,omitempty"`
 	Spec
 }
 
 // Report returns what s enforces.
 func (s *Sandbox) Report() Report {
-	return Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi, TempDir: s.tempDir, Spec: s.spec}
+	r := Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi, TempDir: s.tempDir, Spec: s.spec,
+		Net: cmpOr(s.net, netns.Host), NetEnforced: "none", PIDNamespace: s.ns, NotEnforced: s.nsWhy}
+	switch {
+	case s.ns:
+		r.NetEnforced = "namespace"
+	case s.spec.DenyTCP && s.abi >= 4:
+		r.NetEnforced = "landlock-tcp"
+	}
+	return r
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // encodeSpec turns a spec into helper arguments: "r:DIR", "w:DIR", "f:FILE".
@@ -382,6 +476,12 @@ func encodeSpec(spec Spec) []string {
 	for _, p := range spec.Files {
 		out = append(out, "f:"+p)
 	}
+	if spec.DenyTCP {
+		out = append(out, "tcp:deny")
+	}
+	for _, port := range spec.TCPPorts {
+		out = append(out, "tcp:"+strconv.Itoa(port))
+	}
 	return out
 }
 
@@ -397,6 +497,18 @@ func decodeSpec(args []string) (Spec, []string, error) {
 			return spec, args[i+1:], nil
 		}
 		kind, path, ok := strings.Cut(a, ":")
+		if kind == "tcp" {
+			port, err := strconv.Atoi(path)
+			switch {
+			case path == "deny":
+				spec.DenyTCP = true
+			case err == nil && port > 0 && port < 65536:
+				spec.TCPPorts = append(spec.TCPPorts, port)
+			default:
+				return spec, nil, fmt.Errorf("bad rule %q", a)
+			}
+			continue
+		}
 		if !ok || !filepath.IsAbs(path) {
 			return spec, nil, fmt.Errorf("bad rule %q", a)
 		}

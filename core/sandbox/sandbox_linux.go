@@ -49,9 +49,21 @@ var config = landlock.Config{
 	Scoped:          landlock.V11.Scoped,
 }.BestEffort()
 
+// tcpConfig is config plus TCP connect (ABI 4), for Spec.DenyTCP. Binding
+// stays free: a server nobody can connect to harms no one.
+var tcpConfig = landlock.Config{
+	HandledAccessFS:  landlock.V11.HandledAccessFS,
+	HandledAccessNet: landlock.AccessNetSet(llsys.AccessNetConnectTCP),
+	Scoped:           landlock.V11.Scoped,
+}.BestEffort()
+
 // restrict confines this process (every thread) to spec. It also sets
 // no_new_privs, so no setuid program can leave the domain.
-func restrict(spec Spec) error {
+func restrict(spec Spec) error { return restrictWith(spec, nil) }
+
+// restrictWith is restrict, also granting a connection to each UNIX socket
+// in sockets (restricted from Landlock ABI 9 on): the egress proxy's.
+func restrictWith(spec Spec, sockets []string) error {
 	rules := []landlock.Rule{
 		landlock.RODirs(spec.Read...).IgnoreIfMissing(),
 		landlock.ROFiles(spec.ReadFiles...).IgnoreIfMissing(),
@@ -60,8 +72,16 @@ func restrict(spec Spec) error {
 		// own servers create there.
 		landlock.RWDirs(spec.Write...).WithRefer().WithResolveUnix().IgnoreIfMissing(),
 		landlock.RWFiles(spec.Files...).IgnoreIfMissing(),
+		landlock.ROFiles(sockets...).WithResolveUnix().IgnoreIfMissing(),
 	}
-	if err := config.Restrict(rules...); err != nil {
+	cfg := config
+	if spec.DenyTCP {
+		cfg = tcpConfig
+		for _, p := range spec.TCPPorts {
+			rules = append(rules, landlock.ConnectTCP(uint16(p)))
+		}
+	}
+	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
 	return nil

@@ -7,11 +7,18 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mjkoo/boris/internal/egress"
+	"github.com/mjkoo/boris/internal/netns"
 )
 
 // SpawnerArg is the first argument that turns the boris binary into the
@@ -37,7 +44,19 @@ type spawnMessage struct {
 	Err    string `json:"err,omitempty"`
 	Exited int    `json:"exited,omitempty"` // pid of a command that ended
 	Status uint32 `json:"status,omitempty"` // its wait status
+	// HostPid is Pid as the core's PID namespace numbers it, when the
+	// spawner has a PID namespace of its own.
+	HostPid int `json:"host_pid,omitempty"`
 }
+
+// Spawner options: arguments before the rules, for the spawner alone.
+const (
+	optNamespaces = "opt:ns"     // Setup the namespaces it was born in
+	optNoLandlock = "opt:nolock" // namespaces only: the kernel has no Landlock
+	optProbe      = "opt:probe"  // set up, then exit 0 (netns.Probe)
+	optProxy      = "opt:proxy=" // bridge a loopback port to this egress socket
+	optPrefix     = "opt:"
+)
 
 // Spawner is one confined process per session that starts the session's
 // commands. Starting a command through the re-exec helper costs a Go
@@ -56,7 +75,18 @@ type spawnMessage struct {
 // scope signals (Landlock ABI 6), all of them, whatever process group,
 // session or parent they moved to (setsid, double fork, nohup), since
 // exactly the session's commands share its Landlock domain. If the spawner
-// dies, Start fails and the caller falls back to the helper.
+// dies, Start fails and the caller falls back to the helper (unless
+// Sandbox.SpawnOnly).
+//
+// With --sandbox-net none or proxy the spawner is born in namespaces of
+// its own (internal/netns) and is PID 1 of its PID namespace: it reaps
+// every orphan there, and when it exits the kernel kills whatever is left
+// in the namespace. Each pid it reports is the namespace's, and its
+// reply to a spawn also carries the pid as the core sees it (read from the
+// command's pidfd through the /proc the spawner was born with). With
+// proxy, it also runs the bridge to the egress proxy on the namespace's
+// loopback (netns.ProxyPort), and gives every command the variables that
+// point HTTP clients there.
 type Spawner struct {
 	proc *exec.Cmd
 	conn *net.UnixConn
@@ -73,7 +103,43 @@ type Spawner struct {
 // (the subreaper's, or exec.Cmd.Start when nil). It fails when s is not
 // enforced.
 func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
-	return s.startSpawner(s.spec, nil, start)
+	return s.startSpawner(s.spec, s.spawnerOpts(), nil, start)
+}
+
+// spawnerOpts are the session spawner's options (see the opt constants).
+func (s *Sandbox) spawnerOpts() []string {
+	var opts []string
+	if s.ns {
+		opts = append(opts, optNamespaces)
+	}
+	if !s.enforced {
+		opts = append(opts, optNoLandlock)
+	}
+	if s.net == netns.Proxy && s.egress != "" {
+		opts = append(opts, optProxy+s.egress)
+	}
+	return opts
+}
+
+// Probe starts a spawner in the namespaces --sandbox-net asks for, which
+// sets them up and exits: the real test, for --check, of what New judged
+// from the kernel's settings. Nil when no namespaces are asked for.
+// When it fails, s falls back as New would have (see the package comment)
+// and the error, wrapping netns.ErrUnavailable, says why.
+func (s *Sandbox) Probe() error {
+	if !s.ns {
+		return nil
+	}
+	if netns.Attr(&syscall.SysProcAttr{}) {
+		restore := dumpable()
+		defer restore()
+	}
+	err := netns.Probe(nil, selfExe, SpawnerArg, optNamespaces, optProbe)
+	if err != nil {
+		s.ns, s.nsWhy = false, err.Error()
+		s.spec.DenyTCP = s.enforced
+	}
+	return err
 }
 
 // StartReadOnlySpawner starts a spawner under ReadOnlySpec(read, write):
@@ -81,12 +147,15 @@ func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
 // extra are open in the spawner as descriptors 4, 5, ..., so write may
 // name them as /proc/self/fd/N (granted before anything else runs there).
 func (s *Sandbox) StartReadOnlySpawner(read, write []string, extra []*os.File, start func(*exec.Cmd) error) (*Spawner, error) {
-	return s.startSpawner(s.ReadOnlySpec(read, write), extra, start)
-}
-
-func (s *Sandbox) startSpawner(spec Spec, extra []*os.File, start func(*exec.Cmd) error) (*Spawner, error) {
 	if !s.Enforced() {
 		return nil, errors.New("sandbox: no spawner without Landlock")
+	}
+	return s.startSpawner(s.ReadOnlySpec(read, write), nil, extra, start)
+}
+
+func (s *Sandbox) startSpawner(spec Spec, opts []string, extra []*os.File, start func(*exec.Cmd) error) (*Spawner, error) {
+	if !s.Spawns() {
+		return nil, errors.New("sandbox: no spawner without Landlock or namespaces")
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -94,13 +163,18 @@ func (s *Sandbox) startSpawner(spec Spec, extra []*os.File, start func(*exec.Cmd
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "spawner"), os.NewFile(uintptr(fds[1]), "spawner-peer")
 	defer theirs.Close()
-	args := append([]string{SpawnerArg}, encodeSpec(spec)...)
+	args := append(append([]string{SpawnerArg}, opts...), encodeSpec(spec)...)
 	cmd := exec.Command(selfExe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if slices.Contains(opts, optNamespaces) && netns.Attr(cmd.SysProcAttr) {
+		restore := dumpable()
+		defer restore()
+	}
 	cmd.ExtraFiles = append([]*os.File{theirs}, extra...) // fd 3, then 4, ...
 	cmd.Stderr = os.Stderr
 	// No parent-death signal: the spawner must live to clean up after a
 	// core that was killed (see Spawner); the closed connection ends it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr.Setpgid = true
 	if start == nil {
 		start = (*exec.Cmd).Start
 	}
@@ -197,7 +271,34 @@ func (sp *Spawner) Start(argv []string, dir string, env []string, files [3]*os.F
 		sp.waiters[reply.Pid] = w
 	}
 	sp.mu.Unlock()
+	if reply.HostPid != 0 {
+		return reply.HostPid, w, nil
+	}
 	return reply.Pid, w, nil
+}
+
+// dumpableMu keeps dumpable's windows from overlapping.
+var dumpableMu sync.Mutex
+
+// dumpable makes this process dumpable until the returned function is
+// called, which restores what was. A child born in a user namespace of its
+// own inherits the flag, and while it is not dumpable its /proc files
+// belong to root: the core could not write the child's uid_map. The window
+// is one clone long, and no command can use it: Landlock's ptrace rule
+// keeps every confined command from tracing the core, dumpable or not, and
+// commands in namespaces do not see it.
+func dumpable() func() {
+	dumpableMu.Lock()
+	was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	if err != nil || was == 1 {
+		dumpableMu.Unlock()
+		return func() {}
+	}
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	return func() {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, uintptr(was), 0, 0, 0)
+		dumpableMu.Unlock()
+	}
 }
 
 // Close ends the spawner: it kills every command it still runs and exits.
@@ -205,17 +306,69 @@ func (sp *Spawner) Close() {
 	_ = sp.conn.Close()
 }
 
-// RunSpawner is the spawner's whole life (see Spawner): confine, then
-// start commands on request until the connection on fd 3 ends, then kill
-// those still running. It returns the exit status.
+// spawnerConfig is what a spawner was asked for.
+type spawnerConfig struct {
+	spec       Spec
+	namespaces bool   // set up the namespaces it was born in
+	landlock   bool   // confine itself with Landlock
+	probe      bool   // exit once set up
+	egress     string // the egress proxy's socket, with a bridge to it
+}
+
+func parseSpawnerArgs(args []string) (spawnerConfig, error) {
+	c := spawnerConfig{landlock: true}
+	for len(args) > 0 && strings.HasPrefix(args[0], optPrefix) {
+		switch a := args[0]; {
+		case a == optNamespaces:
+			c.namespaces = true
+		case a == optNoLandlock:
+			c.landlock = false
+		case a == optProbe:
+			c.probe = true
+		case strings.HasPrefix(a, optProxy):
+			c.egress = strings.TrimPrefix(a, optProxy)
+		default:
+			return c, fmt.Errorf("bad option %q", a)
+		}
+		args = args[1:]
+	}
+	var err error
+	c.spec, _, err = decodeSpec(append(args, "--", "x"))
+	return c, err
+}
+
+// RunSpawner is the spawner's whole life (see Spawner): set up its
+// namespaces and its bridge, confine itself, then start commands on
+// request until the connection on fd 3 ends, then kill those still
+// running. It returns the exit status.
 func RunSpawner(args []string) int {
 	runtime.LockOSThread() // every fork from this one capability-free thread
-	spec, _, err := decodeSpec(append(args, "--", "x"))
+	c, err := parseSpawnerArgs(args)
+	hostProc := -1
+	if err == nil && c.namespaces {
+		if hostProc, err = netns.OpenHostProc(); err == nil {
+			err = netns.Setup()
+			// Landlock must let the spawner read the host's /proc, which
+			// the new one now covers: by its descriptor, the only way to it.
+			c.spec.Read = append(c.spec.Read, "/proc/self/fd/"+strconv.Itoa(hostProc))
+		}
+	}
+	if err == nil && c.probe {
+		return 0
+	}
+	proxyAddr := ""
+	if err == nil && c.egress != "" {
+		proxyAddr, err = startBridge(&c)
+	}
 	if err == nil {
 		err = dropCapabilities()
 	}
-	if err == nil {
-		err = restrict(spec)
+	if err == nil && c.landlock {
+		var sockets []string
+		if c.egress != "" {
+			sockets = []string{c.egress}
+		}
+		err = restrictWith(c.spec, sockets)
 	}
 	if err == nil {
 		err = NonDumpable() // its commands, in its domain, cannot ptrace it
@@ -233,59 +386,113 @@ func RunSpawner(args []string) int {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
 	}
-	serve(fc.(*net.UnixConn))
+	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr}
+	st.serve()
 	return 0
 }
 
-// serve runs requests until the connection ends.
-func serve(conn *net.UnixConn) {
-	var wmu sync.Mutex
-	send := func(m spawnMessage) {
-		b, _ := json.Marshal(m)
-		wmu.Lock()
-		_, _ = conn.Write(b)
-		wmu.Unlock()
+// startBridge listens where commands will find the egress proxy: on the
+// namespace's loopback at netns.ProxyPort, or, without namespaces (the
+// Landlock fallback), on a free port of the host's loopback, which then
+// becomes the one port commands may connect to. It returns host:port.
+func startBridge(c *spawnerConfig) (string, error) {
+	addr := "127.0.0.1:" + strconv.Itoa(netns.ProxyPort)
+	if !c.namespaces {
+		addr = "127.0.0.1:0"
 	}
-	var running sync.Map // pid -> struct{}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("egress bridge: %w", err)
+	}
+	go func() { _ = egress.Bridge(ln, c.egress) }()
+	port := ln.Addr().(*net.TCPAddr).Port
+	c.spec.TCPPorts = append(c.spec.TCPPorts, port)
+	return "127.0.0.1:" + strconv.Itoa(port), nil
+}
+
+// spawnerState is a serving spawner's.
+type spawnerState struct {
+	conn *net.UnixConn
+	wmu  sync.Mutex // one message at a time
+	// mu is held across each fork and its reply, and across each round of
+	// reaping: a command is known before its end can be reaped, and its
+	// pid is sent before its end.
+	mu        sync.Mutex
+	running   map[int]struct{}
+	hostProc  int    // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
+	proxyAddr string // the bridge, with proxy
+}
+
+func (st *spawnerState) send(m spawnMessage) {
+	b, _ := json.Marshal(m)
+	st.wmu.Lock()
+	_, _ = st.conn.Write(b)
+	st.wmu.Unlock()
+}
+
+// serve runs requests until the connection ends.
+func (st *spawnerState) serve() {
+	// Children are reaped on SIGCHLD, whoever they are: the commands, and,
+	// as PID 1 of a namespace, every orphan there.
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, syscall.SIGCHLD)
+	go func() {
+		for range sigc {
+			st.reap()
+		}
+	}()
 	buf, oob := make([]byte, maxMessage), make([]byte, unix.CmsgSpace(3*4))
 	for {
-		n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
+		n, oobn, _, _, err := st.conn.ReadMsgUnix(buf, oob)
 		if err != nil || n == 0 {
 			break
 		}
 		files, ferr := receivedFiles(oob[:oobn])
-		pid, err := spawn(buf[:n], files, ferr)
+		st.mu.Lock()
+		pid, hostPid, err := st.spawn(buf[:n], files, ferr)
 		for _, f := range files {
 			f.Close()
 		}
 		if err != nil {
-			send(spawnMessage{Err: err.Error()})
-			continue
+			st.send(spawnMessage{Err: err.Error()})
+		} else {
+			st.running[pid] = struct{}{}
+			st.send(spawnMessage{Pid: pid, HostPid: hostPid})
 		}
-		running.Store(pid, struct{}{})
-		send(spawnMessage{Pid: pid})
-		go func() {
-			var ws syscall.WaitStatus
-			for {
-				_, err := syscall.Wait4(pid, &ws, 0, nil)
-				if err != syscall.EINTR {
-					break
-				}
-			}
-			running.Delete(pid)
-			send(spawnMessage{Exited: pid, Status: uint32(ws)})
-		}()
+		st.mu.Unlock()
 	}
 	// The core is gone or done: so are its commands.
-	running.Range(func(k, _ any) bool {
-		_ = syscall.Kill(-k.(int), syscall.SIGKILL)
-		return true
-	})
-	if signalsScoped() {
+	st.mu.Lock()
+	for pid := range st.running {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	st.mu.Unlock()
+	if signalsScoped() || st.hostProc >= 0 {
 		// Every process this one may signal: its own Landlock domain,
 		// which is the session's commands and whatever they started,
-		// wherever they went. The kernel refuses the rest.
+		// wherever they went; or, as PID 1, its whole PID namespace.
+		// The kernel refuses the rest.
 		_ = syscall.Kill(-1, syscall.SIGKILL)
+	}
+}
+
+// reap collects every child that has ended and reports the commands'.
+func (st *spawnerState) reap() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+		if _, ok := st.running[pid]; ok {
+			delete(st.running, pid)
+			st.send(spawnMessage{Exited: pid, Status: uint32(ws)})
+		}
 	}
 }
 
@@ -317,22 +524,46 @@ func receivedFiles(oob []byte) ([]*os.File, error) {
 	return files, nil
 }
 
-// spawn starts one request's command from this (locked) thread.
-func spawn(msg []byte, files []*os.File, ferr error) (int, error) {
+// spawn starts one request's command from this (locked) thread. It
+// returns the pid and, in a PID namespace, the pid the core sees (else 0).
+// It runs under st.mu, so the command is not reaped yet, even if it has
+// ended: its pidfd still names it.
+func (st *spawnerState) spawn(msg []byte, files []*os.File, ferr error) (int, int, error) {
 	if ferr != nil {
-		return 0, ferr
+		return 0, 0, ferr
 	}
 	var req spawnRequest
 	if err := json.Unmarshal(msg, &req); err != nil || len(req.Argv) == 0 {
-		return 0, fmt.Errorf("bad spawn request")
+		return 0, 0, fmt.Errorf("bad spawn request")
 	}
 	path, err := exec.LookPath(req.Argv[0])
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
+	if st.proxyAddr != "" {
+		req.Env = netns.WithProxyEnv(req.Env, st.proxyAddr)
+	}
+	pidfd := -1
+	sys := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if st.hostProc >= 0 {
+		sys.PidFD = &pidfd
+	}
+	pid, err := syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
 		Dir: req.Dir, Env: req.Env,
 		Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		Sys:   sys,
 	})
+	if err != nil || st.hostProc < 0 {
+		return pid, 0, err
+	}
+	hostPid, herr := -1, errors.New("this kernel gives no pidfd (clone CLONE_PIDFD, Linux 5.2+), which a PID namespace needs")
+	if pidfd >= 0 {
+		hostPid, herr = netns.HostPid(st.hostProc, pidfd)
+		unix.Close(pidfd)
+	}
+	if herr != nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return 0, 0, fmt.Errorf("the command's pid outside its namespace: %w", herr)
+	}
+	return pid, hostPid, nil
 }

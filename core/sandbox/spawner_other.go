@@ -42,3 +42,6 @@ func (sp *Spawner) Close() {}
 
 // RunSpawner is Linux only.
 func RunSpawner([]string) int { return helperFailed }
+
+// Probe has nothing to test off Linux.
+func (s *Sandbox) Probe() error { return nil }

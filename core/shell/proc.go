@@ -90,7 +90,7 @@ func (r *run) start() error {
 		return err
 	}
 	err = r.spawn(writers)
-	if r.cfg.Spawn == nil || err != nil {
+	if r.cfg.Spawn == nil || err != nil && !r.cfg.SpawnOnly {
 		err = r.exec(writers)
 	}
 	// The child has its own copies; ours must go so EOF can arrive.

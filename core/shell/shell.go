@@ -76,6 +76,9 @@ type Config struct {
 	// error the command starts as above (the sandbox's spawner falls back
 	// to its helper).
 	Spawn func(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
+	// SpawnOnly makes Spawn's error the command's: it does not start as
+	// above (the sandbox's namespaces exist only where Spawn starts).
+	SpawnOnly bool
 }
 
 // New returns a Shell whose tracked working directory starts at dir, which

@@ -19,4 +19,11 @@ type Isolation struct {
 	// PerPrincipal is true when each principal's core is confined to its
 	// own working directory (--workdir-template).
 	PerPrincipal bool `json:"per_principal"`
+	// Net is the cores' --sandbox-net (host, none or proxy), NetEnforced
+	// what confines it ("namespace", "landlock-tcp" or "none"), and
+	// PIDNamespace whether each session sees only its own processes, as
+	// `boris --check` reports them.
+	Net          string `json:"net"`
+	NetEnforced  string `json:"net_enforced"`
+	PIDNamespace bool   `json:"pid_namespace"`
 }

@@ -77,7 +77,14 @@ func TestUnitDirectives(t *testing.T) {
 		{"PrivateTmp", isYes, "a private /tmp"},
 		{"PrivateDevices", isYes, "no raw devices"},
 		{"RestrictSUIDSGID", isYes, "no setuid files created"},
-		{"CapabilityBoundingSet", func(v string) bool { return v == "" }, "no capabilities (an empty set)"},
+		// Only what a session's spawner needs inside its own user namespace
+		// (see the unit's comment); the gateway holds none of them.
+		{"CapabilityBoundingSet", func(v string) bool {
+			return !slices.ContainsFunc(strings.Fields(v), func(c string) bool {
+				return !slices.Contains([]string{"CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETPCAP"}, c)
+			})
+		}, "no capabilities beyond those a session's user namespace needs"},
+		{"AmbientCapabilities", func(v string) bool { return v == "" }, "no ambient capabilities: the gateway holds none"},
 		{"Restart", oneOf("on-failure", "always", "on-abnormal"), "restarted when it fails"},
 		// mixed: SIGTERM to the gateway alone (it drains and ends its cores),
 		// then SIGKILL to all that is left in the cgroup.

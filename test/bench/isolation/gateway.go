@@ -69,15 +69,19 @@ func startGateway(ctx context.Context, bins binaries, s setup, dir string) (*gat
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(filepath.Dir(dir), fmt.Sprintf("gateway-sandbox-%s-cgroups-%s.log", s.sandboxArg(), s.cgroupsArg()))
+	logPath := filepath.Join(filepath.Dir(dir), fmt.Sprintf("gateway-sandbox-%s-cgroups-%s-net-%s.log", s.sandboxArg(), s.cgroupsArg(), s.netArg()))
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("start gateway: %w", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(bins.gateway, "--listen", "127.0.0.1:"+strconv.Itoa(port), "--auth", "none",
-		"--cgroups", s.cgroupsArg(), "--core", bins.boris,
-		"--", "--workdir", dir, "--sandbox", s.sandboxArg())
+	args := []string{"--listen", "127.0.0.1:" + strconv.Itoa(port), "--auth", "none",
+		"--cgroups", s.cgroupsArg(), "--core", bins.boris, "--sandbox-net", s.netArg()}
+	if s.net == "proxy" {
+		// The download's server, on this host's loopback, by a pinned name.
+		args = append(args, "--egress-allow", downloadName+":*", "--egress-resolve", downloadName+"=127.0.0.1")
+	}
+	cmd := exec.Command(bins.gateway, append(args, "--", "--workdir", dir, "--sandbox", s.sandboxArg())...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = coreEnv(os.Environ())
 	if err := cmd.Start(); err != nil {

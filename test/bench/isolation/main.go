@@ -12,6 +12,12 @@
 //   - bash call: p50/p99 of -calls `bash {"command": "echo hi"}` calls on
 //     one warm session per configuration.
 //
+// Two more gateways run with the sandbox and cgroups on and each session in
+// namespaces of its own (--sandbox-net none, and proxy with the egress
+// proxy), measured against the same gateway with the host's network; and
+// a 100 MB download by curl inside a session, directly (net host) and
+// through the egress proxy (plain HTTP and a CONNECT tunnel), median of 5.
+//
 // All configurations run at once, and the measurements are taken in
 // -rounds rounds that visit every configuration in a rotating order, so
 // that drift in the machine's load does not favour one.
@@ -92,7 +98,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	if res.env, err = describeEnvironment(ctx, bins.boris, ws.Fixture.Dir); err != nil {
 		return err
 	}
-	if res.configs, err = measureAll(ctx, cfg, bins, ws, logw); err != nil {
+	if res.configs, res.download, err = measureAll(ctx, cfg, bins, ws, logw); err != nil {
 		return err
 	}
 	if res.leftover, err = benchkit.AwaitGone(ctx, ws.Fixture.Dir, leakWait, pollEvery); err != nil {

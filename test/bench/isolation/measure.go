@@ -48,7 +48,7 @@ type endpoint struct {
 // measureAll starts every configuration, warms each up, measures them in
 // cfg.rounds rounds, each visiting every configuration in a rotating
 // order, then stops them all and returns their results in allSetups order.
-func measureAll(ctx context.Context, cfg config, bins binaries, ws *benchkit.Workspace, logw io.Writer) ([]configResult, error) {
+func measureAll(ctx context.Context, cfg config, bins binaries, ws *benchkit.Workspace, logw io.Writer) ([]configResult, *downloadResult, error) {
 	var eps []*endpoint
 	defer func() {
 		for _, ep := range eps {
@@ -59,7 +59,7 @@ func measureAll(ctx context.Context, cfg config, bins binaries, ws *benchkit.Wor
 		fmt.Fprintf(logw, "%s: starting %s; %d warm-up calls\n", prog, label(s), cfg.warmup)
 		ep, err := openEndpoint(ctx, cfg, bins, s, ws.Fixture.Dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		eps = append(eps, ep)
 	}
@@ -69,12 +69,17 @@ func measureAll(ctx context.Context, cfg config, bins binaries, ws *benchkit.Wor
 		for i := range eps {
 			ep := eps[(r+i)%len(eps)]
 			if err := ep.measure(ctx, creates, calls); err != nil {
-				return nil, ep.fail(err)
+				return nil, nil, ep.fail(err)
 			}
 		}
 	}
+	dl, err := measureDownload(ctx, eps, logw)
+	if err != nil {
+		return nil, nil, err
+	}
 	fmt.Fprintf(logw, "%s: stopping every configuration\n", prog)
-	return finish(eps)
+	out, err := finish(eps)
+	return out, dl, err
 }
 
 // finish stops every endpoint and summarizes its latencies.

@@ -17,8 +17,9 @@ const (
 // results is everything one run measured.
 type results struct {
 	env      environment
-	configs  []configResult // in allSetups order
-	leftover []string       // processes naming the fixture after the run
+	configs  []configResult  // in allSetups order
+	leftover []string        // processes naming the fixture after the run
+	download *downloadResult // the network part's download, nil when not run
 }
 
 // of returns the result of configuration s (zero if it was not measured).
@@ -103,6 +104,7 @@ func writeTable(w io.Writer, cfg config, r results) {
 	}
 	fmt.Fprintln(w)
 	writeVerdicts(w, targets(r))
+	writeNet(w, r)
 	benchkit.WriteLeaks(w, r.leftover)
 }
 
@@ -195,16 +197,18 @@ type jsonAdded struct {
 
 // jsonReport is the whole -json output.
 type jsonReport struct {
-	Environment    environment       `json:"environment"`
-	Protocol       string            `json:"protocol"`
-	Sessions       int               `json:"sessions"`
-	Calls          int               `json:"calls"`
-	Warmup         int               `json:"warmup"`
-	Rounds         int               `json:"rounds"`
-	Configurations []jsonConfig      `json:"configurations"`
-	Added          []jsonAdded       `json:"added"`
-	Targets        []benchkit.Target `json:"targets"`
-	Leftover       []string          `json:"leftover_processes"`
+	Environment    environment        `json:"environment"`
+	Protocol       string             `json:"protocol"`
+	Sessions       int                `json:"sessions"`
+	Calls          int                `json:"calls"`
+	Warmup         int                `json:"warmup"`
+	Rounds         int                `json:"rounds"`
+	Configurations []jsonConfig       `json:"configurations"`
+	Added          []jsonAdded        `json:"added"`
+	Targets        []benchkit.Target  `json:"targets"`
+	NetTargets     []benchkit.Target  `json:"net_targets,omitempty"`
+	DownloadMs     map[string]float64 `json:"download_100mb_p50_ms,omitempty"`
+	Leftover       []string           `json:"leftover_processes"`
 }
 
 // writeJSON prints the machine-readable result.
@@ -212,7 +216,10 @@ func writeJSON(w io.Writer, cfg config, r results) error {
 	out := jsonReport{
 		Environment: r.env, Protocol: protocolVersion,
 		Sessions: cfg.sessions, Calls: cfg.calls, Warmup: cfg.warmup, Rounds: cfg.rounds,
-		Targets: targets(r), Leftover: r.leftover,
+		Targets: targets(r), NetTargets: netTargets(r), Leftover: r.leftover,
+	}
+	if d := r.download; d != nil && d.Skipped == "" {
+		out.DownloadMs = map[string]float64{"direct": benchkit.Ms(d.Direct), "proxy_http": benchkit.Ms(d.Proxy), "proxy_connect": benchkit.Ms(d.Tunnel)}
 	}
 	if out.Leftover == nil {
 		out.Leftover = []string{}

@@ -17,16 +17,34 @@ type setup struct {
 	stdio   bool // boris over stdio, no gateway (bash calls only)
 	sandbox bool // the core runs with --sandbox auto, else --sandbox off
 	cgroups bool // the gateway runs with --cgroups auto, else --cgroups off
+	// net is the gateway's --sandbox-net: "" is host (the four sandbox
+	// and cgroup combinations measure without namespaces), else none or
+	// proxy (with the sandbox and cgroups on).
+	net string
 }
 
 // allSetups returns the configurations of a run, in the report's order:
 // the four gateway combinations, the baseline (neither) first, then direct
-// stdio with the sandbox off and on.
+// stdio with the sandbox off and on, then the gateway with the sandbox and
+// cgroups on and each session in namespaces of its own (--sandbox-net none
+// and proxy), against the fourth (host).
 func allSetups() []setup {
 	return []setup{
 		{}, {sandbox: true}, {cgroups: true}, {sandbox: true, cgroups: true},
 		{stdio: true}, {stdio: true, sandbox: true},
+		netSetup("none"), netSetup("proxy"),
 	}
+}
+
+// netSetup is the gateway with the sandbox and cgroups on and --sandbox-net net.
+func netSetup(net string) setup { return setup{sandbox: true, cgroups: true, net: net} }
+
+// netArg is the gateway's --sandbox-net value.
+func (s setup) netArg() string {
+	if s.net == "" {
+		return "host"
+	}
+	return s.net
 }
 
 // name labels the configuration in the table and the JSON:
@@ -34,6 +52,9 @@ func allSetups() []setup {
 func (s setup) name() string {
 	if s.stdio {
 		return fmt.Sprintf("stdio    sandbox %-3s", onOff(s.sandbox))
+	}
+	if s.net != "" {
+		return fmt.Sprintf("gateway  net %-5s sandbox+cgroups", s.net)
 	}
 	return fmt.Sprintf("gateway  sandbox %-3s  cgroups %s", onOff(s.sandbox), onOff(s.cgroups))
 }
