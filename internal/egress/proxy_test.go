@@ -56,7 +56,7 @@ func TestRules(t *testing.T) {
 
 // proxyFixture serves p on a Unix socket and returns an HTTP client that
 // uses it as its proxy, through a Bridge on a loopback port.
-func proxyFixture(t *testing.T, p *Proxy) *http.Client {
+func proxyFixture(t testing.TB, p *Proxy) *http.Client {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "p.sock")
 	ln, err := net.Listen("unix", sock)
