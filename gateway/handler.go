@@ -180,6 +180,9 @@ func NewHandler(opts Options) *Handler {
 	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
 	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
 	h.obs = dashboard.NewObserver(h.table)
+	if h.warm != nil {
+		h.obs.WarmCores(h.warm.HitRate)
+	}
 	h.dash = dashboard.New(opts.Dashboard, h.dashboardGateway(), h.obs)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
@@ -312,7 +315,9 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	principals := h.table.CountPrincipals()
 	body := map[string]any{"status": "ok", "sessions": h.table.Count() - principals, "principal_cores": principals}
 	if h.warm != nil {
+		hits, misses := h.warm.HitRate()
 		body["warm_cores"] = h.warm.Count()
+		body["warm_hits"], body["warm_misses"] = hits, misses
 	}
 	if h.opts.Isolation != nil {
 		body["isolation"] = h.opts.Isolation

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -47,6 +48,26 @@ func TestWarmCoreTakenByNextSession(t *testing.T) {
 		w := g.warmPids(first, second)
 		return len(w) == 1 && w[0] != waiting
 	})
+	// The first create found no core waiting, the second one: /healthz
+	// and /metrics count both.
+	hresp, err := g.client().Get(g.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct {
+		Hits   int64 `json:"warm_hits"`
+		Misses int64 `json:"warm_misses"`
+	}
+	err = json.NewDecoder(hresp.Body).Decode(&health)
+	hresp.Body.Close()
+	if err != nil || health.Hits != 1 || health.Misses != 1 {
+		t.Errorf("/healthz warm_hits %d, warm_misses %d (%v); want 1 and 1", health.Hits, health.Misses, err)
+	}
+	if code, families := scrape(t, g); code != http.StatusOK {
+		t.Errorf("/metrics: %d", code)
+	} else if hits, misses := value(families, "boris_gateway_warm_core_hits_total"), value(families, "boris_gateway_warm_core_misses_total"); hits != 1 || misses != 1 {
+		t.Errorf("/metrics warm core hits %v, misses %v; want 1 and 1", hits, misses)
+	}
 
 	g.h.Close()
 	waitFor(t, "no core after Close", func() bool { return len(g.cores()) == 0 })

@@ -78,6 +78,10 @@ func NewObserver(t Sessions) *Observer {
 	}
 }
 
+// WarmCores counts the warm pool's hits and misses in /metrics, read
+// through rate.
+func (o *Observer) WarmCores(rate func() (hits, misses int64)) { o.metrics.WarmCores(rate) }
+
 // notify wakes every dashboard stream. Called with mu held.
 func (o *Observer) notify() {
 	close(o.changed)

@@ -21,6 +21,13 @@ import (
 // started for another. At most WarmCores wait at once, the least recently
 // wanted ones giving way; one waiting longer than warmIdle is stopped, as
 // is every waiting core when the gateway closes or drains.
+//
+// The pool adapts to how fast a principal's sessions arrive: one waiting
+// core serves a principal whose sessions come slower than a core starts,
+// but not one that opens sessions back to back. For each key the pool
+// keeps as many cores waiting or starting as arrive while one starts (the
+// recent arrival rate times the recent start time, plus one), bounded by
+// WarmCores. Take counts hits and misses; HitRate reports them.
 
 // warmIdle is how long a core waits to be taken before it is stopped.
 const warmIdle = 5 * time.Minute
@@ -42,9 +49,20 @@ type WarmPool struct {
 
 	mu       sync.Mutex
 	waiting  []*WarmCore
-	starting map[string]bool // keys whose core is being started
+	starting map[string]int        // cores being started, by key
+	demand   map[string]*keyDemand // how fast each key's sessions arrive
+	startDur time.Duration         // how long a core takes to start, smoothed
+	hits     int64                 // Takes that found a core waiting
+	misses   int64                 // Takes that found none
 	closed   bool
 	inflight sync.WaitGroup // starts under way
+}
+
+// keyDemand is how often a key's cores are taken: the smoothed time
+// between two Takes, and the last one.
+type keyDemand struct {
+	gap  time.Duration
+	last time.Time
 }
 
 // NewWarmPool returns a pool of at most max waiting cores (nil for none),
@@ -53,7 +71,7 @@ func NewWarmPool(max int, grace time.Duration, start func(Spec) (*WarmCore, erro
 	if max <= 0 {
 		return nil
 	}
-	return &WarmPool{max: max, grace: grace, idle: warmIdle, start: start, starting: map[string]bool{}}
+	return &WarmPool{max: max, grace: grace, idle: warmIdle, start: start, starting: map[string]int{}, demand: map[string]*keyDemand{}}
 }
 
 // WarmKey identifies a launch: cores of equal keys are interchangeable.
@@ -68,6 +86,42 @@ func (w *WarmPool) Take(key string) *WarmCore {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.arrived(key, time.Now())
+	c := w.take(key)
+	if c != nil {
+		w.hits++
+	} else {
+		w.misses++
+	}
+	return c
+}
+
+// arrived notes a session of key arriving at now.
+func (w *WarmPool) arrived(key string, now time.Time) {
+	d := w.demand[key]
+	if d == nil {
+		w.demand[key] = &keyDemand{last: now}
+		return
+	}
+	gap := now.Sub(d.last)
+	if d.gap > 0 {
+		gap = (d.gap + gap) / 2 // the latest gaps count most
+	}
+	d.gap, d.last = gap, now
+}
+
+// want is how many cores of key should be waiting or starting: those
+// that arrive while one starts, and one more, within max.
+func (w *WarmPool) want(key string) int {
+	d := w.demand[key]
+	if d == nil || d.gap <= 0 || w.startDur <= 0 {
+		return 1
+	}
+	return min(int(w.startDur/d.gap)+1, w.max)
+}
+
+// take is Take once the pool is locked.
+func (w *WarmPool) take(key string) *WarmCore {
 	for i, c := range w.waiting {
 		if c.Key != key {
 			continue
@@ -85,52 +139,64 @@ func (w *WarmPool) Take(key string) *WarmCore {
 	return nil
 }
 
-// Refill starts a core of l in the background, unless one of its key is
-// waiting or being started, making room by stopping the oldest waiting
-// core if the pool is full.
+// Refill starts cores of l in the background until as many of its key
+// are waiting or being started as its sessions want (want), making room by
+// stopping the oldest waiting cores if the pool is full.
 func (w *WarmPool) Refill(l Spec) {
 	if w == nil {
 		return
 	}
 	key := WarmKey(l)
 	w.mu.Lock()
-	if w.closed || w.starting[key] {
-		w.mu.Unlock()
-		return
-	}
+	defer w.mu.Unlock()
+	have := w.starting[key]
 	for _, c := range w.waiting {
 		if c.Key == key {
-			w.mu.Unlock()
-			return
+			have++
 		}
 	}
-	w.starting[key] = true
-	w.inflight.Add(1)
-	w.mu.Unlock()
-	go func() {
-		defer w.inflight.Done()
-		c, err := w.start(l)
-		w.mu.Lock()
+	for ; !w.closed && have < w.want(key); have++ {
+		w.starting[key]++
+		w.inflight.Add(1)
+		go w.startOne(l, key)
+	}
+}
+
+// startOne starts a core of l and puts it in the pool.
+func (w *WarmPool) startOne(l Spec, key string) {
+	defer w.inflight.Done()
+	began := time.Now()
+	c, err := w.start(l)
+	took := time.Since(began)
+	w.mu.Lock()
+	if w.starting[key]--; w.starting[key] == 0 {
 		delete(w.starting, key)
-		if err != nil || w.closed {
-			w.mu.Unlock()
-			if c != nil {
-				w.stop(c)
-			}
-			return
-		}
-		var evicted *WarmCore
-		if len(w.waiting) >= w.max {
-			evicted, w.waiting = w.waiting[0], w.waiting[1:]
-			evicted.timer.Stop()
-		}
-		c.timer = time.AfterFunc(w.idle, func() { w.expire(c) })
-		w.waiting = append(w.waiting, c)
+	}
+	switch {
+	case err != nil:
+	case w.startDur == 0:
+		w.startDur = took
+	default:
+		w.startDur = (w.startDur + took) / 2 // the latest starts count most
+	}
+	if err != nil || w.closed {
 		w.mu.Unlock()
-		if evicted != nil {
-			w.stop(evicted)
+		if c != nil {
+			w.stop(c)
 		}
-	}()
+		return
+	}
+	var evicted *WarmCore
+	if len(w.waiting) >= w.max {
+		evicted, w.waiting = w.waiting[0], w.waiting[1:]
+		evicted.timer.Stop()
+	}
+	c.timer = time.AfterFunc(w.idle, func() { w.expire(c) })
+	w.waiting = append(w.waiting, c)
+	w.mu.Unlock()
+	if evicted != nil {
+		w.stop(evicted)
+	}
 }
 
 // expire stops c if it is still waiting.
@@ -168,6 +234,17 @@ func (w *WarmPool) Close() {
 	}
 	wg.Wait()
 	w.inflight.Wait()
+}
+
+// HitRate reports how many Takes found a core waiting and how many found
+// none.
+func (w *WarmPool) HitRate() (hits, misses int64) {
+	if w == nil {
+		return 0, 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hits, w.misses
 }
 
 // Count reports how many cores are waiting.

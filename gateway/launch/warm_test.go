@@ -93,3 +93,65 @@ func coreExited(p *Core) bool {
 		return false
 	}
 }
+
+// TestWarmPoolKeepsUpWithArrivals: sessions of one principal arriving
+// faster than a core starts make the pool keep more than one core of
+// theirs waiting or starting (as many as arrive while one starts, and one
+// more, within the pool's size), so that back-to-back creates find cores
+// waiting; a principal whose sessions come slowly keeps one. Hits and
+// misses are counted. The arrivals' times are given, not slept.
+func TestWarmPoolKeepsUpWithArrivals(t *testing.T) {
+	sp := NewSpawner(nil)
+	log := slog.New(slog.DiscardHandler)
+	var started atomic.Int32
+	start := func(l Spec) (*WarmCore, error) {
+		n := started.Add(1)
+		core, err := Spawn(sp, "/bin/sleep", Spec{Args: []string{"300"}}, log)
+		if err != nil {
+			return nil, err
+		}
+		return &WarmCore{Key: WarmKey(l), ID: "w" + strconv.Itoa(int(n)), Core: core}, nil
+	}
+	fast, slow := Spec{Args: []string{"fast"}}, Spec{Args: []string{"slow"}}
+	w := NewWarmPool(4, time.Second, start)
+	defer w.Close()
+	t0 := time.Now()
+	w.mu.Lock()
+	w.startDur = 50 * time.Millisecond
+	for i := range 12 { // a session every 10 ms: five arrive while a core starts
+		w.arrived(WarmKey(fast), t0.Add(time.Duration(i)*10*time.Millisecond))
+	}
+	for i := range 3 { // one every 200 ms
+		w.arrived(WarmKey(slow), t0.Add(time.Duration(i)*200*time.Millisecond))
+	}
+	wantFast, wantSlow := w.want(WarmKey(fast)), w.want(WarmKey(slow))
+	w.mu.Unlock()
+	if wantFast != 4 {
+		t.Errorf("sessions every 10 ms, cores starting in 50 ms, a pool of 4: the pool wants %d of theirs, want 4 (6, bounded by the pool)", wantFast)
+	}
+	if wantSlow != 1 {
+		t.Errorf("sessions every 200 ms: the pool wants %d of theirs, want 1", wantSlow)
+	}
+
+	w.Refill(fast)
+	testbin.WaitFor(t, "four cores of the fast principal waiting", func() bool { return w.Count() == 4 })
+	var taken []*WarmCore
+	defer func() {
+		for _, c := range taken {
+			c.Core.Stop(time.Second)
+		}
+	}()
+	for range 4 { // back to back: every one finds a core
+		c := w.Take(WarmKey(fast))
+		if c == nil {
+			t.Fatal("a back-to-back take found no core waiting")
+		}
+		taken = append(taken, c)
+	}
+	if c := w.Take(WarmKey(slow)); c != nil {
+		t.Fatalf("took a core for slow, never started: %s", c.ID)
+	}
+	if h, m := w.HitRate(); h != 4 || m != 1 {
+		t.Errorf("hit rate: %d hits, %d misses; want 4 and 1", h, m)
+	}
+}

@@ -84,6 +84,21 @@ func New(t Counts) *Metrics {
 	return m
 }
 
+// WarmCores registers the warm pool's hits and misses, read through rate:
+// how many session creates found a core started ahead and how many did
+// not.
+func (m *Metrics) WarmCores(rate func() (hits, misses int64)) {
+	hits := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "boris_gateway_warm_core_hits_total",
+		Help: "Cores for sessions and principals taken from the warm pool (--warm-cores).",
+	}, func() float64 { h, _ := rate(); return float64(h) })
+	misses := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "boris_gateway_warm_core_misses_total",
+		Help: "Cores for sessions and principals started on demand because none was waiting in the warm pool (--warm-cores).",
+	}, func() float64 { _, m := rate(); return float64(m) })
+	m.reg.MustRegister(hits, misses)
+}
+
 // label is the tool label of a call of name with outcome: the name once a
 // core has answered a call of it with a result (so it is a tool the core
 // has), while fewer than maxToolLabels names are kept; otherTool else.
