@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 # staticcheck, pinned, built by go run from the module proxy (no install step)
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run test vet lint bench-startup soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -68,6 +68,12 @@ bench:
 ## bench-startup: spawn -> initialized and spawn -> first tools/list of boris against a bare go-sdk server
 bench-startup:
 	$(GO) run ./test/bench/startup $(BENCH_STARTUP_FLAGS)
+
+## bench-scale: one gateway, isolation on, 500 open sessions of 50 principals, 50 calling view, grep and
+##   bash for 60 s while sessions are created beside them: latencies, errors, memory, descriptors
+##   (BENCH_SCALE_FLAGS, e.g. -sessions 100 -duration 20s)
+bench-scale:
+	$(GO) run ./test/bench/scale $(BENCH_SCALE_FLAGS)
 
 ## bench-grep: grep and glob against ripgrep over the Go source tree;
 ## BENCH_GREP_FLAGS='-corpus all' adds the Linux sources (warm and cold-ish page cache)

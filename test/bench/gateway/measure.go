@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // Time limits that turn a hung gateway or core into an error instead of a

@@ -14,8 +14,9 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // The hop: the go-sdk client's Streamable HTTP transport costs a client

@@ -104,8 +104,8 @@ type jsonMemory struct {
 	Sessions         int       `json:"open_sessions"`
 	RSSPerSessionMB  float64   `json:"rss_per_session_mb"`
 	PSSPerSessionMB  float64   `json:"pss_per_session_mb"`
-	Open             treeUsage `json:"open"`
-	NoSession        treeUsage `json:"no_session"`
+	Open             benchkit.TreeUsage `json:"open"`
+	NoSession        benchkit.TreeUsage `json:"no_session"`
 	GatewayRSSOpenMB float64   `json:"gateway_rss_mb"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
@@ -29,14 +30,14 @@ func sampleResults() (config, results) {
 			name: "boris-gateway", create: lat(8.982, 9.062, 9), call: lat(0.906, 4.628, 1.105), ping: lat(0.295, 1, 0.3),
 			rawCall: lat(0.290, 0.9, 0.3), rawStdio: lat(0.120, 0.4, 0.13),
 			throughput: 1570.4, clean: true,
-			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 16.5e6, PSS: 10e6, GatewayRSS: 16.5e6},
-				open: treeUsage{Procs: 6, Cores: 5, RSS: 65.1e6, PSS: 35.5e6, GatewayRSS: 15.9e6}},
+			mem: memory{sessions: 5, idle: benchkit.TreeUsage{Procs: 1, RSS: 16.5e6, PSS: 10e6, GatewayRSS: 16.5e6},
+				open: benchkit.TreeUsage{Procs: 6, Cores: 5, RSS: 65.1e6, PSS: 35.5e6, GatewayRSS: 15.9e6}},
 		}, {
 			name: "supergateway", create: lat(15.686, 17.234, 16), call: lat(2.449, 10.266, 3.342), ping: lat(1.609, 3, 1.7),
 			rawCall: lat(1.2, 4, 1.3), rawStdio: lat(0.125, 0.4, 0.13),
 			throughput: 461.2, clean: false,
-			mem: memory{sessions: 5, idle: treeUsage{Procs: 1, RSS: 158e6, PSS: 150e6, GatewayRSS: 158e6},
-				open: treeUsage{Procs: 11, Cores: 5, RSS: 216.7e6, PSS: 176.75e6, GatewayRSS: 158.8e6}},
+			mem: memory{sessions: 5, idle: benchkit.TreeUsage{Procs: 1, RSS: 158e6, PSS: 150e6, GatewayRSS: 158e6},
+				open: benchkit.TreeUsage{Procs: 11, Cores: 5, RSS: 216.7e6, PSS: 176.75e6, GatewayRSS: 158.8e6}},
 		}},
 		leftover: []string{"4242 /tmp/boris --workdir /tmp/files"},
 	}

@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mjkoo/boris/test/bench/benchkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
 )
 
 // throughputWarmup is how many untimed calls each session makes before the

@@ -1,0 +1,351 @@
+// Command scale measures one boris-gateway serving a shared build host:
+// -sessions open sessions of -principals principals (static tokens, each
+// in its own working directory, with the gateway's isolation on: the
+// sandbox, cgroups when it can make them, network namespaces), of which
+// -callers (one per principal) call view, grep and bash echo in a loop for
+// -duration while a session is created (and closed) every -create-every
+// beside them. It reports p50 and p99 per tool and for those creates, the
+// errors (which must be 0), the gateway's RSS, the PSS of its whole tree
+// per open session and the open file descriptors, with a verdict on each
+// of the issue's targets. Traffic stays on loopback; every process is
+// stopped, and checked gone, at the end.
+//
+// Run it from the module root with `make bench-scale` (about two minutes
+// with the defaults, most of it the load). It needs root for cgroups;
+// without them sessions still run, unconfined by cgroups, and the report
+// says so.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/test/bench/benchkit"
+)
+
+// The issue's targets.
+const (
+	targetViewP99Ms     = 20.0
+	targetPSSPerSession = 6.0   // MB
+	targetGatewayRSS    = 200.0 // MB
+)
+
+type config struct {
+	sessions, principals, callers int
+	duration, createEvery         time.Duration
+}
+
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.sessions, "sessions", 500, "sessions held open")
+	flag.IntVar(&cfg.principals, "principals", 50, "principals (static tokens) the sessions belong to, in turn")
+	flag.IntVar(&cfg.callers, "callers", 50, "sessions calling tools in a loop (one per principal, at most -principals)")
+	flag.DurationVar(&cfg.duration, "duration", 60*time.Second, "length of the load")
+	flag.DurationVar(&cfg.createEvery, "create-every", 500*time.Millisecond, "a session created and closed this often during the load")
+	flag.Parse()
+	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 {
+		benchkit.ExitUsage("scale", "-sessions, -principals and -callers must be at least 1, -callers at most -principals, -duration and -create-every positive")
+	}
+	os.Exit(benchkit.Run("scale", os.Stderr, func(ctx context.Context) error {
+		return run(ctx, cfg, os.Stdout, os.Stderr)
+	}))
+}
+
+// principal is one token's subject and its token.
+type principal struct{ name, token string }
+
+// run builds both binaries, starts the gateway, opens the sessions, runs
+// the load, reads the memory and writes the report.
+func run(ctx context.Context, cfg config, out, logw io.Writer) error {
+	ws, err := benchkit.NewWorkspace(ctx, "boris-scale-", "boris scale")
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	fmt.Fprintln(logw, "scale: building boris and boris-gateway")
+	boris, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris")
+	if err != nil {
+		return err
+	}
+	gateway, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris-gateway")
+	if err != nil {
+		return err
+	}
+	principals, tokenFile, err := writeTokens(ws.Dir, cfg.principals)
+	if err != nil {
+		return err
+	}
+	work := filepath.Join(ws.Dir, "work")
+	for _, p := range principals { // the fixture in every principal's directory
+		dir := filepath.Join(work, p.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line to view and grep\n", 50)), 0o644); err != nil {
+			return err
+		}
+	}
+	perSubject := (cfg.sessions+cfg.principals-1)/cfg.principals + 2 // the held ones, a caller's, a create's
+	g, err := benchkit.StartGateway(ctx, gateway, "--listen", "127.0.0.1:0", "--token-file", tokenFile,
+		"--workdir-template", filepath.Join(work, "{sub}"), "--state-dir", filepath.Join(ws.Dir, "state"),
+		"--max-sessions", strconv.Itoa(cfg.sessions+cfg.principals+10), "--max-sessions-per-subject", strconv.Itoa(perSubject))
+	if err != nil {
+		return err
+	}
+	defer g.Stop()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer hc.CloseIdleConnections()
+
+	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
+	var held []*mcp.ClientSession
+	defer func() {
+		for _, cs := range held {
+			_ = cs.Close()
+		}
+	}()
+	var opens []time.Duration
+	for i := range cfg.sessions {
+		cs, d, err := connect(ctx, hc, g.URL(), principals[i%len(principals)])
+		if err != nil {
+			return fmt.Errorf("open session %d: %w", i, err)
+		}
+		held, opens = append(held, cs), append(opens, d)
+	}
+	idle, err := readUsage(g.Pid(), boris)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(logw, "scale: %d callers for %s, a session created every %s\n", cfg.callers, cfg.duration, cfg.createEvery)
+	load, err := runLoad(ctx, cfg, hc, g.URL(), principals, held)
+	if err != nil {
+		return err
+	}
+	loaded, err := readUsage(g.Pid(), boris)
+	if err != nil {
+		return err
+	}
+	for _, cs := range held {
+		_ = cs.Close()
+	}
+	held = nil
+	g.Stop()
+	left, err := benchkit.AwaitGone(ctx, boris, 10*time.Second, 50*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	return report(out, cfg, benchkit.Summarize(opens), idle, loaded, load, left)
+}
+
+// writeTokens writes a token file of n principals, p01 ... pNN.
+func writeTokens(dir string, n int) ([]principal, string, error) {
+	var ps []principal
+	var sb strings.Builder
+	for i := range n {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return nil, "", err
+		}
+		p := principal{name: fmt.Sprintf("p%02d", i+1), token: hex.EncodeToString(b)}
+		ps = append(ps, p)
+		fmt.Fprintf(&sb, "%s=%s\n", p.name, p.token)
+	}
+	file := filepath.Join(dir, "tokens")
+	return ps, file, os.WriteFile(file, []byte(sb.String()), 0o600)
+}
+
+// bearer adds a principal's token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens a session of p and returns it with the time it took.
+func connect(ctx context.Context, hc *http.Client, url string, p principal) (*mcp.ClientSession, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	cs, err := benchkit.NewClient("boris-scale").Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearer{p.token, hc.Transport}}, DisableStandaloneSSE: true, MaxRetries: -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	return cs, time.Since(start), err
+}
+
+// loadResult is what the load measured.
+type loadResult struct {
+	calls   map[string][]time.Duration // by tool
+	creates []time.Duration
+	errs    []string
+}
+
+// runLoad has one held session of each of the first cfg.callers
+// principals call view, grep and bash in turn until cfg.duration has
+// passed, while a session of another principal in turn is created and
+// closed every cfg.createEvery.
+func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, principals []principal, held []*mcp.ClientSession) (loadResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
+	defer cancel()
+	r := loadResult{calls: map[string][]time.Duration{}}
+	var mu sync.Mutex
+	fail := func(what string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(r.errs) < 20 {
+			r.errs = append(r.errs, what+": "+err.Error())
+		} else {
+			r.errs = append(r.errs, "")
+		}
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"view", map[string]any{"path": "small.txt"}, "a line to view"},
+		{"grep", map[string]any{"pattern": "view and", "path": "."}, "small.txt"},
+		{"bash", map[string]any{"command": "echo hi"}, "hi"},
+	}
+	var wg sync.WaitGroup
+	for i := range cfg.callers {
+		cs := held[i]
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil; n++ {
+				c := calls[n%len(calls)]
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+				d := time.Since(start)
+				if ctx.Err() != nil {
+					return // the load ended mid-call: not counted
+				}
+				switch {
+				case err != nil:
+					fail(c.tool, err)
+				case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
+					fail(c.tool, errors.New(benchkit.Clip(benchkit.ResultText(res))))
+				default:
+					mu.Lock()
+					r.calls[c.tool] = append(r.calls[c.tool], d)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		tick := time.NewTicker(cfg.createEvery)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			cs, d, err := connect(context.WithoutCancel(ctx), hc, url, principals[n%len(principals)])
+			if err != nil {
+				fail("create", err)
+				continue
+			}
+			_ = cs.Close()
+			mu.Lock()
+			r.creates = append(r.creates, d)
+			mu.Unlock()
+		}
+	})
+	wg.Wait()
+	return r, nil
+}
+
+// usage is a memory and descriptor reading of the gateway's tree.
+type usage struct {
+	tree benchkit.TreeUsage
+	fds  int // open descriptors of the gateway and every process below it
+}
+
+// readUsage reads the tree under the gateway at pid.
+func readUsage(pid int, boris string) (usage, error) {
+	t, err := benchkit.ReadTree(pid, boris)
+	if err != nil {
+		return usage{}, err
+	}
+	n := 0
+	for _, p := range benchkit.Descendants(pid) {
+		entries, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(p), "fd"))
+		if err == nil {
+			n += len(entries)
+		}
+	}
+	return usage{tree: t, fds: n}, nil
+}
+
+// report writes the tables and the verdicts.
+func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
+	fmt.Fprintf(out, "%d sessions of %d principals, %d calling for %s\n\n", cfg.sessions, cfg.principals, cfg.callers, cfg.duration)
+	fmt.Fprintf(out, "%-28s %8s %12s %12s\n", "", "count", "p50", "p99")
+	row := func(name string, s benchkit.Stats) {
+		fmt.Fprintf(out, "%-28s %8d %12s %12s\n", name, s.N, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99))
+	}
+	row("session create (idle host)", opens)
+	tools := slices.Sorted(func(yield func(string) bool) {
+		for t := range load.calls {
+			if !yield(t) {
+				return
+			}
+		}
+	})
+	stats := map[string]benchkit.Stats{}
+	for _, t := range tools {
+		stats[t] = benchkit.Summarize(load.calls[t])
+		row(t+" (loaded)", stats[t])
+	}
+	creates := benchkit.Summarize(load.creates)
+	row("session create (loaded)", creates)
+	fmt.Fprintln(out)
+	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
+	for _, u := range []struct {
+		name string
+		u    usage
+	}{{"sessions open, idle", idle}, {"under load", loaded}} {
+		fmt.Fprintf(out, "%-20s cores %4d  processes %5d  gateway RSS %7.1f MB  tree PSS %8.1f MB (%.2f MB per session)  fds %6d\n",
+			u.name, u.u.tree.Cores, u.u.tree.Procs, mb(u.u.tree.GatewayRSS), mb(u.u.tree.PSS), mb(u.u.tree.PSS)/float64(cfg.sessions), u.u.fds)
+	}
+	errs := len(load.errs)
+	fmt.Fprintf(out, "errors: %d\n", errs)
+	for _, e := range load.errs {
+		if e != "" {
+			fmt.Fprintf(out, "  %s\n", e)
+		}
+	}
+	benchkit.WriteLeaks(out, left)
+	gatewayRSS := max(mb(idle.tree.GatewayRSS), mb(loaded.tree.GatewayRSS))
+	pss := mb(idle.tree.PSS) / float64(cfg.sessions)
+	targets := []benchkit.Target{
+		{Name: "errors", Value: float64(errs), Limit: 0, Unit: "ratio", Met: errs == 0},
+		{Name: "view p99 (loaded)", Value: benchkit.Ms(stats["view"].P99), Limit: targetViewP99Ms, Unit: "ms", Met: benchkit.Ms(stats["view"].P99) <= targetViewP99Ms && stats["view"].N > 0},
+		{Name: "tree PSS per idle session", Value: pss, Limit: targetPSSPerSession, Unit: "MB", Met: pss <= targetPSSPerSession},
+		{Name: "gateway RSS", Value: gatewayRSS, Limit: targetGatewayRSS, Unit: "MB", Met: gatewayRSS <= targetGatewayRSS},
+	}
+	benchkit.WriteTargets(out, targets)
+	if len(left) > 0 {
+		return benchkit.LeftoverError(left)
+	}
+	return nil
+}
