@@ -101,12 +101,12 @@ func writeTable(w io.Writer, cfg config, r results) {
 
 // jsonMemory is one gateway's memory reading, for -json.
 type jsonMemory struct {
-	Sessions         int       `json:"open_sessions"`
-	RSSPerSessionMB  float64   `json:"rss_per_session_mb"`
-	PSSPerSessionMB  float64   `json:"pss_per_session_mb"`
+	Sessions         int                `json:"open_sessions"`
+	RSSPerSessionMB  float64            `json:"rss_per_session_mb"`
+	PSSPerSessionMB  float64            `json:"pss_per_session_mb"`
 	Open             benchkit.TreeUsage `json:"open"`
 	NoSession        benchkit.TreeUsage `json:"no_session"`
-	GatewayRSSOpenMB float64   `json:"gateway_rss_mb"`
+	GatewayRSSOpenMB float64            `json:"gateway_rss_mb"`
 }
 
 // jsonGateway is one gateway's result, for -json.

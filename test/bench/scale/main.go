@@ -3,8 +3,11 @@
 // in its own working directory, with the gateway's isolation on: the
 // sandbox, cgroups when it can make them, network namespaces), of which
 // -callers (one per principal) call view, grep and bash echo in a loop for
-// -duration while a session is created (and closed) every -create-every
-// beside them. It reports p50 and p99 per tool and for those creates, the
+// -duration (a call every -pace each, as agents between thoughts call, or
+// back to back with -pace 0) while a session is created (and closed) every -create-every
+// beside them. It reports p50 and p99 per tool (each caller's first call of
+// each tool apart: it starts what a session starts on first use, such as
+// its checkpoint recorder and its commands' spawner) and for those creates, the
 // errors (which must be 0), the gateway's RSS, the PSS of its whole tree
 // per open session and the open file descriptors, with a verdict on each
 // of the targets. Traffic stays on loopback; every process is
@@ -47,7 +50,7 @@ const (
 
 type config struct {
 	sessions, principals, callers int
-	duration, createEvery         time.Duration
+	duration, createEvery, pace   time.Duration
 }
 
 func main() {
@@ -57,9 +60,10 @@ func main() {
 	flag.IntVar(&cfg.callers, "callers", 50, "sessions calling tools in a loop (one per principal, at most -principals)")
 	flag.DurationVar(&cfg.duration, "duration", 60*time.Second, "length of the load")
 	flag.DurationVar(&cfg.createEvery, "create-every", 500*time.Millisecond, "a session created and closed this often during the load")
+	flag.DurationVar(&cfg.pace, "pace", 500*time.Millisecond, "a caller starts a call this often, as an agent between thoughts does (0: back to back)")
 	flag.Parse()
-	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 {
-		benchkit.ExitUsage("scale", "-sessions, -principals and -callers must be at least 1, -callers at most -principals, -duration and -create-every positive")
+	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 || cfg.pace < 0 {
+		benchkit.ExitUsage("scale", "-sessions, -principals and -callers must be at least 1, -callers at most -principals, -duration and -create-every positive, -pace not negative")
 	}
 	os.Exit(benchkit.Run("scale", os.Stderr, func(ctx context.Context) error {
 		return run(ctx, cfg, os.Stdout, os.Stderr)
@@ -193,7 +197,8 @@ func connect(ctx context.Context, hc *http.Client, url string, p principal) (*mc
 
 // loadResult is what the load measured.
 type loadResult struct {
-	calls   map[string][]time.Duration // by tool
+	calls   map[string][]time.Duration // by tool, but each caller's first of each
+	first   []time.Duration            // each caller's first call of each tool: it starts what a session starts on first use
 	creates []time.Duration
 	errs    []string
 }
@@ -229,7 +234,19 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 	for i := range cfg.callers {
 		cs := held[i]
 		wg.Go(func() {
+			next := time.Now()
 			for n := 0; ctx.Err() == nil; n++ {
+				if cfg.pace > 0 { // the callers' calls spread over each pace
+					if n == 0 {
+						next = next.Add(cfg.pace * time.Duration(i) / time.Duration(cfg.callers))
+					}
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(time.Until(next)):
+					}
+					next = next.Add(cfg.pace)
+				}
 				c := calls[n%len(calls)]
 				start := time.Now()
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
@@ -242,6 +259,10 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 					fail(c.tool, err)
 				case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
 					fail(c.tool, errors.New(benchkit.Clip(benchkit.ResultText(res))))
+				case n < len(calls):
+					mu.Lock()
+					r.first = append(r.first, d)
+					mu.Unlock()
 				default:
 					mu.Lock()
 					r.calls[c.tool] = append(r.calls[c.tool], d)
@@ -298,7 +319,11 @@ func readUsage(pid int, boris string) (usage, error) {
 
 // report writes the tables and the verdicts.
 func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
-	fmt.Fprintf(out, "%d sessions of %d principals, %d calling for %s\n\n", cfg.sessions, cfg.principals, cfg.callers, cfg.duration)
+	pace := "back to back"
+	if cfg.pace > 0 {
+		pace = "a call every " + cfg.pace.String()
+	}
+	fmt.Fprintf(out, "%d sessions of %d principals, %d calling for %s (each %s)\n\n", cfg.sessions, cfg.principals, cfg.callers, cfg.duration, pace)
 	fmt.Fprintf(out, "%-28s %8s %12s %12s\n", "", "count", "p50", "p99")
 	row := func(name string, s benchkit.Stats) {
 		fmt.Fprintf(out, "%-28s %8d %12s %12s\n", name, s.N, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99))
@@ -316,6 +341,7 @@ func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage,
 		stats[t] = benchkit.Summarize(load.calls[t])
 		row(t+" (loaded)", stats[t])
 	}
+	row("first call of each tool", benchkit.Summarize(load.first))
 	creates := benchkit.Summarize(load.creates)
 	row("session create (loaded)", creates)
 	fmt.Fprintln(out)
