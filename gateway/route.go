@@ -173,8 +173,9 @@ func (s *session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
 
 // deliver sends one core message to its destination: a response to the
 // request with its id, progress to the request with its token, other
-// request-scoped messages to the only request in flight, the rest to the
-// GET stream. A message that goes nowhere is released at once.
+// request-scoped messages to the only request in flight (on a principal's
+// core, logs to the request they are tagged with), the rest to the GET
+// stream. A message that goes nowhere is released at once.
 func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,6 +198,8 @@ func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 		if dest = s.progress[wire.NotifiedToken(m.Params)]; dest != nil {
 			msg = dest.restore(msg, dest.clientToken, "params", "progressToken")
 		}
+	case s.principal != nil && m.Method == "notifications/message":
+		dest, msg = s.relatedCall(msg, m)
 	case !sessionScoped(m.Method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
