@@ -144,23 +144,32 @@ func (s *session) evictLocked(st *stream, n int, reason string) {
 	s.lim.replay.evicted(reason, n)
 }
 
-// finishLocked marks a POST stream over, dropping the oldest stream over
-// beyond maxFinishedStreams.
+// finishLocked marks a POST stream over.
 func (s *session) finishLocked(st *stream) {
 	st.done, st.doneAt = true, time.Now()
 	close(st.wake)
 	st.wake = make(chan struct{})
-	var oldest *stream
-	finished := 0
-	for _, o := range s.streams {
-		if o.done && o.reader == nil {
+	s.trimFinishedLocked()
+}
+
+// trimFinishedLocked drops the oldest stream over that nobody reads while
+// the session keeps more than maxFinishedStreams streams over.
+func (s *session) trimFinishedLocked() {
+	for {
+		var oldest *stream
+		finished := 0
+		for _, o := range s.streams {
+			if !o.done {
+				continue
+			}
 			finished++
-			if oldest == nil || o.doneAt.Before(oldest.doneAt) {
+			if o.reader == nil && (oldest == nil || o.doneAt.Before(oldest.doneAt)) {
 				oldest = o
 			}
 		}
-	}
-	if finished > maxFinishedStreams {
+		if finished <= maxFinishedStreams || oldest == nil {
+			return
+		}
 		s.evictLocked(oldest, len(oldest.events), "streams")
 		delete(s.streams, oldest.id)
 	}
@@ -240,6 +249,7 @@ func (s *session) detach(st *stream, reader chan struct{}) {
 	defer s.mu.Unlock()
 	if st.reader == reader {
 		st.reader = nil
+		s.trimFinishedLocked()
 	}
 }
 
