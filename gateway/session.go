@@ -74,9 +74,13 @@ type call struct {
 	// and their ids may collide): these are the client's, put back into
 	// what the core sends for the request. nil elsewhere.
 	clientID, clientToken json.RawMessage
-	notes                 chan coreMsg  // notifications and requests tied to it; dropped when full
-	resp                  chan coreMsg  // its response; capacity 1, never blocks routing
-	ended                 chan struct{} // closed when the client cancelled it
+	// stream, once it is answered on a resumable stream, is that stream:
+	// a call whose stream nobody reads (its client left) keeps nothing
+	// busy. Under session.mu.
+	stream *stream
+	notes  chan coreMsg  // notifications and requests tied to it; dropped when full
+	resp   chan coreMsg  // its response; capacity 1, never blocks routing
+	ended  chan struct{} // closed when the client cancelled it
 }
 
 func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
@@ -209,5 +213,18 @@ func (s *session) release(m coreMsg) { s.held.give(m.held) }
 func (s *session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.calls) > 0 || s.get != nil && s.get.reader != nil || s.principal != nil && s.principal.hub.busy()
+	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil || s.principal != nil && s.principal.hub.busy()
+}
+
+// attachedLocked counts the requests in flight that a client waits for: a
+// request whose client left its resumable stream runs on, but holds
+// neither the session open past its idle timeout nor a shutdown.
+func (s *session) attachedLocked() int {
+	n := 0
+	for _, c := range s.calls {
+		if c.stream == nil || c.stream.reader != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -79,6 +79,7 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 func (h *Handler) streamCall(w http.ResponseWriter, r *http.Request, s *session, c *call, first *coreMsg) []byte {
 	s.mu.Lock()
 	st := s.newStreamLocked(false)
+	c.stream = st
 	var cursor uint64
 	if primes(r) {
 		cursor = s.primeLocked(st)

@@ -182,7 +182,7 @@ func (t *table) busy() bool {
 	t.mu.Unlock()
 	for _, s := range all {
 		s.mu.Lock()
-		n := len(s.calls)
+		n := s.attachedLocked()
 		s.mu.Unlock()
 		if n > 0 {
 			return true
