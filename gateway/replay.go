@@ -140,7 +140,8 @@ func (s *session) evictLocked(st *stream, n int, reason string) {
 		st.bytes -= int64(len(ev.msg.raw)) + eventOverhead
 	}
 	st.evictedTo = st.events[n-1].seq
-	st.events = append(st.events[:0:0], st.events[n:]...)
+	clear(st.events[:n]) // the backing array holds no dropped message
+	st.events = st.events[n:]
 	s.lim.replay.evicted(reason, n)
 }
 

@@ -136,8 +136,8 @@ func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Du
 	o.notify()
 }
 
-// ReplayEvicted counts n events a stream dropped from its replay buffer
-// before their time, for reason (size, age, budget or streams).
+// ReplayEvicted counts n events a stream dropped from its replay buffer,
+// for reason (size, age, budget or streams).
 func (o *Observer) ReplayEvicted(reason string, n int) {
 	if o == nil {
 		return
