@@ -44,6 +44,8 @@ type Config struct {
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
 	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
 	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
+	ReplayBuffer        flagenv.Size  `flag:"replay-buffer" env:"BORIS_GATEWAY_REPLAY_BUFFER" envDefault:"1MB" help:"bytes of events each SSE stream keeps so a client that lost its connection resumes it with Last-Event-ID (its newest event always; counted in the memory held for the session)"`
+	ReplayWindow        time.Duration `flag:"replay-window" env:"BORIS_GATEWAY_REPLAY_WINDOW" envDefault:"5m" help:"how long an SSE stream keeps an event for resumption with Last-Event-ID"`
 	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
 	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" split:"env" help:"static bearer token, NAME=TOKEN names its subject (repeatable, each whole; the variable is comma-separated; at least 16 characters)"`
 	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
@@ -119,6 +121,10 @@ func (c *Config) validate() error {
 		return usage("invalid value %s for --read-timeout: want a positive duration such as 30s", c.ReadTimeout)
 	case c.WriteTimeout <= 0:
 		return usage("invalid value %s for --write-timeout: want a positive duration such as 30s", c.WriteTimeout)
+	case c.ReplayBuffer <= 0:
+		return usage("invalid value %d for --replay-buffer: want a positive size such as 1MB", c.ReplayBuffer)
+	case c.ReplayWindow <= 0:
+		return usage("invalid value %s for --replay-window: want a positive duration such as 5m", c.ReplayWindow)
 	case c.Auth != "" && c.Auth != "none":
 		return usage("invalid value %q for --auth: want none (or leave unset)", c.Auth)
 	case c.MetricsAuth != "operator" && c.MetricsAuth != "none":

@@ -104,6 +104,16 @@ type Options struct {
 	// MaxInFlight bounds a session's requests in flight, cancelled ones the
 	// core has not finished included; more get 429. 0 means 32.
 	MaxInFlight int
+	// ReplayBuffer bounds what each SSE stream of a session keeps so a
+	// client that lost its connection can resume it with Last-Event-ID:
+	// its events' bytes (and 64 bytes each), its newest event always kept.
+	// What is kept counts in MaxBuffered and MaxBufferedTotal, which drop
+	// kept events already sent, oldest first, before refusing a new
+	// message. 0 means 1 MiB.
+	ReplayBuffer int64
+	// ReplayWindow is how long a stream's events are kept for resumption.
+	// 0 means 5m.
+	ReplayWindow time.Duration
 
 	// Security of the HTTP surface; see checkOrigin.
 	AllowedOrigins []string
@@ -173,13 +183,15 @@ type Handler struct {
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
 	h := &Handler{opts: opts, log: opts.Logger, spawner: launch.NewSpawner(opts.Reaper), draining: make(chan struct{})}
+	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
+	h.table.window = opts.ReplayWindow
+	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
+	h.obs = dashboard.NewObserver(h.table)
 	h.lim = limits{
 		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
 		maxInFlight: opts.MaxInFlight,
+		replay:      replayLimits{bytes: opts.ReplayBuffer, window: opts.ReplayWindow, evicted: h.obs.ReplayEvicted},
 	}
-	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
-	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
-	h.obs = dashboard.NewObserver(h.table)
 	if h.warm != nil {
 		h.obs.WarmCores(h.warm.HitRate)
 	}
@@ -216,6 +228,8 @@ func withDefaults(o Options) Options {
 	o.MaxBuffered = cmp.Or(max(o.MaxBuffered, 0), 64<<20)
 	o.MaxBufferedTotal = cmp.Or(max(o.MaxBufferedTotal, 0), 512<<20)
 	o.MaxInFlight = cmp.Or(max(o.MaxInFlight, 0), 32)
+	o.ReplayBuffer = cmp.Or(max(o.ReplayBuffer, 0), 1<<20)
+	o.ReplayWindow = cmp.Or(max(o.ReplayWindow, 0), 5*time.Minute)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

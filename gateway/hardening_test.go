@@ -80,12 +80,13 @@ func TestOversizedReplyCostsItsRequest(t *testing.T) {
 // TestUnreadRepliesBounded: replies a client leaves unread are held only
 // up to the session's budget; beyond it, replies are dropped with a
 // JSON-RPC error saying why. Once the client gives up on them, they are
-// released and the session serves fully again.
+// kept for its resumption no longer than the replay window, and the
+// session serves fully again.
 func TestUnreadRepliesBounded(t *testing.T) {
 	// Replies of 8.4 MB: more than the kernel buffers for a client that
 	// does not read (at most 4 MB on the sending side here).
 	const budget = 20 << 20
-	g := newTestGateway(t, func(o *Options) { o.MaxBuffered = budget })
+	g := newTestGateway(t, func(o *Options) { o.MaxBuffered, o.ReplayWindow = budget, time.Second })
 	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
 	sid := g.initialize()
 	s := g.h.table.get(sid)
@@ -111,16 +112,15 @@ func TestUnreadRepliesBounded(t *testing.T) {
 	if final, _ := responseOf(t, resp); final.Result == nil {
 		t.Errorf("reply after release: got error %+v, want the image", final.Error)
 	}
-	if got := g.h.lim.total.inUse(); got != 0 {
-		t.Errorf("gateway budget after every reply was written: got %d bytes held, want 0", got)
-	}
+	// Written replies are kept for replay until the window has passed.
+	waitFor(t, "the gateway budget to be empty once every reply was written", func() bool { return g.h.lim.total.inUse() == 0 })
 }
 
 // TestWriteTimeoutReleases: a reply its client leaves unread for
-// WriteTimeout is cut off and released, though the client keeps its
-// connection open.
+// WriteTimeout is cut off, though the client keeps its connection open,
+// and released once the replay window has passed.
 func TestWriteTimeoutReleases(t *testing.T) {
-	g := newTestGateway(t, func(o *Options) { o.WriteTimeout = time.Second })
+	g := newTestGateway(t, func(o *Options) { o.WriteTimeout, o.ReplayWindow = time.Second, time.Second })
 	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
 	sid := g.initialize()
 	s := g.h.table.get(sid)

@@ -112,6 +112,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, Dashboard: dash,
 		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores,
+		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

@@ -198,10 +198,11 @@ func toolText(t testing.TB, m rpcMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// sseItem is one thing read from an event stream: an event's data, or a
-// comment.
+// sseItem is one thing read from an event stream: an event's data (and
+// its id), or a comment. Events without data (priming ids) are skipped.
 type sseItem struct {
 	data    string
+	id      string
 	comment string
 }
 
@@ -213,17 +214,24 @@ func readSSE(r io.Reader) <-chan sseItem {
 		defer close(ch)
 		br := bufio.NewReader(r)
 		var data []string
+		id := ""
 		for {
 			line, err := br.ReadString('\n')
 			line = strings.TrimRight(line, "\r\n")
 			switch {
 			case strings.HasPrefix(line, ":"):
 				ch <- sseItem{comment: strings.TrimSpace(line[1:])}
+			case strings.HasPrefix(line, "id:"):
+				id = strings.TrimPrefix(strings.TrimPrefix(line, "id:"), " ")
 			case strings.HasPrefix(line, "data:"):
-				data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+				if d := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "); d != "" {
+					data = append(data, d)
+				}
 			case line == "" && len(data) > 0:
-				ch <- sseItem{data: strings.Join(data, "\n")}
-				data = nil
+				ch <- sseItem{data: strings.Join(data, "\n"), id: id}
+				data, id = nil, ""
+			case line == "":
+				id = ""
 			}
 			if err != nil {
 				return

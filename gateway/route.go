@@ -68,7 +68,7 @@ func (s *session) receive(raw []byte) {
 		s.log.Warn("undecodable message from core", "session", s.id, "err", err)
 		return
 	}
-	if full := s.held.take(int64(len(raw))); full != "" {
+	if full := s.take(int64(len(raw))); full != "" {
 		s.refuse(p.ID, p.Method == "", s.fullReason(full))
 		return
 	}
@@ -93,7 +93,7 @@ func (s *session) receiveLarge(head []byte) error {
 		case int64(len(buf)+len(piece)) > s.lim.maxMessage:
 			why = fmt.Sprintf("the core's reply is over the gateway's message limit of %s; ask for less (e.g. a view_range, or a head_limit)", sizeString(s.lim.maxMessage))
 		default:
-			why = s.fullReason(s.held.take(int64(len(piece))))
+			why = s.fullReason(s.take(int64(len(piece))))
 		}
 		if why == "" {
 			buf = append(buf, piece...)
@@ -173,8 +173,9 @@ func (s *session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
 
 // deliver sends one core message to its destination: a response to the
 // request with its id, progress to the request with its token, other
-// request-scoped messages to the only request in flight, the rest to the
-// GET stream. A message that goes nowhere is released at once.
+// request-scoped messages to the only request in flight (on a principal's
+// core, logs to the request they are tagged with), the rest to the GET
+// stream. A message that goes nowhere is released at once.
 func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,6 +198,8 @@ func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 		if dest = s.progress[wire.NotifiedToken(m.Params)]; dest != nil {
 			msg = dest.restore(msg, dest.clientToken, "params", "progressToken")
 		}
+	case s.principal != nil && m.Method == "notifications/message":
+		dest, msg = s.relatedCall(msg, m)
 	case !sessionScoped(m.Method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
@@ -224,21 +227,14 @@ func sessionScoped(method string) bool {
 	return strings.HasSuffix(method, "/list_changed") || method == "notifications/resources/updated"
 }
 
-// toStreamLocked hands a message to the GET stream, or keeps it (bounded)
-// until one opens.
+// toStreamLocked hands a message to the GET stream, which keeps it
+// (within its replay bounds) until a GET reads it.
 func (s *session) toStreamLocked(msg coreMsg) {
-	if s.stream != nil {
-		select {
-		case s.stream <- msg:
-			return
-		default: // a stalled stream does not block routing
-		}
-	}
-	if len(s.backlog) < backlogLimit {
-		s.backlog = append(s.backlog, msg)
+	if s.principal != nil { // no GET stream will ever take it
+		s.release(msg)
 		return
 	}
-	s.release(msg)
+	s.appendLocked(s.getStreamLocked(), msg)
 }
 
 // sizeString spells a byte count for messages: 64 MiB, 512 KiB, 100 bytes.

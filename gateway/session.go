@@ -15,15 +15,13 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// backlogLimit bounds messages kept for a GET stream that is not open.
-const backlogLimit = 256
-
 // limits are the bounds every session of a Handler keeps.
 type limits struct {
 	maxMessage  int64   // largest core message
 	buffered    int64   // bytes of core messages held per session
 	total       *budget // the gateway's budget, shared by sessions
 	maxInFlight int     // client requests in flight, reserved ids included
+	replay      replayLimits
 }
 
 // session is one MCP session: a core process and the routing of its
@@ -51,8 +49,10 @@ type session struct {
 	// session. So no timer frees an id early: a freed id would bring the
 	// stale answer back.
 	reserved map[string]struct{}
-	stream   chan coreMsg // the open GET stream, or nil
-	backlog  []coreMsg    // messages for a GET stream not yet open
+	// streams are the session's resumable SSE streams, by id (see
+	// replay.go); get is its GET stream among them, nil until used.
+	streams map[string]*stream
+	get     *stream
 
 	// principal is set on a principal's core, which serves the 2026-07-28
 	// requests of one principal (SPEC §10) instead of one session.
@@ -74,9 +74,13 @@ type call struct {
 	// and their ids may collide): these are the client's, put back into
 	// what the core sends for the request. nil elsewhere.
 	clientID, clientToken json.RawMessage
-	notes                 chan coreMsg  // notifications and requests tied to it; dropped when full
-	resp                  chan coreMsg  // its response; capacity 1, never blocks routing
-	ended                 chan struct{} // closed when the client cancelled it
+	// stream, once it is answered on a resumable stream, is that stream:
+	// a call whose stream nobody reads (its client left) keeps nothing
+	// busy. Under session.mu.
+	stream *stream
+	notes  chan coreMsg  // notifications and requests tied to it; dropped when full
+	resp   chan coreMsg  // its response; capacity 1, never blocks routing
+	ended  chan struct{} // closed when the client cancelled it
 }
 
 func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
@@ -84,7 +88,7 @@ func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Log
 		id: id, subject: subject, core: core, log: log, lim: lim, created: time.Now(),
 		held:  &budget{max: lim.buffered, parent: lim.total},
 		calls: map[string]*call{}, progress: map[string]*call{}, reserved: map[string]struct{}{},
-		done: make(chan struct{}),
+		streams: map[string]*stream{}, done: make(chan struct{}),
 	}
 	s.touch()
 	return s
@@ -209,38 +213,18 @@ func (s *session) release(m coreMsg) { s.held.give(m.held) }
 func (s *session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.calls) > 0 || s.stream != nil || s.principal != nil && s.principal.hub.busy()
+	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil || s.principal != nil && s.principal.hub.busy()
 }
 
-// openStream attaches a GET stream, returning false if one is already open.
-// Queued messages are handed over first.
-func (s *session) openStream() (chan coreMsg, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stream != nil {
-		return nil, false
-	}
-	s.stream = make(chan coreMsg, backlogLimit)
-	for _, m := range s.backlog {
-		s.stream <- m
-	}
-	s.backlog = nil
-	return s.stream, true
-}
-
-// closeStream detaches a GET stream; what it did not send is released.
-func (s *session) closeStream(ch chan coreMsg) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stream == ch {
-		s.stream = nil
-	}
-	for {
-		select {
-		case m := <-ch:
-			s.release(m)
-		default:
-			return
+// attachedLocked counts the requests in flight that a client waits for: a
+// request whose client left its resumable stream runs on, but holds
+// neither the session open past its idle timeout nor a shutdown.
+func (s *session) attachedLocked() int {
+	n := 0
+	for _, c := range s.calls {
+		if c.stream == nil || c.stream.reader != nil {
+			n++
 		}
 	}
+	return n
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/corecheck"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/version"
 )
@@ -142,6 +143,10 @@ func (pc *principalCore) rewrite(m *wire.Message, p *wire.Request2026) ([]byte, 
 		clientToken = tok
 		p.Meta["progressToken"] = mustJSON(tag)
 	}
+	// The core copies the tag into its logs about the request, which the
+	// gateway routes by it (see relatedCall); a client's own value is
+	// replaced.
+	p.Meta[corecheck.RelatedRequestMeta] = mustJSON(tag)
 	p.Params["_meta"] = mustJSON(p.Meta)
 	params, err := json.Marshal(p.Params)
 	if err != nil {
@@ -314,6 +319,26 @@ func (s *session) deliverPrincipal(msg coreMsg, m wire.Peeked) bool {
 		return true
 	}
 	return false
+}
+
+// relatedCall returns the request a principal's core tagged a log with
+// (see corecheck.RelatedRequestMeta), and the log with the gateway's tag
+// taken out; nil if the tag names no request in flight or there is none:
+// a log of a principal's core goes to the request it is about, or
+// nowhere, never to another client's request. Called with s.mu held.
+func (s *session) relatedCall(msg coreMsg, m wire.Peeked) (*call, coreMsg) {
+	tag, ok := wire.Member(m.Params, "_meta", corecheck.RelatedRequestMeta)
+	if !ok {
+		return nil, msg
+	}
+	c := s.calls[wire.RawIDKey(tag)]
+	if c == nil {
+		return nil, msg
+	}
+	if raw, ok := wire.WithMember(msg.raw, []byte("{}"), "params", "_meta"); ok {
+		msg.raw = raw
+	}
+	return c, msg
 }
 
 // restore puts the client's val (its id or progress token, nil on a

@@ -479,3 +479,87 @@ func TestStatelessCoreRequestRefused(t *testing.T) {
 		t.Errorf("got %s, want the client's id and, as the core's answer, -32601 for its elicitation/create", body)
 	}
 }
+
+// TestStatelessLogsReachTheirRequest: a principal's core serves two
+// requests of the principal at once, each an extension tool that logs
+// (notifications/message) while the other runs; every log reaches the
+// request it is about, none the other, and the gateway's tag is not shown.
+func TestStatelessLogsReachTheirRequest(t *testing.T) {
+	ext := t.TempDir()
+	tool := filepath.Join(ext, "tools", "chatty")
+	if err := os.MkdirAll(tool, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := `{"name": "chatty", "description": "logs its who argument", "inputSchema": {"type":"object","properties":{"who":{"type":"string"}}}}`
+	// Each logs, then waits for the other's first log (a file it leaves)
+	// before it logs again: both are in flight while either logs.
+	script := `#!/usr/bin/env bash
+set -euo pipefail
+source "${MCP_SDK:?}/tool-sdk.sh"
+who="$(mcp_args_get .who)"
+other="$(mcp_args_get .other)"
+mcp_log_info chatty "$who 1"
+touch "mark-$who" # in the core's working directory
+for _ in $(seq 200); do [ -e "mark-$other" ] && break; sleep 0.05; done
+sleep 0.3
+mcp_log_info chatty "$who 2"
+mcp_emit_text "done $who"
+`
+	if err := os.WriteFile(filepath.Join(tool, "tool.meta.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tool, "tool.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := newTestGateway(t, func(o *Options) { o.CoreArgs = append(o.CoreArgs, "--extensions", ext) })
+	call := func(id, who, other string) (rpcMessage, []rpcMessage) {
+		h := header2026("tools/call", "chatty")
+		b := body2026(id, "tools/call", map[string]any{"name": "chatty", "arguments": map[string]any{"who": who, "other": other},
+			"_meta": map[string]any{"io.modelcontextprotocol/logLevel": "info",
+				// A client cannot choose the gateway's tag: it is replaced.
+				"io.github.mjkoo.boris/related-request": "gw-1"}})
+		return responseOf(t, g.send("POST", h, b))
+	}
+	type result struct {
+		final  rpcMessage
+		before []rpcMessage
+	}
+	results := map[string]result{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, who := range []string{"alpha", "beta"} {
+		other := map[string]string{"alpha": "beta", "beta": "alpha"}[who]
+		wg.Go(func() {
+			final, before := call("req-"+who, who, other)
+			mu.Lock()
+			defer mu.Unlock()
+			results[who] = result{final, before}
+		})
+	}
+	wg.Wait()
+	for who, r := range results {
+		if !strings.Contains(toolText(t, r.final), "done "+who) {
+			t.Errorf("%s: got %+v, want its result", who, r.final)
+		}
+		var got []string
+		for _, m := range r.before {
+			if m.Method != "notifications/message" {
+				continue
+			}
+			var p struct {
+				Data string         `json:"data"`
+				Meta map[string]any `json:"_meta"`
+			}
+			if err := json.Unmarshal(m.Params, &p); err != nil {
+				t.Fatalf("%s: log %s: %v", who, m.Params, err)
+			}
+			if len(p.Meta) != 0 {
+				t.Errorf("%s: log %s carries _meta %v, want the gateway's tag taken out", who, m.Params, p.Meta)
+			}
+			got = append(got, p.Data)
+		}
+		if want := []string{who + " 1", who + " 2"}; strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: got logs %q, want %q (its own, in order)", who, got, want)
+		}
+	}
+}

@@ -11,22 +11,43 @@ import (
 
 // await writes everything the core sends for c until its response, and
 // returns that response (nil if there was none). Each message's budget is
-// released once it is written.
+// released once it is written. On a session, a client that accepts an
+// event stream is answered on a resumable one (see streamCall) as soon as
+// anything but a lone response is due.
 func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc wire.Accepts) []byte {
+	resumable := s.principal == nil && acc.SSE
 	rp := &wire.Reply{Writer: w, Accepts: acc, Timeout: h.opts.WriteTimeout, Stateless: s.principal != nil}
-	defer s.leave(c)
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			s.leave(c)
+		}
+	}()
 	tick := time.NewTicker(h.opts.KeepAlive)
 	defer tick.Stop()
 	for {
 		select {
 		case m := <-c.notes:
+			if resumable {
+				handedOver = true
+				return h.streamCall(w, r, s, c, &m)
+			}
 			h.noteOrStream(rp, s, m)
 		case m := <-c.resp:
+			if resumable && (len(c.notes) > 0 || !acc.JSON) {
+				c.resp <- m // deliver forgot c: nothing else sends on resp
+				handedOver = true
+				return h.streamCall(w, r, s, c, nil)
+			}
 			h.drainNotes(rp, s, c)
 			rp.Final(m.raw)
 			s.release(m)
 			return m.raw
 		case <-tick.C:
+			if resumable {
+				handedOver = true
+				return h.streamCall(w, r, s, c, nil)
+			}
 			rp.KeepAlive()
 		case <-c.ended:
 			rp.Final(wire.ErrorResponse(c.id, wire.CodeRequestCancelled, "request cancelled by the client"))
@@ -43,6 +64,128 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 			if s.principal != nil {
 				s.cancelAtCore(c)
 			}
+			return nil
+		}
+	}
+}
+
+// streamCall answers c on a resumable event stream (2025 revisions): a
+// pump moves what the core sends for c into the stream, and this request
+// writes the stream until the response. A client that loses the
+// connection before then loses nothing: the request runs on, its stream
+// keeps what it sends, and a GET with the Last-Event-ID the client last
+// saw writes the rest, response included (see resume). first, if not nil,
+// is the stream's first message.
+func (h *Handler) streamCall(w http.ResponseWriter, r *http.Request, s *session, c *call, first *coreMsg) []byte {
+	s.mu.Lock()
+	st := s.newStreamLocked(false)
+	c.stream = st
+	var cursor uint64
+	if primes(r) {
+		cursor = s.primeLocked(st)
+	}
+	if first != nil {
+		s.appendLocked(st, *first)
+	}
+	reader := s.attachLocked(st)
+	s.mu.Unlock()
+	go s.pump(c, st)
+	sse := wire.StartSSE(w, h.opts.WriteTimeout)
+	if cursor > 0 && sse.Prime(st.eventID(cursor)) != nil {
+		s.detach(st, reader)
+		return nil
+	}
+	return h.follow(r, sse, s, st, cursor, reader)
+}
+
+// primes reports whether a stream for r starts with a priming event: from
+// 2025-11-25 on (clients of earlier revisions may not expect an event
+// without data).
+func primes(r *http.Request) bool {
+	v := r.Header.Get("MCP-Protocol-Version")
+	return v >= "2025-11-25" && v != statelessVersion
+}
+
+// pump moves what the core sends for c into st until its response (or its
+// cancellation, or the session's end), whether a client reads st or not.
+func (s *session) pump(c *call, st *stream) {
+	final := func(m coreMsg) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for {
+			select {
+			case n := <-c.notes:
+				s.appendLocked(st, n)
+				continue
+			default:
+			}
+			break
+		}
+		s.appendLocked(st, m)
+		s.finishLocked(st)
+	}
+	for {
+		select {
+		case m := <-c.notes:
+			s.mu.Lock()
+			s.appendLocked(st, m)
+			s.mu.Unlock()
+		case m := <-c.resp:
+			final(m)
+			return
+		case <-c.ended:
+			final(coreMsg{raw: wire.ErrorResponse(c.id, wire.CodeRequestCancelled, "request cancelled by the client")})
+			return
+		case <-s.done:
+			final(coreMsg{raw: wire.ErrorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason)})
+			return
+		}
+	}
+}
+
+// follow writes st's events after cursor until the stream is over and
+// written, the client leaves, another reader takes over, or (the GET
+// stream) the session ends or the gateway drains. It returns the stream's
+// last message if it wrote the end of a stream that is over.
+func (h *Handler) follow(r *http.Request, sse *wire.SSEWriter, s *session, st *stream, cursor uint64, reader chan struct{}) []byte {
+	defer s.detach(st, reader)
+	var sessionDone, draining <-chan struct{}
+	if st.get {
+		sessionDone, draining = s.done, h.draining
+	}
+	tick := time.NewTicker(h.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		evs, over, wake := s.next(st, cursor)
+		for _, ev := range evs {
+			if sse.EventID(st.eventID(ev.seq), ev.msg.raw) != nil {
+				return nil
+			}
+			cursor = ev.seq
+			s.sent(st, cursor)
+			s.touch()
+		}
+		if over {
+			if len(evs) > 0 {
+				return evs[len(evs)-1].msg.raw
+			}
+			return nil
+		}
+		var err error
+		select {
+		case <-wake:
+		case <-tick.C:
+			err = sse.Comment("keep-alive")
+		case <-r.Context().Done():
+			return nil
+		case <-reader:
+			return nil
+		case <-sessionDone:
+			return nil
+		case <-draining:
+			return nil
+		}
+		if err != nil {
 			return nil
 		}
 	}
@@ -73,7 +216,9 @@ func (h *Handler) drainNotes(rp *wire.Reply, s *session, c *call) {
 }
 
 // get opens the session's stream for messages not tied to a request. One
-// stream per session: a second gets 409 and ends nothing.
+// stream per session: a second gets 409 and ends nothing. With
+// Last-Event-ID, it resumes the stream that event was sent on instead (see
+// resume).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if noSession(w, r) {
 		return
@@ -86,38 +231,61 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	ch, ok := s.openStream()
-	if !ok {
+	if ids := r.Header.Values("Last-Event-ID"); len(ids) > 0 {
+		h.resume(w, r, s, ids[0])
+		return
+	}
+	s.mu.Lock()
+	st := s.getStreamLocked()
+	if st.reader != nil {
+		s.mu.Unlock()
 		wire.WriteError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
 		return
 	}
-	defer s.closeStream(ch)
+	reader := s.attachLocked(st)
+	// What no GET has read yet comes first; with nothing due, a priming
+	// id gives the client a cursor.
+	cursor, prime := st.delivered, uint64(0)
+	if cursor == st.seq && primes(r) {
+		prime = s.primeLocked(st)
+		cursor = prime
+	}
+	s.mu.Unlock()
+	h.followGET(w, r, s, st, cursor, prime, reader)
+}
+
+// resume answers a GET with Last-Event-ID: the stream that event was sent
+// on, from the event after it, and on until the stream is over (a POST's:
+// its response) or the client leaves. A reader the stream still had is
+// ended: the client says its connection is dead. An id that is malformed,
+// unknown (another session's ids are), or older than what the stream kept
+// gets 400 and a JSON-RPC error saying which; not 404, which tells a
+// client its session is gone.
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, lastID string) {
+	s.mu.Lock()
+	st, cursor, err := s.resumeLocked(lastID)
+	if err != nil {
+		s.mu.Unlock()
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
+		return
+	}
+	reader := s.attachLocked(st)
+	s.mu.Unlock()
+	h.followGET(w, r, s, st, cursor, 0, reader)
+}
+
+// followGET writes st on a GET's response from cursor, after a priming id
+// if prime is not 0.
+func (h *Handler) followGET(w http.ResponseWriter, r *http.Request, s *session, st *stream, cursor, prime uint64, reader chan struct{}) {
 	if r.ContentLength == 0 {
 		wire.UnboundReads(w) // a stream lasts as long as the client wants
 	}
 	sse := wire.StartSSE(w, h.opts.WriteTimeout)
-	tick := time.NewTicker(h.opts.KeepAlive)
-	defer tick.Stop()
-	for {
-		var err error
-		select {
-		case m := <-ch:
-			err = sse.Event(m.raw)
-			s.release(m)
-		case <-tick.C:
-			err = sse.Comment("keep-alive")
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		case <-h.draining:
-			return
-		}
-		if err != nil {
-			return
-		}
-		s.touch()
+	if prime != 0 && sse.Prime(st.eventID(prime)) != nil {
+		s.detach(st, reader)
+		return
 	}
+	h.follow(r, sse, s, st, cursor, reader)
 }
 
 // delete ends a session at the client's request: its core is killed with

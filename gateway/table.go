@@ -19,6 +19,7 @@ type table struct {
 	idle     time.Duration
 	lifetime time.Duration
 	grace    time.Duration // between SIGTERM and SIGKILL of a core
+	window   time.Duration // streams' replay window, swept by reap; 0: none
 	log      *slog.Logger
 
 	mu       sync.Mutex
@@ -181,7 +182,7 @@ func (t *table) busy() bool {
 	t.mu.Unlock()
 	for _, s := range all {
 		s.mu.Lock()
-		n := len(s.calls)
+		n := s.attachedLocked()
 		s.mu.Unlock()
 		if n > 0 {
 			return true
@@ -252,6 +253,9 @@ func (t *table) expired(s *session, now time.Time) string {
 // the shortest limit.
 func (t *table) reap(ctx context.Context) {
 	every := min(t.idle, t.lifetime) / 4
+	if t.window > 0 {
+		every = min(every, t.window/4)
+	}
 	every = max(min(every, 10*time.Second), 20*time.Millisecond)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -262,12 +266,17 @@ func (t *table) reap(ctx context.Context) {
 		case now := <-tick.C:
 			t.mu.Lock()
 			due := map[*session]string{}
+			all := make([]*session, 0, len(t.sessions))
 			for _, s := range t.sessions {
 				if why := t.expired(s, now); why != "" {
 					due[s] = why
 				}
+				all = append(all, s)
 			}
 			t.mu.Unlock()
+			for _, s := range all {
+				s.sweepReplay(now)
+			}
 			for s, why := range due {
 				go t.end(s, why)
 			}

@@ -140,6 +140,15 @@ func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Du
 	o.notify()
 }
 
+// ReplayEvicted counts n events a stream dropped from its replay buffer,
+// for reason (size, age, budget or streams).
+func (o *Observer) ReplayEvicted(reason string, n int) {
+	if o == nil {
+		return
+	}
+	o.metrics.ReplayEvictions.WithLabelValues(reason).Add(float64(n))
+}
+
 // CoreStarted counts a core started, or one that failed to start.
 func (o *Observer) CoreStarted(err error) {
 	if o == nil {

@@ -37,6 +37,10 @@ type Metrics struct {
 	SpawnFailures prometheus.Counter
 	// CoresStarted counts cores started, for sessions and for principals.
 	CoresStarted prometheus.Counter
+	// ReplayEvictions counts events dropped from streams' replay buffers,
+	// by reason: size (--replay-buffer), age (--replay-window), budget
+	// (room made for a new message), streams (too many streams over).
+	ReplayEvictions *prometheus.CounterVec
 
 	mu    sync.Mutex
 	tools map[string]bool // names accepted as labels
@@ -69,6 +73,10 @@ func New(t Counts) *Metrics {
 			Name: "boris_gateway_cores_started_total",
 			Help: "Cores started, for sessions and for principals.",
 		}),
+		ReplayEvictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "boris_gateway_replay_evictions_total",
+			Help: "Events dropped from SSE streams' replay buffers (kept for Last-Event-ID resumption), by reason (size, age, budget, streams).",
+		}, []string{"reason"}),
 		tools: map[string]bool{},
 	}
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -79,7 +87,7 @@ func New(t Counts) *Metrics {
 		Name: "boris_gateway_principal_cores",
 		Help: "Principals' cores open (serving 2026-07-28 clients without sessions).",
 	}, func() float64 { return float64(t.CountPrincipals()) })
-	m.reg.MustRegister(m.calls, m.duration, m.SpawnFailures, m.CoresStarted, open, principals,
+	m.reg.MustRegister(m.calls, m.duration, m.SpawnFailures, m.CoresStarted, m.ReplayEvictions, open, principals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -21,6 +21,7 @@ type SSEWriter struct {
 	timeout time.Duration // see WriteParts
 }
 
+// StartSSE writes a text/event-stream response's headers and first comment.
 func StartSSE(w http.ResponseWriter, timeout time.Duration) *SSEWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -39,6 +40,23 @@ func StartSSE(w http.ResponseWriter, timeout time.Duration) *SSEWriter {
 // single-line JSON, so one data line carries each.
 func (s *SSEWriter) Event(raw []byte) error {
 	return WriteParts(s.w, s.rc, s.timeout, []byte("event: message\ndata: "), bytes.TrimSpace(raw), []byte("\n\n"))
+}
+
+// EventID sends one JSON-RPC message as a "message" event with the event
+// id id: the cursor a client names in Last-Event-ID to resume the stream
+// after it (Streamable HTTP, "Resumability and Redelivery"). Ids are
+// visible ASCII without newlines: the gateway makes them.
+func (s *SSEWriter) EventID(id string, raw []byte) error {
+	return WriteParts(s.w, s.rc, s.timeout, []byte("id: "+id+"\nevent: message\ndata: "), bytes.TrimSpace(raw), []byte("\n\n"))
+}
+
+// Prime sends an event of id id and no data: it carries no message, but
+// gives the client a cursor to resume the stream from before any message
+// came (2025-11-25: "The server SHOULD immediately send an SSE event
+// consisting of an event ID and an empty data field in order to prime the
+// client to reconnect").
+func (s *SSEWriter) Prime(id string) error {
+	return WriteParts(s.w, s.rc, s.timeout, []byte("id: "+id+"\ndata: \n\n"))
 }
 
 // Comment sends an SSE comment: a keep-alive that clients ignore.

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/corecheck"
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
@@ -462,8 +463,17 @@ func (f *extForwarder) poll() {
 			data = string(l.Data)
 		}
 		f.logs++
-		_ = f.req.Session.Log(f.ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(logLevel(l.Level)), Logger: l.Logger, Data: data})
+		_ = f.req.Session.Log(f.ctx, &mcp.LoggingMessageParams{Meta: f.related(), Level: mcp.LoggingLevel(logLevel(l.Level)), Logger: l.Logger, Data: data})
 	}
+}
+
+// related is the _meta of a log about the call: the gateway's tag of the
+// request, when it gave one (see corecheck.RelatedRequestMeta).
+func (f *extForwarder) related() mcp.Meta {
+	if tag, ok := f.req.Params.GetMeta()[corecheck.RelatedRequestMeta]; ok {
+		return mcp.Meta{corecheck.RelatedRequestMeta: tag}
+	}
+	return nil
 }
 
 // logLevel maps a level name onto MCP's (RFC 5424) names.
