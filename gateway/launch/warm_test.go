@@ -14,17 +14,7 @@ import (
 // while waiting is not handed out, a launch already waiting is not started
 // twice, and close stops what waits.
 func TestWarmPool(t *testing.T) {
-	sp := NewSpawner(nil)
-	log := slog.New(slog.DiscardHandler)
-	var started atomic.Int32
-	start := func(l Spec) (*WarmCore, error) {
-		n := started.Add(1)
-		core, err := Spawn(sp, "/bin/sleep", Spec{Args: []string{"300"}}, log)
-		if err != nil {
-			return nil, err
-		}
-		return &WarmCore{Key: WarmKey(l), ID: "w" + strconv.Itoa(int(n)), Core: core}, nil
-	}
+	start, started := sleepers()
 	a, b := Spec{Args: []string{"a"}}, Spec{Args: []string{"b"}}
 	oldest := func(w *WarmPool) *Core {
 		w.mu.Lock()
@@ -84,6 +74,22 @@ func TestWarmPool(t *testing.T) {
 	}
 }
 
+// sleepers returns a WarmPool's start function whose cores are sleep
+// processes, and the count of those it started.
+func sleepers() (func(Spec) (*WarmCore, error), *atomic.Int32) {
+	sp := NewSpawner(nil)
+	log := slog.New(slog.DiscardHandler)
+	started := new(atomic.Int32)
+	return func(l Spec) (*WarmCore, error) {
+		n := started.Add(1)
+		core, err := Spawn(sp, "/bin/sleep", Spec{Args: []string{"300"}}, log)
+		if err != nil {
+			return nil, err
+		}
+		return &WarmCore{Key: WarmKey(l), ID: "w" + strconv.Itoa(int(n)), Core: core}, nil
+	}, started
+}
+
 // coreExited reports whether a core has been reaped.
 func coreExited(p *Core) bool {
 	select {
@@ -101,17 +107,7 @@ func coreExited(p *Core) bool {
 // waiting; a principal whose sessions come slowly keeps one. Hits and
 // misses are counted. The arrivals' times are given, not slept.
 func TestWarmPoolKeepsUpWithArrivals(t *testing.T) {
-	sp := NewSpawner(nil)
-	log := slog.New(slog.DiscardHandler)
-	var started atomic.Int32
-	start := func(l Spec) (*WarmCore, error) {
-		n := started.Add(1)
-		core, err := Spawn(sp, "/bin/sleep", Spec{Args: []string{"300"}}, log)
-		if err != nil {
-			return nil, err
-		}
-		return &WarmCore{Key: WarmKey(l), ID: "w" + strconv.Itoa(int(n)), Core: core}, nil
-	}
+	start, _ := sleepers()
 	fast, slow := Spec{Args: []string{"fast"}}, Spec{Args: []string{"slow"}}
 	w := NewWarmPool(4, time.Second, start)
 	defer w.Close()

@@ -22,12 +22,7 @@ var diffTool = &mcp.Tool{
 
 // diff implements the diff tool (SPEC §7).
 func (h tools) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) (*mcp.CallToolResult, error) {
-	path, err := h.checkpointPath(p.Path)
-	if err != nil {
-		return nil, err
-	}
-	h.d.Recorder().Await(ctx)
-	st, err := h.store()
+	st, path, err := h.open(ctx, p.Path, false)
 	if err != nil {
 		return nil, err
 	}

@@ -43,13 +43,25 @@ func Tools(d Deps) []toolkit.Tool {
 	)
 }
 
-// store is the shadow repository, or why there is none: it could not be
-// opened in this session.
-func (h tools) store() (*checkpoint.Store, error) {
-	if st := h.d.Recorder().Store(); st != nil {
-		return st, nil
+// open resolves a checkpoint tool's path argument (checkpointPath), waits
+// until every change made so far is recorded (for undo, change: and
+// records what changed outside Boris first), and returns the shadow
+// repository with the path, or why there is none: it could not be opened
+// in this session.
+func (h tools) open(ctx context.Context, arg string, change bool) (*checkpoint.Store, string, error) {
+	path, err := h.checkpointPath(arg)
+	if err != nil {
+		return nil, "", err
 	}
-	return nil, toolkit.Fail(toolkit.IOError, "checkpoints are unavailable in this session: %v", h.d.Recorder().Err())
+	if rec := h.d.Recorder(); change {
+		rec.BeforeChange(ctx)
+	} else {
+		rec.Await(ctx)
+	}
+	if st := h.d.Recorder().Store(); st != nil {
+		return st, path, nil
+	}
+	return nil, "", toolkit.Fail(toolkit.IOError, "checkpoints are unavailable in this session: %v", h.d.Recorder().Err())
 }
 
 // IsTool reports whether name is one of the checkpoint tools.
@@ -86,12 +98,7 @@ func (h tools) history(ctx context.Context, _ *mcp.CallToolRequest, p historyPar
 	if limit == 0 {
 		limit = defaultHistoryLimit
 	}
-	path, err := h.checkpointPath(p.Path)
-	if err != nil {
-		return nil, err
-	}
-	h.d.Recorder().Await(ctx)
-	st, err := h.store()
+	st, path, err := h.open(ctx, p.Path, false)
 	if err != nil {
 		return nil, err
 	}

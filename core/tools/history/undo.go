@@ -35,12 +35,7 @@ var undoTool = &mcp.Tool{
 
 // undo implements the undo tool (SPEC §7).
 func (h tools) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (*mcp.CallToolResult, error) {
-	path, err := h.checkpointPath(p.Path)
-	if err != nil {
-		return nil, err
-	}
-	h.d.Recorder().BeforeChange(ctx)
-	st, err := h.store()
+	st, path, err := h.open(ctx, p.Path, true)
 	if err != nil {
 		return nil, err
 	}

@@ -45,12 +45,7 @@ func UndoLastEdit(ctx context.Context, d Deps, req *mcp.CallToolRequest, path st
 	if h.d.Recorder() == nil {
 		return nil, UndoEditUnavailable()
 	}
-	abs, err := h.checkpointPath(path)
-	if err != nil {
-		return nil, err
-	}
-	h.d.Recorder().BeforeChange(ctx) // a change made outside Boris becomes a checkpoint of its own first
-	st, err := h.store()
+	st, abs, err := h.open(ctx, path, true) // a change made outside Boris becomes a checkpoint of its own first
 	if err != nil {
 		return nil, err
 	}

@@ -157,3 +157,14 @@ func DescribeEnvironment(ctx context.Context, node string, peer NodePackage) (en
 func (e Environment) String() string {
 	return fmt.Sprintf("%s %s/%s, %d CPUs; node %s", e.GoVersion, e.OS, e.Arch, e.CPUs, e.Node)
 }
+
+// BuildWithFloor builds boris and the floor server of test/bench/floor
+// (a bare go-sdk server of one tool, on the same SDK version) into ws.Dir
+// and returns both binaries' paths.
+func BuildWithFloor(ctx context.Context, ws *Workspace) (boris, floor string, err error) {
+	if boris, err = Build(ctx, ws.Root, ws.Dir, "boris"); err != nil {
+		return "", "", err
+	}
+	floor, err = BuildPackage(ctx, ws.Root, ws.Dir, "./test/bench/floor/server", "floor")
+	return boris, floor, err
+}

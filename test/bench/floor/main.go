@@ -68,11 +68,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	}
 	defer ws.Close()
 	fmt.Fprintln(logw, "floor: building boris and the floor server")
-	boris, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris")
-	if err != nil {
-		return err
-	}
-	floor, err := benchkit.BuildPackage(ctx, ws.Root, ws.Dir, "./test/bench/floor/server", "floor")
+	boris, floor, err := benchkit.BuildWithFloor(ctx, ws)
 	if err != nil {
 		return err
 	}

@@ -58,11 +58,7 @@ func run(ctx context.Context, spawns int, baseline string, out, logw io.Writer) 
 	}
 	defer ws.Close()
 	fmt.Fprintln(logw, "startup: building boris and the floor server")
-	boris, err := benchkit.Build(ctx, ws.Root, ws.Dir, "boris")
-	if err != nil {
-		return err
-	}
-	floor, err := benchkit.BuildPackage(ctx, ws.Root, ws.Dir, "./test/bench/floor/server", "floor")
+	boris, floor, err := benchkit.BuildWithFloor(ctx, ws)
 	if err != nil {
 		return err
 	}
