@@ -1,6 +1,9 @@
 package core
 
 import (
+	"io"
+	"log/slog"
+	"os"
 	"testing"
 )
 
@@ -22,4 +25,24 @@ func BenchmarkNewServer(b *testing.B) {
 			bo.registerTools()
 		}
 	})
+}
+
+// BenchmarkNewBoris measures what a core does from its configuration to a
+// server ready to answer: the path policy, the sandbox, the shell, the
+// checkpoint recorder (not opened), the board (not opened).
+func BenchmarkNewBoris(b *testing.B) {
+	dir := b.TempDir()
+	cfg, err := ParseConfig([]string{"--workdir", dir}, os.Environ(), io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	b.ReportAllocs()
+	for b.Loop() {
+		bo, err := newBoris(cfg, os.Environ(), nil, log, log)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bo.close()
+	}
 }
