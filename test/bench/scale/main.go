@@ -5,7 +5,8 @@
 // -callers (one per principal) call view, grep and bash echo in a loop for
 // -duration (a call every -pace each, as agents between thoughts call, or
 // back to back with -pace 0) while a session is created (and closed) every -create-every
-// beside them. It reports p50 and p99 per tool (each caller's first call of
+// beside them. Before that, one principal creates -creates sessions at 10
+// a second (with the gateway's -warm-cores), timed. It reports p50 and p99 per tool (each caller's first call of
 // each tool apart: it starts what a session starts on first use, such as
 // its checkpoint recorder and its commands' spawner) and for those creates, the
 // errors (which must be 0), the gateway's RSS, the PSS of its whole tree
@@ -50,6 +51,7 @@ const (
 
 type config struct {
 	sessions, principals, callers int
+	warmCores, creates            int
 	duration, createEvery, pace   time.Duration
 }
 
@@ -60,6 +62,8 @@ func main() {
 	flag.IntVar(&cfg.callers, "callers", 50, "sessions calling tools in a loop (one per principal, at most -principals)")
 	flag.DurationVar(&cfg.duration, "duration", 60*time.Second, "length of the load")
 	flag.DurationVar(&cfg.createEvery, "create-every", 500*time.Millisecond, "a session created and closed this often during the load")
+	flag.IntVar(&cfg.warmCores, "warm-cores", 0, "the gateway's --warm-cores")
+	flag.IntVar(&cfg.creates, "creates", 30, "before the load: sessions one principal creates (and closes) at 10 a second, timed")
 	flag.DurationVar(&cfg.pace, "pace", 500*time.Millisecond, "a caller starts a call this often, as an agent between thoughts does (0: back to back)")
 	flag.Parse()
 	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 || cfg.pace < 0 {
@@ -107,7 +111,8 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	perSubject := (cfg.sessions+cfg.principals-1)/cfg.principals + 2 // the held ones, a caller's, a create's
 	g, err := benchkit.StartGateway(ctx, gateway, "--listen", "127.0.0.1:0", "--token-file", tokenFile,
 		"--workdir-template", filepath.Join(work, "{sub}"), "--state-dir", filepath.Join(ws.Dir, "state"),
-		"--max-sessions", strconv.Itoa(cfg.sessions+cfg.principals+10), "--max-sessions-per-subject", strconv.Itoa(perSubject))
+		"--max-sessions", strconv.Itoa(cfg.sessions+cfg.principals+cfg.warmCores+10), "--max-sessions-per-subject", strconv.Itoa(perSubject),
+		"--warm-cores", strconv.Itoa(cfg.warmCores))
 	if err != nil {
 		return err
 	}
@@ -115,6 +120,11 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	defer hc.CloseIdleConnections()
 
+	fmt.Fprintf(logw, "scale: %d session creates of one principal, 10 a second\n", cfg.creates)
+	paced, err := pacedCreates(ctx, cfg.creates, hc, g.URL(), principals[0])
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
 	var held []*mcp.ClientSession
 	defer func() {
@@ -152,7 +162,25 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return report(out, cfg, benchkit.Summarize(opens), idle, loaded, load, left)
+	return report(out, cfg, paced, benchkit.Summarize(opens), idle, loaded, load, left)
+}
+
+// pacedCreates times n session creates of p, one every 100 ms, each
+// closed before the next: a principal's back-to-back sessions.
+func pacedCreates(ctx context.Context, n int, hc *http.Client, url string, p principal) (benchkit.Stats, error) {
+	var ds []time.Duration
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for i := range n {
+		<-tick.C
+		cs, d, err := connect(ctx, hc, url, p)
+		if err != nil {
+			return benchkit.Stats{}, fmt.Errorf("create %d: %w", i, err)
+		}
+		_ = cs.Close()
+		ds = append(ds, d)
+	}
+	return benchkit.Summarize(ds), nil
 }
 
 // writeTokens writes a token file of n principals, p01 ... pNN.
@@ -318,7 +346,7 @@ func readUsage(pid int, boris string) (usage, error) {
 }
 
 // report writes the tables and the verdicts.
-func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
+func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
 	pace := "back to back"
 	if cfg.pace > 0 {
 		pace = "a call every " + cfg.pace.String()
@@ -328,6 +356,7 @@ func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage,
 	row := func(name string, s benchkit.Stats) {
 		fmt.Fprintf(out, "%-28s %8d %12s %12s\n", name, s.N, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99))
 	}
+	row(fmt.Sprintf("create, 10/s (warm-cores %d)", cfg.warmCores), paced)
 	row("session create (idle host)", opens)
 	tools := slices.Sorted(func(yield func(string) bool) {
 		for t := range load.calls {
@@ -363,7 +392,12 @@ func report(out io.Writer, cfg config, opens benchkit.Stats, idle, loaded usage,
 	benchkit.WriteLeaks(out, left)
 	gatewayRSS := max(mb(idle.tree.GatewayRSS), mb(loaded.tree.GatewayRSS))
 	pss := mb(idle.tree.PSS) / float64(cfg.sessions)
+	createLimit, createName := 15.0, "session create p50, 10 a second, cold"
+	if cfg.warmCores > 0 {
+		createLimit, createName = 5.0, "session create p50, 10 a second, with --warm-cores"
+	}
 	targets := []benchkit.Target{
+		{Name: createName, Value: benchkit.Ms(paced.P50), Limit: createLimit, Unit: "ms", Met: benchkit.Ms(paced.P50) <= createLimit},
 		{Name: "errors", Value: float64(errs), Limit: 0, Unit: "ratio", Met: errs == 0},
 		{Name: "view p99 (loaded)", Value: benchkit.Ms(stats["view"].P99), Limit: targetViewP99Ms, Unit: "ms", Met: benchkit.Ms(stats["view"].P99) <= targetViewP99Ms && stats["view"].N > 0},
 		{Name: "tree PSS per idle session", Value: pss, Limit: targetPSSPerSession, Unit: "MB", Met: pss <= targetPSSPerSession},
