@@ -50,6 +50,7 @@ type WarmPool struct {
 	mu       sync.Mutex
 	waiting  []*WarmCore
 	starting map[string]int        // cores being started, by key
+	inStart  int                   // cores being started, in all
 	demand   map[string]*keyDemand // how fast each key's sessions arrive
 	startDur time.Duration         // how long a core takes to start, smoothed
 	hits     int64                 // Takes that found a core waiting
@@ -140,8 +141,9 @@ func (w *WarmPool) take(key string) *WarmCore {
 }
 
 // Refill starts cores of l in the background until as many of its key
-// are waiting or being started as its sessions want (want), making room by
-// stopping the oldest waiting cores if the pool is full.
+// are waiting or being started as its sessions want (want), and no more
+// than the pool's size are starting at once, making room by stopping the
+// oldest waiting cores if the pool is full.
 func (w *WarmPool) Refill(l Spec) {
 	if w == nil {
 		return
@@ -155,8 +157,11 @@ func (w *WarmPool) Refill(l Spec) {
 			have++
 		}
 	}
-	for ; !w.closed && have < w.want(key); have++ {
+	// At most max cores start at once, whatever the keys: the pool's
+	// bound holds for the cores on their way into it too.
+	for ; !w.closed && have < w.want(key) && w.inStart < w.max; have++ {
 		w.starting[key]++
+		w.inStart++
 		w.inflight.Add(1)
 		go w.startOne(l, key)
 	}
@@ -172,6 +177,7 @@ func (w *WarmPool) startOne(l Spec, key string) {
 	if w.starting[key]--; w.starting[key] == 0 {
 		delete(w.starting, key)
 	}
+	w.inStart--
 	switch {
 	case err != nil:
 	case w.startDur == 0:

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -150,4 +151,28 @@ func TestWarmPoolKeepsUpWithArrivals(t *testing.T) {
 	if h, m := w.HitRate(); h != 4 || m != 1 {
 		t.Errorf("hit rate: %d hits, %d misses; want 4 and 1", h, m)
 	}
+}
+
+// TestWarmPoolStartsAtMostItsSize: however many principals want cores at
+// once, no more cores start at once than the pool holds.
+func TestWarmPoolStartsAtMostItsSize(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int32
+	w := NewWarmPool(3, time.Second, func(Spec) (*WarmCore, error) {
+		started.Add(1)
+		<-release
+		return nil, errors.New("not started") // nothing to stop
+	})
+	for i := range 10 {
+		w.Refill(Spec{Args: []string{strconv.Itoa(i)}})
+	}
+	testbin.WaitFor(t, "the starts under way", func() bool { return started.Load() == 3 })
+	w.mu.Lock()
+	inStart := w.inStart
+	w.mu.Unlock()
+	if inStart != 3 || started.Load() != 3 {
+		t.Errorf("%d starting (%d started) for 10 principals in a pool of 3, want 3", inStart, started.Load())
+	}
+	close(release)
+	w.Close()
 }
