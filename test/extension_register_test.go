@@ -21,16 +21,8 @@ import (
 // that register.json must shadow.
 func registeredDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("testdata", "extensions", "registered"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One declared program ships without the execute bit, as most of the
-	// framework's do: a checkout that made it executable would test less.
-	if fi, err := os.Stat(filepath.Join(dir, "tools", "sub", "echo.sh")); err != nil || fi.Mode()&0o111 != 0 {
-		t.Fatalf("tools/sub/echo.sh: %v, mode %v: the fixture must ship it without the execute bit", err, fi.Mode())
-	}
-	return dir
+	// One declared program ships without the execute bit.
+	return extensionFixture(t, "registered", "tools/sub/echo.sh")
 }
 
 func TestExtensionRegisterJSON(t *testing.T) {

@@ -25,10 +25,7 @@ import (
 // outside too. It returns the extension directory and the secret outside.
 func extContentFixture(t *testing.T) (root, secret string) {
 	t.Helper()
-	demo, err := filepath.Abs(filepath.Join("testdata", "extensions", "demo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	demo := extensionFixture(t, "demo")
 	base := realTempDir(t)
 	root = filepath.Join(base, "ext")
 	if err := os.CopyFS(root, os.DirFS(demo)); err != nil {

@@ -21,22 +21,8 @@ import (
 // execute bit, which the framework answers by running them through bash.
 func shippedDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("testdata", "extensions", "shipped"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The point of the fixture is its modes: a checkout that made these
-	// executable would test nothing.
-	for _, p := range []string{"tools/echo-arg/tool.sh", "tools/bare/tool", "tools/plain-sh/tool.sh", "completions/suggest.sh"} {
-		fi, err := os.Stat(filepath.Join(dir, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode()&0o111 != 0 {
-			t.Fatalf("%s has mode %v: the fixture must ship without the execute bit", p, fi.Mode())
-		}
-	}
-	return dir
+	// The point of the fixture is its modes.
+	return extensionFixture(t, "shipped", "tools/echo-arg/tool.sh", "tools/bare/tool", "tools/plain-sh/tool.sh", "completions/suggest.sh")
 }
 
 func TestExtensionShippedShapesRunUnchanged(t *testing.T) {

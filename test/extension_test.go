@@ -268,13 +268,32 @@ func TestExtensionToolsThroughTheGateway(t *testing.T) {
 	}
 }
 
-// TestExtensionDemoWithTheSDK drives the demo extension (tools written
-// against Boris's shell SDK, in the framework's layout) end to end.
-func TestExtensionDemoWithTheSDK(t *testing.T) {
-	demo, err := filepath.Abs(filepath.Join("testdata", "extensions", "demo"))
+// extensionFixture is testdata/extensions/name, absolute. Each of
+// nonExec, relative to it, must ship without the execute bit, as most of
+// mcp-bash-framework's programs do: a checkout that made them executable
+// would test less.
+func extensionFixture(t *testing.T, name string, nonExec ...string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "extensions", name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range nonExec {
+		fi, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode()&0o111 != 0 {
+			t.Fatalf("%s has mode %v: the fixture must ship it without the execute bit", p, fi.Mode())
+		}
+	}
+	return dir
+}
+
+// TestExtensionDemoWithTheSDK drives the demo extension (tools written
+// against Boris's shell SDK, in the framework's layout) end to end.
+func TestExtensionDemoWithTheSDK(t *testing.T) {
+	demo := extensionFixture(t, "demo")
 	var mu sync.Mutex
 	var progress []string
 	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e", Version: "1"}, &mcp.ClientOptions{

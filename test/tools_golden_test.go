@@ -88,10 +88,7 @@ func TestToolsGoldenGatewayScopes(t *testing.T) {
 func coreToolsList(t *testing.T, flags []string) string {
 	t.Helper()
 	dir := realTempDir(t)
-	ext, err := filepath.Abs(filepath.Join("testdata", "extensions", "demo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := extensionFixture(t, "demo")
 	args := []string{"--workdir", dir, "--log-level", "error", "--sandbox", "off"}
 	for _, f := range flags {
 		args = append(args, strings.NewReplacer("$WORKDIR", dir, "$EXTENSIONS", ext).Replace(f))
