@@ -1226,10 +1226,288 @@ mcp_progress() {
 	printf '%s}\n' "${line}" >>"${MCP_PROGRESS_STREAM}" 2>/dev/null || true
 }
 
-__mcp_sdk_no_elicit() {
-	__mcp_sdk_warn "$1: elicitation is not available to Boris extension tools (no channel to the client); treated as declined"
-	printf '{"action":"decline","content":null}'
-	return 1
+# ---------------------------------------------------------------- the client
+
+# A tool asks its client something by appending a question to
+# ${MCP_INPUT_DIR}/input and reads the answer Boris writes to
+# ${MCP_INPUT_DIR}/answer.KEY (SPEC §9). On a 2026-07-28 request the call
+# ends when the tool waits for an answer it does not have, the client
+# answers, and the tool runs again from the start with the answers already
+# there: a tool asks its questions in the same order, under the same keys,
+# every time (the helpers below number them so), and does nothing it
+# cannot do twice before its last question.
+
+# __mcp_sdk_input_key KIND: sets __mcp_sdk_r to the key of the tool's next
+# question of KIND: MCP_INPUT_KEY when set (MCP_INPUT_KEY=name mcp_elicit
+# ...), else KIND-1, KIND-2, ... in the order the tool asks them, counted in
+# the call's directory (a question asked in $(...) counts too).
+__mcp_sdk_input_key() {
+	local n=1
+	if [ -n "${MCP_INPUT_KEY:-}" ]; then
+		__mcp_sdk_r="${MCP_INPUT_KEY}"
+		return 0
+	fi
+	while ! (set -o noclobber && : >"${MCP_INPUT_DIR}/key.$1-${n}") 2>/dev/null; do
+		n=$((n + 1))
+		[ "${n}" -le 1000 ] || return 1
+	done
+	__mcp_sdk_r="$1-${n}"
+}
+
+# mcp_input_request KEY METHOD [PARAMS_JSON]: asks the client METHOD
+# (elicitation/create, sampling/createMessage or roots/list) with PARAMS,
+# under KEY, without waiting; mcp_input_response KEY gets the answer. A
+# question whose answer is already there is not asked again. Returns 1
+# when the tool runs without a client (MCP_INPUT_DIR unset).
+mcp_input_request() {
+	local key="${1-}" method="${2-}" params="${3:-{\}}" k m
+	if [ -z "${MCP_INPUT_DIR:-}" ]; then
+		__mcp_sdk_warn "mcp_input_request: no client to ask (MCP_INPUT_DIR is not set)"
+		return 1
+	fi
+	case "${key}" in
+	'' | *[!A-Za-z0-9_.-]* | [.-]*)
+		__mcp_sdk_warn "mcp_input_request: invalid key '${key}' (letters, digits, _ . -)"
+		return 1
+		;;
+	esac
+	[ -e "${MCP_INPUT_DIR}/answer.${key}" ] && return 0
+	__mcp_sdk_esc "${key}"
+	k="${__mcp_sdk_r}"
+	__mcp_sdk_esc "${method}"
+	m="${__mcp_sdk_r}"
+	__mcp_sdk_oneline "${params}"
+	printf '{"ask":%s,"method":%s,"params":%s}\n' "${k}" "${m}" "${__mcp_sdk_r}" >>"${MCP_INPUT_DIR}/input"
+}
+
+# mcp_input_response KEY [TIMEOUT_SECS]: waits for the answer to KEY and
+# prints it: the client's result (an ElicitResult, CreateMessageResult or
+# ListRootsResult), or {"error":{"code":N,"message":...}} when it could not
+# be asked or the client refused. Returns 1 on an error, on cancellation and
+# after TIMEOUT_SECS (MCPBASH_ELICITATION_TIMEOUT, default 30).
+mcp_input_response() {
+	local key="${1-}" timeout="${2:-${MCPBASH_ELICITATION_TIMEOUT:-30}}" f i=0 out
+	f="${MCP_INPUT_DIR:-}/answer.${key}"
+	if [ -z "${MCP_INPUT_DIR:-}" ] || [ -z "${key}" ]; then
+		printf '{"error":{"code":-32603,"message":"no client to ask"}}'
+		return 1
+	fi
+	case "${timeout}" in '' | *[!0-9]*) timeout=30 ;; esac
+	if [ ! -e "${f}" ]; then
+		__mcp_sdk_esc "${key}"
+		printf '{"wait":%s}\n' "${__mcp_sdk_r}" >>"${MCP_INPUT_DIR}/input"
+		while [ ! -e "${f}" ]; do
+			if mcp_is_cancelled; then
+				printf '{"error":{"code":-32800,"message":"cancelled"}}'
+				return 1
+			fi
+			if [ "${i}" -ge $((timeout * 10)) ]; then
+				__mcp_sdk_warn "mcp_input_response: no answer to '${key}' after ${timeout}s"
+				printf '{"error":{"code":-32001,"message":"timed out waiting for the client"}}'
+				return 1
+			fi
+			sleep 0.1
+			i=$((i + 1))
+		done
+	fi
+	out="$(cat "${f}")" || return 1
+	printf '%s' "${out}"
+	case "${out}" in
+	'{"error":'*) return 1 ;;
+	esac
+}
+
+# __mcp_sdk_elicit WHO PARAMS_JSON TIMEOUT: an elicitation, answered as the
+# framework's helpers answer: {"action":...,"content":...}, with "error"
+# and "cancel" for what went wrong; returns 1 unless the user answered.
+__mcp_sdk_elicit() {
+	local who="$1" params="$2" timeout="$3" out
+	if [ "${MCP_ELICIT_SUPPORTED:-0}" != "1" ]; then
+		__mcp_sdk_warn "${who}: Client does not support elicitation"
+		printf '{"action":"decline","content":null}'
+		return 1
+	fi
+	__mcp_sdk_input_key elicit || return 1
+	local key="${__mcp_sdk_r}"
+	mcp_input_request "${key}" elicitation/create "${params}" || {
+		printf '{"action":"error","content":null}'
+		return 1
+	}
+	if ! out="$(mcp_input_response "${key}" "${timeout}")"; then
+		case "${out}" in
+		*'"code":-32800'*) printf '{"action":"cancel","content":null}' ;;
+		*) printf '{"action":"error","content":null}' ;;
+		esac
+		return 1
+	fi
+	printf '%s' "${out}"
+}
+
+# mcp_elicit MESSAGE SCHEMA_JSON [TIMEOUT_SECS] [MODE]: asks the user for
+# input of SCHEMA (an object schema of primitive properties); prints
+# {"action":"accept|decline|cancel","content":{...}}. Without a client that
+# supports elicitation: {"action":"decline","content":null}, status 1.
+mcp_elicit() {
+	local message="${1-}" schema="${2:-{\}}" timeout="${3:-${MCPBASH_ELICITATION_TIMEOUT:-30}}" mode="${4:-form}" m
+	__mcp_sdk_esc "${message}"
+	m="${__mcp_sdk_r}"
+	__mcp_sdk_oneline "${schema}"
+	if [ "${mode}" = "form" ]; then
+		__mcp_sdk_elicit mcp_elicit "{\"message\":${m},\"requestedSchema\":${__mcp_sdk_r}}" "${timeout}"
+	else
+		__mcp_sdk_esc "${mode}"
+		__mcp_sdk_elicit mcp_elicit "{\"mode\":${__mcp_sdk_r},\"message\":${m},\"requestedSchema\":${schema}}" "${timeout}"
+	fi
+}
+
+# mcp_elicit_url MESSAGE URL [TIMEOUT_SECS]: asks the user to complete a
+# flow at URL out of band (SEP-1036); prints {"action":...,"content":null}.
+mcp_elicit_url() {
+	local message="${1-}" url="${2-}" timeout="${3:-${MCPBASH_ELICITATION_TIMEOUT:-30}}" m u id
+	__mcp_sdk_esc "${message}"
+	m="${__mcp_sdk_r}"
+	__mcp_sdk_esc "${url}"
+	u="${__mcp_sdk_r}"
+	id="boris-$(date +%s)-$$-${RANDOM}"
+	__mcp_sdk_elicit mcp_elicit_url "{\"mode\":\"url\",\"message\":${m},\"url\":${u},\"elicitationId\":\"${id}\"}" "${timeout}"
+}
+
+# __mcp_sdk_enum OPTIONS...: sets __mcp_sdk_r to the options as a JSON
+# array of strings.
+__mcp_sdk_enum() {
+	local out="" o
+	for o in "$@"; do
+		__mcp_sdk_esc "${o}"
+		out="${out:+${out},}${__mcp_sdk_r}"
+	done
+	__mcp_sdk_r="[${out}]"
+}
+
+# __mcp_sdk_titled OPTIONS...: sets __mcp_sdk_r to "value:Title" options as
+# a JSON array of {"const":value,"title":Title} (the title is the value when
+# there is no colon).
+__mcp_sdk_titled() {
+	local out="" o v t
+	for o in "$@"; do
+		v="${o%%:*}"
+		t="${o#*:}"
+		__mcp_sdk_esc "${v}"
+		v="${__mcp_sdk_r}"
+		__mcp_sdk_esc "${t}"
+		out="${out:+${out},}{\"const\":${v},\"title\":${__mcp_sdk_r}}"
+	done
+	__mcp_sdk_r="[${out}]"
+}
+
+# mcp_elicit_string MESSAGE [FIELD]: free text, as content.FIELD (value).
+mcp_elicit_string() {
+	local field="${2:-value}"
+	__mcp_sdk_esc "${field}"
+	mcp_elicit "${1-}" "{\"type\":\"object\",\"properties\":{${__mcp_sdk_r}:{\"type\":\"string\"}},\"required\":[${__mcp_sdk_r}]}"
+}
+
+# mcp_elicit_confirm MESSAGE: yes or no, as content.confirmed.
+mcp_elicit_confirm() {
+	mcp_elicit "${1-}" '{"type":"object","properties":{"confirmed":{"type":"boolean"}},"required":["confirmed"]}'
+}
+
+# mcp_elicit_choice MESSAGE OPTION...: one of the options, as content.choice.
+mcp_elicit_choice() {
+	local message="${1-}"
+	shift
+	__mcp_sdk_enum "$@"
+	mcp_elicit "${message}" "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\",\"enum\":${__mcp_sdk_r}}},\"required\":[\"choice\"]}"
+}
+
+# mcp_elicit_titled_choice MESSAGE "value:Title"...: one value, shown by its
+# title (SEP-1330), as content.choice.
+mcp_elicit_titled_choice() {
+	local message="${1-}"
+	shift
+	__mcp_sdk_titled "$@"
+	mcp_elicit "${message}" "{\"type\":\"object\",\"properties\":{\"choice\":{\"type\":\"string\",\"oneOf\":${__mcp_sdk_r}}},\"required\":[\"choice\"]}"
+}
+
+# mcp_elicit_multi_choice MESSAGE OPTION...: any of the options
+# (SEP-1330), as the array content.choices.
+mcp_elicit_multi_choice() {
+	local message="${1-}"
+	shift
+	__mcp_sdk_enum "$@"
+	mcp_elicit "${message}" "{\"type\":\"object\",\"properties\":{\"choices\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":${__mcp_sdk_r}}}},\"required\":[\"choices\"]}"
+}
+
+# mcp_elicit_titled_multi_choice MESSAGE "value:Title"...: any of the
+# values, shown by their titles, as the array content.choices.
+mcp_elicit_titled_multi_choice() {
+	local message="${1-}"
+	shift
+	__mcp_sdk_titled "$@"
+	mcp_elicit "${message}" "{\"type\":\"object\",\"properties\":{\"choices\":{\"type\":\"array\",\"items\":{\"anyOf\":${__mcp_sdk_r}}}},\"required\":[\"choices\"]}"
+}
+
+# mcp_sample PROMPT [MAX_TOKENS] [TIMEOUT_SECS]: asks the client's model
+# (sampling/createMessage) to answer PROMPT; prints its CreateMessageResult
+# ({"role":"assistant","content":{"type":"text","text":...},"model":...}).
+# Without a client that supports sampling, or when the client refuses:
+# {"error":{...}}, status 1. mcp_sample_text prints only the text.
+mcp_sample() {
+	local prompt="${1-}" max="${2:-1000}" timeout="${3:-${MCPBASH_ELICITATION_TIMEOUT:-30}}"
+	case "${max}" in '' | *[!0-9]*) max=1000 ;; esac
+	if [ "${MCP_SAMPLING_SUPPORTED:-0}" != "1" ]; then
+		__mcp_sdk_warn "mcp_sample: Client does not support sampling"
+		printf '{"error":{"code":-32021,"message":"the client did not declare the sampling capability"}}'
+		return 1
+	fi
+	__mcp_sdk_input_key sample || return 1
+	local key="${__mcp_sdk_r}"
+	__mcp_sdk_esc "${prompt}"
+	mcp_input_request "${key}" sampling/createMessage "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":${__mcp_sdk_r}}}],\"maxTokens\":${max}}" || return 1
+	mcp_input_response "${key}" "${timeout}"
+}
+
+# mcp_sample_text PROMPT [MAX_TOKENS] [TIMEOUT_SECS]: the text of
+# mcp_sample's answer.
+mcp_sample_text() {
+	local out
+	out="$(mcp_sample "$@")" || {
+		printf '%s' "${out}"
+		return 1
+	}
+	__mcp_sdk_query mcp_sample_text "${out}" '.content.text // (.content[0].text) // ""'
+}
+
+# mcp_client_roots [TIMEOUT_SECS]: asks the client for its roots
+# (roots/list); prints its ListRootsResult ({"roots":[{"uri":...}]}).
+mcp_client_roots() {
+	if [ "${MCP_ROOTS_SUPPORTED:-0}" != "1" ]; then
+		__mcp_sdk_warn "mcp_client_roots: Client does not support roots"
+		printf '{"error":{"code":-32021,"message":"the client did not declare the roots capability"}}'
+		return 1
+	fi
+	__mcp_sdk_input_key roots || return 1
+	local key="${__mcp_sdk_r}"
+	mcp_input_request "${key}" roots/list '{}' || return 1
+	mcp_input_response "${key}" "${1:-${MCPBASH_ELICITATION_TIMEOUT:-30}}"
+}
+
+# mcp_require_capability NAME...: fails the call with
+# MissingRequiredClientCapabilityError (-32021) unless the client declared
+# each capability (elicitation, sampling, roots).
+mcp_require_capability() {
+	local c v
+	for c in "$@"; do
+		case "${c}" in
+		elicitation) v="${MCP_ELICIT_SUPPORTED:-0}" ;;
+		sampling) v="${MCP_SAMPLING_SUPPORTED:-0}" ;;
+		roots) v="${MCP_ROOTS_SUPPORTED:-0}" ;;
+		*) v=0 ;;
+		esac
+		if [ "${v}" != "1" ]; then
+			__mcp_sdk_esc "${c}"
+			mcp_fail -32021 "this tool needs the client's ${c} capability, which it did not declare" "{\"requiredCapabilities\":{${__mcp_sdk_r}:{}}}"
+		fi
+	done
 }
 
 # mcp_ui_form, mcp_ui_table, mcp_tool_meta_with_ui: return 1 with a message.

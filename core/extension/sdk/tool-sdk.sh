@@ -13,6 +13,9 @@
 #   MCP_LOG_STREAM                            logs, one JSON object a line
 #   MCP_TOOL_CANCELLATION_FILE (MCP_CANCEL_FILE)  exists once cancelled
 #   MCP_TOOL_ERROR_FILE                       where mcp_fail writes its error
+#   MCP_INPUT_DIR, MCP_INPUT_ROUND            questions to the client, answers
+#   MCP_ELICIT_SUPPORTED, MCP_SAMPLING_SUPPORTED, MCP_ROOTS_SUPPORTED
+#                                             1 when the client can be asked
 #   MCPBASH_JSON_TOOL (jq|none), MCPBASH_JSON_TOOL_BIN
 #
 # The result of a call is the tool's stdout: one JSON object with a
@@ -28,7 +31,7 @@
 # 2-core VM, so it holds only the common path of a tool that reads its
 # arguments and prints a result: reading arguments, building JSON objects,
 # mcp_result_success and mcp_is_cancelled. Every other helper (errors and
-# mcp_fail, progress, logging, roots and paths, embedded resources,
+# mcp_fail, progress, logging, asking the client, roots and paths, embedded resources,
 # truncation, retries, configuration, mcp_run_with_progress, and the JSON
 # parser in bash that minimal mode and unusual results need) is a one-line
 # stub here, and its first call loads tool-sdk-more.sh beside this file
@@ -134,7 +137,6 @@ mcp_args_int() { __mcp_sdk_more mcp_args_int "$@"; }
 mcp_fail() { __mcp_sdk_more mcp_fail "$@"; }
 mcp_fail_invalid_args() { __mcp_sdk_more mcp_fail_invalid_args "$@"; }
 mcp_progress() { __mcp_sdk_more mcp_progress "$@"; }
-__mcp_sdk_no_elicit() { __mcp_sdk_more __mcp_sdk_no_elicit "$@"; }
 __mcp_sdk_no_ui() { __mcp_sdk_more __mcp_sdk_no_ui "$@"; }
 mcp_path_normalize() { __mcp_sdk_more mcp_path_normalize "$@"; }
 mcp_roots_list() { __mcp_sdk_more mcp_roots_list "$@"; }
@@ -497,22 +499,29 @@ mcp_log_info() { __mcp_sdk_log_text info "$@"; }
 mcp_log_warn() { __mcp_sdk_log_text warning "$@"; }
 mcp_log_error() { __mcp_sdk_log_text error "$@"; }
 
+# ---------------------------------------------------------------- the client
+
+# The client channel (documented in tool-sdk-more.sh): elicitation,
+# sampling and the client's roots.
+mcp_input_request() { __mcp_sdk_more mcp_input_request "$@"; }
+mcp_input_response() { __mcp_sdk_more mcp_input_response "$@"; }
+mcp_elicit() { __mcp_sdk_more mcp_elicit "$@"; }
+mcp_elicit_url() { __mcp_sdk_more mcp_elicit_url "$@"; }
+mcp_elicit_string() { __mcp_sdk_more mcp_elicit_string "$@"; }
+mcp_elicit_confirm() { __mcp_sdk_more mcp_elicit_confirm "$@"; }
+mcp_elicit_choice() { __mcp_sdk_more mcp_elicit_choice "$@"; }
+mcp_elicit_titled_choice() { __mcp_sdk_more mcp_elicit_titled_choice "$@"; }
+mcp_elicit_multi_choice() { __mcp_sdk_more mcp_elicit_multi_choice "$@"; }
+mcp_elicit_titled_multi_choice() { __mcp_sdk_more mcp_elicit_titled_multi_choice "$@"; }
+mcp_sample() { __mcp_sdk_more mcp_sample "$@"; }
+mcp_sample_text() { __mcp_sdk_more mcp_sample_text "$@"; }
+mcp_client_roots() { __mcp_sdk_more mcp_client_roots "$@"; }
+mcp_require_capability() { __mcp_sdk_more mcp_require_capability "$@"; }
+
 # ---------------------------------------------------------------- host-less
 
-# Boris runs extension tools without a channel back to the client, so the
-# framework's elicitation, download and UI helpers cannot do their work.
-# They exist so that a project calling them gets a clear answer.
-
-# mcp_elicit and friends: print {"action":"decline","content":null} and
-# return 1.
-mcp_elicit() { __mcp_sdk_no_elicit mcp_elicit; }
-mcp_elicit_url() { __mcp_sdk_no_elicit mcp_elicit_url; }
-mcp_elicit_string() { __mcp_sdk_no_elicit mcp_elicit_string; }
-mcp_elicit_confirm() { __mcp_sdk_no_elicit mcp_elicit_confirm; }
-mcp_elicit_choice() { __mcp_sdk_no_elicit mcp_elicit_choice; }
-mcp_elicit_titled_choice() { __mcp_sdk_no_elicit mcp_elicit_titled_choice; }
-mcp_elicit_multi_choice() { __mcp_sdk_no_elicit mcp_elicit_multi_choice; }
-mcp_elicit_titled_multi_choice() { __mcp_sdk_no_elicit mcp_elicit_titled_multi_choice; }
+# Boris has no MCP Apps UI: the framework's UI helpers exist so that a
+# project calling them gets a clear answer.
 
 # mcp_client_supports_ui, mcp_client_supports_extension: return 1.
 mcp_client_supports_ui() { return 1; }

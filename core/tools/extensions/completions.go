@@ -115,7 +115,7 @@ func (b *Set) runCompletion(ctx context.Context, comp *extension.Completion, roo
 // framework's scripts look for.
 func (b *Set) extCleanEnv() []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ"} {
+	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ", "MCPBASH_ELICITATION_TIMEOUT"} {
 		if v := flagenv.Lookup(b.environ, k); v != "" {
 			env = append(env, k+"="+v)
 		}

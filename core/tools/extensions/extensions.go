@@ -98,6 +98,7 @@ type Set struct {
 	ownDir  string        // base when the Set made it (no sandbox TMPDIR), removed at close
 	environ []string      // the environment extension tools' variables come from
 	content *extContent   // resources, prompts and completions
+	state   *stateKey     // signs the requestStates of 2026-07-28 calls that ask the client
 }
 
 // Load reads opt.Dirs and writes out the SDK; nil without any. Entries
@@ -107,7 +108,7 @@ func Load(d Deps, opt Options) (_ *Set, err error) {
 	if len(opt.Dirs) == 0 {
 		return nil, nil
 	}
-	b := &Set{d: d, opt: opt}
+	b := &Set{d: d, opt: opt, state: newStateKey()}
 	defer func() {
 		if err != nil {
 			b.Close()
@@ -213,7 +214,7 @@ func (b *Set) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		b.d.Recorder().BeforeChange(ctx)
 		res, err := b.runExtension(ctx, req, t, args)
 		b.d.Recorder().Record(t.Name, "extension tool "+t.Name)
-		if err != nil || res.IsError || out == nil {
+		if err != nil || res.IsError || out == nil || res.InputRequests != nil {
 			return res, err
 		}
 		if res.StructuredContent == nil {
@@ -238,10 +239,17 @@ type extCall struct {
 	dir                             string
 	root                            *safefile.Dir
 	progress, logs, cancel, errFile string
+	input                           *inputChannel
 }
 
-// runExtension runs t with args and turns what it did into a result.
+// runExtension runs t with args and turns what it did into a result: an
+// InputRequiredResult when, on a 2026-07-28 request, it waits for answers
+// its client has yet to give (see inputChannel).
 func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *extension.Tool, args map[string]any) (*mcp.CallToolResult, error) {
+	argsJSON, err := json.Marshal(args)
+	if err != nil {
+		return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "arguments: %v", err)), nil
+	}
 	dir, err := b.dirs.get(b.base)
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
@@ -254,7 +262,19 @@ func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *ext
 	defer root.Close()
 	c := &extCall{dir: dir, root: root, progress: filepath.Join(dir, extCallFiles[0]), logs: filepath.Join(dir, extCallFiles[1]),
 		cancel: filepath.Join(dir, "cancelled"), errFile: filepath.Join(dir, "error")}
-	env, err := b.extEnv(req, t, args, c)
+	// The questions the tool sends a session's client end with the run;
+	// a 2026-07-28 round ends the run when the tool waits for an answer.
+	askCtx, endAsks := context.WithCancel(ctx)
+	defer endAsks()
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	in, err := newInputChannel(askCtx, req, root, b.state, argsJSON)
+	if err != nil {
+		return nil, err
+	}
+	in.stop = endRun
+	c.input = in
+	env, err := b.extEnv(req, t, args, argsJSON, c)
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
@@ -264,7 +284,7 @@ func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *ext
 	}
 	fwd := newExtForwarder(ctx, req, c)
 	stop := fwd.start()
-	res, err := b.d.Shell().Exec(ctx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env}, shell.Options{
+	res, err := b.d.Shell().Exec(runCtx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env}, shell.Options{
 		Timeout: timeout,
 		OnStop: func() {
 			if f, err := c.root.OpenFile("cancelled", os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
@@ -273,22 +293,26 @@ func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *ext
 		},
 	})
 	stop()
+	endAsks()
+	in.close()
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not run extension tool %s: %v", t.Name, err)), nil
+	}
+	if ctx.Err() == nil {
+		if r, err := in.result(argsJSON); r != nil || err != nil {
+			return r, err
+		}
 	}
 	return extResult(t, res, c, timeout)
 }
 
 // extEnv is a tool's environment: a clean one (PATH, HOME, locale, the
 // session's TMPDIR) plus the variables of the SDK's contract.
-func (b *Set) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[string]any, c *extCall) ([]string, error) {
+func (b *Set) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[string]any, argsJSON []byte, c *extCall) ([]string, error) {
 	env := b.extCleanEnv()
-	argsJSON, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
 	metaJSON := []byte("{}")
 	if m := req.Params.Meta; len(m) > 0 {
+		var err error
 		if metaJSON, err = json.Marshal(m); err != nil {
 			return nil, err
 		}
@@ -298,7 +322,8 @@ func (b *Set) extEnv(req *mcp.CallToolRequest, t *extension.Tool, args map[strin
 		"MCP_TOOL_META_JSON="+string(metaJSON),
 		"MCP_PROGRESS_STREAM="+c.progress, "MCP_LOG_STREAM="+c.logs,
 		"MCP_TOOL_CANCELLATION_FILE="+c.cancel, "MCP_CANCEL_FILE="+c.cancel,
-		"MCP_TOOL_ERROR_FILE="+c.errFile)
+		"MCP_TOOL_ERROR_FILE="+c.errFile, "MCP_INPUT_DIR="+c.dir, fmt.Sprintf("MCP_INPUT_ROUND=%d", c.input.round))
+	env = append(env, c.input.caps.env()...)
 	if len(argsJSON) <= extArgsInline {
 		env = append(env, "MCP_TOOL_ARGS_JSON="+string(argsJSON))
 		env = append(env, extArgVars(args, argsJSON)...)
@@ -341,7 +366,7 @@ func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Du
 			Data    json.RawMessage `json:"data"`
 		}
 		if json.Unmarshal(data, &e) == nil && e.Message != "" {
-			if e.Code == jsonrpc.CodeInvalidParams {
+			if e.Code == jsonrpc.CodeInvalidParams || e.Code == codeMissingCapability {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message, Data: e.Data}
 			}
 			msg := e.Message
@@ -426,6 +451,9 @@ func (f *extForwarder) start() (stop func()) {
 func (f *extForwarder) poll() {
 	if f.req.Session == nil {
 		return
+	}
+	if f.c.input != nil {
+		f.c.input.poll()
 	}
 	if tok := f.req.Params.GetProgressToken(); tok != nil {
 		var last *mcp.ProgressNotificationParams
