@@ -440,8 +440,8 @@ var mustPass = map[string]struct {
 	},
 	// The stateless revision's own rules: server/discover, version and
 	// header errors, removed and unknown methods, subscriptions/listen.
-	// The scenario's checks that need diagnostic fixture tools Boris does
-	// not have are baselined.
+	// The scenario's checks that need diagnostic hooks Boris does not have
+	// are baselined.
 	"server-stateless": {
 		checks: []string{
 			"sep-2575-server-implements-discover", "sep-2575-server-identifies-in-result-meta",
@@ -452,6 +452,10 @@ var mustPass = map[string]struct {
 			"sep-2575-http-server-method-not-found-404-initialize", "sep-2575-http-server-method-not-found-404-ping",
 			"sep-2575-server-sends-subscription-ack",
 			"sep-2575-server-honors-notification-filter", "sep-2575-http-server-error-jsonrpc-id",
+			// With the conformance extension's fixture tools, which ask the
+			// client through the SDK's client channel.
+			"sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400",
+			"sep-2575-http-server-no-independent-requests-on-stream", "sep-2575-server-no-log-without-loglevel",
 		},
 		revisions: []string{stateless},
 		others:    true,

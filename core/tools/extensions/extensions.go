@@ -366,8 +366,8 @@ func extResult(t *extension.Tool, res *shell.Result, c *extCall, timeout time.Du
 			Data    json.RawMessage `json:"data"`
 		}
 		if json.Unmarshal(data, &e) == nil && e.Message != "" {
-			if e.Code == jsonrpc.CodeInvalidParams || e.Code == codeMissingCapability {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message, Data: e.Data}
+			if e.Code == jsonrpc.CodeInvalidParams || e.Code == mcp.CodeMissingRequiredClientCapabilities {
+				return nil, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}
 			}
 			msg := e.Message
 			if len(e.Data) > 0 && string(e.Data) != "null" {

@@ -220,7 +220,7 @@ func (in *inputChannel) question(key, method string, params json.RawMessage) {
 		return
 	}
 	if !in.caps.has(capName) {
-		in.refuse(key, codeMissingCapability, "the client did not declare the "+capName+" capability", map[string]any{"requiredCapabilities": map[string]any{capName: map[string]any{}}})
+		in.refuse(key, mcp.CodeMissingRequiredClientCapabilities, "the client did not declare the "+capName+" capability", map[string]any{"requiredCapabilities": map[string]any{capName: map[string]any{}}})
 		return
 	}
 	if len(params) == 0 || params[0] != '{' {
@@ -302,9 +302,6 @@ func (in *inputChannel) ask(key, method string, params json.RawMessage) {
 	}
 	_ = in.answer(key, raw)
 }
-
-// codeMissingCapability is MissingRequiredClientCapabilityError's code.
-const codeMissingCapability = -32021
 
 // refuse answers key with an error, as {"error":{...}}: the SDK's helpers
 // turn that into their documented failure. Called with in.mu held.
