@@ -58,7 +58,7 @@ func New(t Counts) *Metrics {
 		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "boris_gateway_tool_calls_total",
-			Help: "Tool calls answered or given up, by tool and outcome (ok, tool_error, error, abandoned, cancelled).",
+			Help: "Tool calls answered or given up, by tool and outcome (ok, tool_error, input_required, error, abandoned, cancelled).",
 		}, []string{"tool", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "boris_gateway_tool_call_duration_seconds",
@@ -116,7 +116,7 @@ func (m *Metrics) label(name, outcome string) string {
 	if m.tools[name] {
 		return name
 	}
-	if (outcome == "ok" || outcome == "tool_error") && len(m.tools) < maxToolLabels {
+	if (outcome == "ok" || outcome == "tool_error" || outcome == "input_required") && len(m.tools) < maxToolLabels {
 		m.tools[name] = true
 		return name
 	}

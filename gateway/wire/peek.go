@@ -138,7 +138,8 @@ func memberAt(obj []byte, key string) (start, end int, ok bool) {
 
 // ResponseOutcome summarises a response for the log without decoding it:
 // "error" for a JSON-RPC error, "tool_error" for a result with isError
-// true, else "ok".
+// true, "input_required" for a 2026-07-28 round that asks the client for
+// input (SEP-2322), else "ok".
 func ResponseOutcome(raw []byte) string {
 	out := "ok"
 	_ = eachMember(raw, func(key string, val []byte) bool {
@@ -147,8 +148,11 @@ func ResponseOutcome(raw []byte) string {
 			out = "error"
 		case "result":
 			_ = eachMember(val, func(k string, v []byte) bool {
-				if k == "isError" && string(v) == "true" {
+				switch {
+				case k == "isError" && string(v) == "true":
 					out = "tool_error"
+				case k == "resultType" && string(v) == `"input_required"`:
+					out = "input_required"
 				}
 				return out == "ok"
 			})

@@ -54,11 +54,13 @@ func BenchmarkPeek(b *testing.B) {
 
 func TestResponseOutcome(t *testing.T) {
 	tests := map[string]string{
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`:                                          "ok",
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"isError\":true"}]}}`: "ok",
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`:                           "tool_error",
-		`{"jsonrpc":"2.0","id":1,"result":{"isError":false}}`:                                       "ok",
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool"}}`:                 "error",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`:                                                            "ok",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"isError\":true"}]}}`:                   "ok",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`:                                             "tool_error",
+		`{"jsonrpc":"2.0","id":1,"result":{"isError":false}}`:                                                         "ok",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool"}}`:                                   "error",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":null,"inputRequests":{},"resultType":"input_required"}}`:         "input_required",
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"resultType"}],"resultType":"complete"}}`: "ok",
 	}
 	for raw, want := range tests {
 		if got := ResponseOutcome([]byte(raw)); got != want {
