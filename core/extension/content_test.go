@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -261,6 +262,76 @@ func TestCompletionOutput(t *testing.T) {
 		got, more, err := CompletionOutput(tc.out)
 		if (err != nil) != tc.err || more != tc.hasMore || !cmp.Equal(got, tc.want) {
 			t.Errorf("CompletionOutput(%.30q) = %v, %v, %v; want %v, %v, error %v", tc.out, got, more, err, tc.want, tc.hasMore, tc.err)
+		}
+	}
+}
+
+// TestPromptMessagesTemplate: a .messages.json template renders its
+// messages, substituting arguments in strings (a value with quotes and
+// backslashes stays one string) and embedding the files content blocks
+// name; a file outside the directory, through a link or by "..", an
+// absolute path, an oversized file, a bad role or malformed JSON is an
+// error, never content.
+func TestPromptMessagesTemplate(t *testing.T) {
+	root, outside := realTemp(t), realTemp(t)
+	put(t, outside, map[string]string{"secret.txt": "secret"})
+	msgs := func(body string) string {
+		return `[{"role":"user","content":{"type":"text","text":"about {{topic}}"}},` + body + `]`
+	}
+	put(t, root, map[string]string{
+		"data/pixel.png":                "\x89PNG\r\n",
+		"data/notes.txt":                "some notes",
+		"data/link.txt":                 "->" + filepath.Join(outside, "secret.txt"),
+		"prompts/rich.meta.json":        `{"name":"rich","arguments":{"type":"object","required":["topic"],"properties":{"topic":{"type":"string"},"uri":{"type":"string"}}}}`,
+		"prompts/rich.messages.json":    msgs(`{"role":"assistant","content":{"type":"image","path":"data/pixel.png","mimeType":"image/png"}},{"content":{"type":"resource","resource":{"uri":"{{uri}}","mimeType":"text/plain","path":"data/notes.txt"}}}`),
+		"prompts/bare.messages.json":    msgs(""),
+		"prompts/link.messages.json":    msgs(`{"content":{"type":"resource","resource":{"uri":"x:1","path":"data/link.txt"}}}`),
+		"prompts/dotdot.messages.json":  msgs(`{"content":{"type":"image","path":"../` + filepath.Base(outside) + `/secret.txt","mimeType":"image/png"}}`),
+		"prompts/abs.messages.json":     msgs(`{"content":{"type":"audio","path":"` + filepath.Join(outside, "secret.txt") + `","mimeType":"audio/wav"}}`),
+		"prompts/role.messages.json":    msgs(`{"role":"system","content":{"type":"text","text":"x"}}`),
+		"prompts/garbage.messages.json": `{"not":"an array"`,
+	})
+	prompts, _, err := LoadPrompts([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Prompt{}
+	for _, p := range prompts {
+		byName[p.Prompt.Name] = p
+	}
+	if byName["bare"] == nil {
+		t.Fatalf("a messages template without metadata is named without .messages.json: got %v", byName)
+	}
+	got, err := byName["rich"].Messages(map[string]string{"topic": `q"uo\te`, "uri": "test://notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	want := `[{"content":{"type":"text","text":"about q\"uo\\te"},"role":"user"},` +
+		`{"content":{"type":"image","mimeType":"image/png","data":"iVBORw0K"},"role":"assistant"},` +
+		`{"content":{"type":"resource","resource":{"uri":"test://notes","mimeType":"text/plain","text":"some notes"}},"role":"user"}]`
+	if string(b) != want {
+		t.Errorf("rich:\n got %s\nwant %s", b, want)
+	}
+	if _, err := byName["rich"].Messages(nil); !errors.Is(err, ErrMissingArgument) {
+		t.Errorf("rich without topic: %v, want ErrMissingArgument", err)
+	}
+	for name, why := range map[string]string{"link": "", "dotdot": "outside", "abs": "relative", "role": `role "system"`, "garbage": "JSON array"} {
+		got, err := byName[name].Messages(map[string]string{"topic": "t"})
+		if err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: got %v, %v; want an error containing %q", name, got, err, why)
+		}
+		if b, _ := json.Marshal(got); strings.Contains(string(b), "secret") || strings.Contains(string(b), "c2VjcmV0") {
+			t.Errorf("%s: the file outside reached the messages: %s", name, b)
+		}
+	}
+	put(t, root, map[string]string{"data/big.bin": strings.Repeat("x", MaxPromptFile+1), "prompts/big.messages.json": msgs(`{"content":{"type":"image","path":"data/big.bin","mimeType":"image/png"}}`)})
+	prompts, _, _ = LoadPrompts([]string{root})
+	for _, p := range prompts {
+		if p.Prompt.Name == "big" {
+			if _, err := p.Messages(map[string]string{"topic": "t"}); err == nil || !strings.Contains(err.Error(), "limit") {
+				t.Errorf("big: %v, want the size limit", err)
+			}
 		}
 	}
 }

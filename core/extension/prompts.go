@@ -1,6 +1,7 @@
 package extension
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -123,7 +125,8 @@ func dirPrompts(root string) ([]*Prompt, []Skipped) {
 		case !claimed[real] && !hasMeta[t] && !hasMeta[strings.TrimSuffix(t, filepath.Ext(t))]:
 			// A template with metadata beside it is that metadata's,
 			// loaded or skipped; only a bare template is a prompt alone.
-			stem := strings.TrimSuffix(filepath.Base(t), filepath.Ext(t))
+			stem := strings.TrimSuffix(filepath.Base(t), MessagesSuffix)
+			stem = strings.TrimSuffix(stem, filepath.Ext(stem))
 			found = append(found, &Prompt{Prompt: &mcp.Prompt{Name: stem}, Role: "user", Template: real, Root: root, Meta: t})
 		}
 	}
@@ -339,26 +342,157 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-
 // by the empty string); others are left as they are. Substitution is one
 // pass, so a value containing a placeholder stays as given.
 func (p *Prompt) Render(args map[string]string) (string, error) {
-	for _, a := range p.Prompt.Arguments {
-		if _, ok := args[a.Name]; a.Required && !ok {
-			return "", fmt.Errorf("%w %q", ErrMissingArgument, a.Name)
-		}
+	if err := p.checkArgs(args); err != nil {
+		return "", err
 	}
 	text, err := readBounded(p.Root, p.Template, MaxTemplateSize)
 	if err != nil {
 		return "", fmt.Errorf("read the template of prompt %s: %w", p.Prompt.Name, err)
 	}
-	return placeholder.ReplaceAllStringFunc(string(text), func(m string) string {
-		sub := placeholder.FindStringSubmatch(m)
-		name := sub[1] + sub[2]
-		if v, ok := args[name]; ok {
-			return v
+	return p.substitute(string(text), args).(string), nil
+}
+
+// checkArgs reports the first required argument args lacks.
+func (p *Prompt) checkArgs(args map[string]string) error {
+	for _, a := range p.Prompt.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return fmt.Errorf("%w %q", ErrMissingArgument, a.Name)
 		}
-		if _, ok := p.Args[name]; ok {
-			return ""
+	}
+	return nil
+}
+
+// MessagesSuffix ends the name of a messages template: a JSON array of
+// prompt messages ({"role", "content"}) instead of one text message, a
+// Boris addition to the framework's layout for prompts whose content is
+// not text alone. Placeholders are substituted in every string of it; an
+// image or audio content block may give "path" (a file in the extension
+// directory) instead of "data", and a resource content block's resource
+// "path" instead of "text" or "blob": the file is read when the prompt is
+// rendered.
+const MessagesSuffix = ".messages.json"
+
+// MaxPromptFile bounds a file a messages template embeds.
+const MaxPromptFile = 8 << 20
+
+// Messages renders the prompt with args: its text template as one message
+// in the prompt's role, or its messages template (see MessagesSuffix).
+func (p *Prompt) Messages(args map[string]string) ([]*mcp.PromptMessage, error) {
+	if !strings.HasSuffix(p.Template, MessagesSuffix) {
+		text, err := p.Render(args)
+		if err != nil {
+			return nil, err
 		}
-		return m
-	}), nil
+		return []*mcp.PromptMessage{{Role: p.Role, Content: &mcp.TextContent{Text: text}}}, nil
+	}
+	if err := p.checkArgs(args); err != nil {
+		return nil, err
+	}
+	// Parsed first, then substituted string by string: a value with a
+	// quote or a backslash cannot break the JSON.
+	raw, err := readBounded(p.Root, p.Template, MaxTemplateSize)
+	if err != nil {
+		return nil, fmt.Errorf("read the template of prompt %s: %w", p.Prompt.Name, err)
+	}
+	var msgs []struct {
+		Role    string         `json:"role"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return nil, fmt.Errorf("messages template of prompt %s: %v (want a JSON array of {\"role\", \"content\"})", p.Prompt.Name, err)
+	}
+	out := make([]*mcp.PromptMessage, 0, len(msgs))
+	for i, m := range msgs {
+		if m.Role == "" {
+			m.Role = string(p.Role)
+		}
+		if m.Role != "user" && m.Role != "assistant" {
+			return nil, fmt.Errorf("messages template of prompt %s: message %d: role %q: want \"user\" or \"assistant\"", p.Prompt.Name, i, m.Role)
+		}
+		content, _ := p.substitute(m.Content, args).(map[string]any)
+		if err := p.embed(content); err != nil {
+			return nil, fmt.Errorf("messages template of prompt %s: message %d: %w", p.Prompt.Name, i, err)
+		}
+		b, err := json.Marshal(map[string]any{"role": m.Role, "content": content})
+		if err != nil {
+			return nil, err
+		}
+		var pm mcp.PromptMessage
+		if err := json.Unmarshal(b, &pm); err != nil {
+			return nil, fmt.Errorf("messages template of prompt %s: message %d: %v", p.Prompt.Name, i, err)
+		}
+		out = append(out, &pm)
+	}
+	return out, nil
+}
+
+// substitute replaces placeholders in every string of v, as Render does.
+func (p *Prompt) substitute(v any, args map[string]string) any {
+	switch v := v.(type) {
+	case string:
+		return placeholder.ReplaceAllStringFunc(v, func(m string) string {
+			sub := placeholder.FindStringSubmatch(m)
+			name := sub[1] + sub[2]
+			if a, ok := args[name]; ok {
+				return a
+			}
+			if _, ok := p.Args[name]; ok {
+				return ""
+			}
+			return m
+		})
+	case map[string]any:
+		for k, x := range v {
+			v[k] = p.substitute(x, args)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = p.substitute(x, args)
+		}
+	}
+	return v
+}
+
+// embed reads the files a content block names by "path" into it.
+func (p *Prompt) embed(c map[string]any) error {
+	read := func(v any) ([]byte, error) {
+		rel, _ := v.(string)
+		if rel == "" || filepath.IsAbs(rel) {
+			return nil, fmt.Errorf("path %q: want a path relative to the extension directory", rel)
+		}
+		path := filepath.Join(p.Root, rel)
+		if !within(p.Root, path) {
+			return nil, fmt.Errorf("path %q %v", rel, ErrOutside)
+		}
+		return readBounded(p.Root, path, MaxPromptFile)
+	}
+	switch c["type"] {
+	case "image", "audio":
+		if path, ok := c["path"]; ok {
+			data, err := read(path)
+			if err != nil {
+				return err
+			}
+			delete(c, "path")
+			c["data"] = base64.StdEncoding.EncodeToString(data)
+		}
+	case "resource":
+		r, _ := c["resource"].(map[string]any)
+		if path, ok := r["path"]; ok {
+			data, err := read(path)
+			if err != nil {
+				return err
+			}
+			delete(r, "path")
+			mime, _ := r["mimeType"].(string)
+			if strings.HasPrefix(mime, "text/") || mime == "" && utf8.Valid(data) {
+				r["text"] = string(data)
+			} else {
+				r["blob"] = base64.StdEncoding.EncodeToString(data)
+			}
+		}
+	}
+	return nil
 }
 
 // readBounded reads the file at path, whose real path must still lie in

@@ -12,12 +12,13 @@ import (
 )
 
 // getExtPrompt renders an extension prompt (prompts/get): its template
-// with the arguments substituted, as one message in the prompt's role. A
+// with the arguments substituted, as one message in the prompt's role, or
+// the messages of a messages template (extension.MessagesSuffix). A
 // missing required argument is invalid params, as MCP says for "missing
 // required arguments".
 func (b *Set) getExtPrompt(p *extension.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		text, err := p.Render(req.Params.Arguments)
+		msgs, err := p.Messages(req.Params.Arguments)
 		if errors.Is(err, extension.ErrMissingArgument) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: %v", p.Prompt.Name, err)}
 		}
@@ -27,7 +28,7 @@ func (b *Set) getExtPrompt(p *extension.Prompt) mcp.PromptHandler {
 		}
 		return &mcp.GetPromptResult{
 			Description: p.Prompt.Description,
-			Messages:    []*mcp.PromptMessage{{Role: p.Role, Content: &mcp.TextContent{Text: text}}},
+			Messages:    msgs,
 		}, nil
 	}
 }
