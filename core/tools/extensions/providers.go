@@ -81,7 +81,7 @@ func providerExit(name, uri string, res *shell.Result) error {
 	case extension.ProviderNotFound:
 		return mcp.ResourceNotFoundError(uri)
 	case extension.ProviderOutside:
-		return providerError(jsonrpc.CodeInternalError, "resource %s is outside the allowed roots (provider %s)", uri, name)
+		return providerError(jsonrpc.CodeInternalError, "resource %s is outside the allowed roots (provider %s)%s", uri, name, msg)
 	case extension.ProviderInvalid:
 		return providerError(jsonrpc.CodeInvalidParams, "invalid resource specification %s (provider %s)%s", uri, name, msg)
 	case extension.ProviderFetch:
