@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Project-level resource providers (mcp-bash-framework's docs/REGISTRY.md,
@@ -43,6 +44,57 @@ const (
 	ProviderFetch    = 5 // the fetch failed
 	ProviderTooLarge = 6 // over the size limit
 )
+
+// source is the entry's provider: "provider", else the one the framework
+// infers from the URI's scheme (no scheme: file; git+https: git; any
+// other: the scheme's name). The project's providers/NAME.sh serves it
+// when there is one, as the framework checks the project's providers
+// first; else Boris's built-in file and echo serve it, and git entries are
+// listed with their reads refused.
+func (m *resourceMeta) source(root, uri string) (Source, error) {
+	p := m.Provider
+	if p == "" {
+		scheme, _, ok := strings.Cut(uri, "://")
+		switch {
+		case !ok || scheme == "":
+			p = ProviderFile
+		case scheme == "git+https":
+			p = ProviderGit
+		default:
+			p = scheme
+		}
+	}
+	src := Source{Provider: p, Root: root}
+	if m.TimeoutSecs != nil {
+		if *m.TimeoutSecs < 1 || *m.TimeoutSecs > MaxTimeout {
+			return src, fmt.Errorf("timeoutSecs %d: want 1 to %d", *m.TimeoutSecs, MaxTimeout)
+		}
+		src.Timeout = *m.TimeoutSecs
+	}
+	script, err := projectProvider(root, p)
+	if err == nil {
+		src.Script = script
+		return src, nil
+	}
+	if !errors.Is(err, errNoScript) {
+		return src, fmt.Errorf("provider %q: %v", p, err)
+	}
+	return src, builtin(p, uri)
+}
+
+// builtin checks that Boris has the provider p built in and that uri
+// fits it.
+func builtin(p, uri string) error {
+	want := map[string]string{ProviderFile: "file://", ProviderEcho: "echo://", ProviderGit: "git+https://"}[p]
+	if want == "" {
+		return fmt.Errorf("provider %q is not supported by Boris (it has file, echo and, listed but never read, git built in; a project provider is %s/%s.sh, which does not exist)", p, ProvidersDir, p)
+	}
+	if !strings.HasPrefix(uri, want) {
+		scheme, _, _ := strings.Cut(uri, ":")
+		return fmt.Errorf("URI scheme %q does not fit the %s provider (want %s URIs)", scheme, p, want)
+	}
+	return nil
+}
 
 // validProviderName reports whether name can name a provider script: the
 // framework runs providers/NAME.sh, so a name must not climb out of

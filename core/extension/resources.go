@@ -275,51 +275,6 @@ func declaredTemplate(root string, raw json.RawMessage) (*Template, string, erro
 	return t, m.Name, err
 }
 
-// source is the entry's provider: "provider", else the one the framework
-// infers from the URI's scheme (no scheme: file; git+https: git; any
-// other: the scheme's name). The project's providers/NAME.sh serves it
-// when there is one, as the framework checks the project's providers
-// first; else Boris's built-in file and echo serve it, and git entries are
-// listed with their reads refused.
-func (m *resourceMeta) source(root, uri string) (Source, error) {
-	p := m.Provider
-	if p == "" {
-		scheme, _, ok := strings.Cut(uri, "://")
-		switch {
-		case !ok || scheme == "":
-			p = ProviderFile
-		case scheme == "git+https":
-			p = ProviderGit
-		default:
-			p = scheme
-		}
-	}
-	src := Source{Provider: p, Root: root}
-	if m.TimeoutSecs != nil {
-		if *m.TimeoutSecs < 1 || *m.TimeoutSecs > MaxTimeout {
-			return src, fmt.Errorf("timeoutSecs %d: want 1 to %d", *m.TimeoutSecs, MaxTimeout)
-		}
-		src.Timeout = *m.TimeoutSecs
-	}
-	script, err := projectProvider(root, p)
-	if err == nil {
-		src.Script = script
-		return src, nil
-	}
-	if !errors.Is(err, errNoScript) {
-		return src, fmt.Errorf("provider %q: %v", p, err)
-	}
-	want := map[string]string{ProviderFile: "file://", ProviderEcho: "echo://", ProviderGit: "git+https://"}[p]
-	if want == "" {
-		return src, fmt.Errorf("provider %q is not supported by Boris (it has file, echo and, listed but never read, git built in; a project provider is %s/%s.sh, which does not exist)", p, ProvidersDir, p)
-	}
-	if !strings.HasPrefix(uri, want) {
-		scheme, _, _ := strings.Cut(uri, ":")
-		return src, fmt.Errorf("URI scheme %q does not fit the %s provider (want %s URIs)", scheme, p, want)
-	}
-	return src, nil
-}
-
 // template checks a template's metadata.
 func (m *resourceMeta) template(root string) (*Template, error) {
 	if m.Name == "" {
