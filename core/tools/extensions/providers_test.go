@@ -334,3 +334,22 @@ func (c *extContent) known(uri string) bool {
 	w := c.subs[uri]
 	return w != nil && w.known
 }
+
+// TestSubscriptionsBounded: a template matches endless URIs; a client
+// subscribing to them one by one is refused past extMaxWatches, and a URI
+// already watched is still accepted.
+func TestSubscriptionsBounded(t *testing.T) {
+	_, cs, _ := providerSet(t, providerFiles(hostileProvider), Options{RunsCommands: true})
+	ctx := context.Background()
+	for i := range extMaxWatches {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "p://items/" + strconv.Itoa(i)}); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "p://items/one-more"}); err == nil || !strings.Contains(err.Error(), "watched already") {
+		t.Errorf("subscription %d: got %v, want it refused", extMaxWatches+1, err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "p://items/0"}); err != nil {
+		t.Errorf("subscribing again to a watched URI: %v", err)
+	}
+}

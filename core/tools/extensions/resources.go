@@ -37,6 +37,10 @@ import (
 // changes, while at least one is subscribed.
 const extResourcePoll = 2 * time.Second
 
+// extMaxWatches bounds the URIs watched at once: each costs a check per
+// poll, a run of its provider for a project provider's.
+const extMaxWatches = 256
+
 // extContent is what the extension directories add besides tools.
 type extContent struct {
 	cat atomic.Pointer[extCatalog] // replaced whole when the directories change
@@ -351,20 +355,24 @@ func (b *Set) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	case src.Script != "":
 		// Its first state is taken by the poller: a subscription does not
 		// wait for a provider's run.
-		b.content.watch(req.Session, uri, func(ctx context.Context) string { return b.providerState(ctx, src, uri) }, false)
+		return b.content.watch(req.Session, uri, func(ctx context.Context) string { return b.providerState(ctx, src, uri) }, false)
 	case src.Provider == extension.ProviderFile:
-		b.content.watch(req.Session, uri, func(context.Context) string { return fileState(src.Root, uri) }, true)
+		return b.content.watch(req.Session, uri, func(context.Context) string { return fileState(src.Root, uri) }, true)
 	}
 	return nil // an echo resource never changes, a git one is never read
 }
 
 // watch adds the session to uri's watchers, with check to see what uri
 // looks like, taken at once when now is set; the poller starts if it was
-// not running.
-func (c *extContent) watch(ss *mcp.ServerSession, uri string, check func(context.Context) string, now bool) {
+// not running. A template matches endless URIs: past extMaxWatches
+// watched URIs, a new one is refused.
+func (c *extContent) watch(ss *mcp.ServerSession, uri string, check func(context.Context) string, now bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := c.subs[uri]
+	if w == nil && len(c.subs) >= extMaxWatches {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("resources/subscribe %s: %d resources are watched already, the most Boris watches at once", uri, extMaxWatches)}
+	}
 	if w == nil {
 		w = &extWatch{sessions: map[*mcp.ServerSession]bool{}, check: check}
 		if now {
@@ -377,6 +385,7 @@ func (c *extContent) watch(ss *mcp.ServerSession, uri string, check func(context
 		c.polling = true
 		go c.poll()
 	}
+	return nil
 }
 
 // unsubscribe stops watching a resource for the session.
