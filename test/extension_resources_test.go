@@ -172,6 +172,67 @@ func TestExtensionResourceSubscription(t *testing.T) {
 	}
 }
 
+// TestExtensionProjectProvider: a project-level provider (providers/
+// NAME.sh, mcp-bash-framework's contract) serves its resources through the
+// real core: it runs confined like an extension tool, in a clean
+// environment, and one whose script is a symlink out of the project is
+// skipped at load with a log line.
+func TestExtensionProjectProvider(t *testing.T) {
+	base := realTempDir(t)
+	root := filepath.Join(base, "ext")
+	writeFile(t, filepath.Join(base, "outside.sh"), "#!/bin/sh\necho outside\n")
+	writeFile(t, filepath.Join(root, "providers", "myapi.sh"), `#!/usr/bin/env bash
+case "$1" in
+myapi://status)
+	if touch /etc/boris-provider-escape 2>/dev/null; then w=written; else w=refused; fi
+	printf '{"status":"ok","etc":"%s","secret":"%s"}' "$w" "${BORIS_TEST_SECRET:-unset}" ;;
+*) echo "unknown: $1" >&2; exit 3 ;;
+esac
+`)
+	if err := os.Chmod(filepath.Join(root, "providers", "myapi.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "outside.sh"), filepath.Join(root, "providers", "evil.sh")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "resources", "status.meta.json"), `{"name": "api-status", "uri": "myapi://status", "mimeType": "application/json", "provider": "myapi"}`)
+	writeFile(t, filepath.Join(root, "resources", "evil.meta.json"), `{"name": "evil", "uri": "evil://x", "provider": "evil"}`)
+	work := realTempDir(t)
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", work, "--allow-dir", work, "--extensions", root}, env: []string{"BORIS_TEST_SECRET=s3cret"}, protocol: "2025-11-25"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	if diff := cmp.Diff([]string{"api-status"}, resourceNames(t, ctx, c.session)); diff != "" {
+		t.Errorf("resources/list names (-want +got):\n%s", diff)
+	}
+	if log := c.stderr.String(); !strings.Contains(log, "evil.meta.json") || !strings.Contains(log, "leads outside the extension directory") {
+		t.Errorf("no log line skipping evil.meta.json, whose provider leads outside:\n%s", log)
+	}
+	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "myapi://status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Contents[0]
+	if got.MIMEType != "application/json" || !strings.Contains(got.Text, `"status":"ok"`) || !strings.Contains(got.Text, `"secret":"unset"`) {
+		t.Errorf("read myapi://status: got %+v, want the provider's JSON, printed in a clean environment", got)
+	}
+	if strings.Contains(got.Text, `"etc":"written"`) {
+		os.Remove("/etc/boris-provider-escape")
+		if landlockABI() > 0 {
+			t.Error("a resource provider wrote to /etc: it ran unconfined")
+		}
+	}
+	if _, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "myapi://other"}); err == nil {
+		t.Error("read myapi://other, which no resource lists: got contents, want an error")
+	}
+	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: "myapi://status"}); err != nil {
+		t.Errorf("subscribe to myapi://status: %v", err)
+	}
+	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "myapi://status"}); err != nil {
+		t.Errorf("unsubscribe from myapi://status: %v", err)
+	}
+}
+
 // TestExtensionResourceSubscriptionGateway: through the gateway, a
 // subscribed extension resource that changes is announced to a 2025
 // session client (on its GET stream) and to a 2026-07-28 client (on its

@@ -334,8 +334,8 @@ func inside(root, p string) (string, error) {
 
 // Fingerprint summarises what the loaders would read from dirs (every
 // tool's metadata and program, the entries of tools/ (programs
-// register.json names), the files of resources/, prompts/ and
-// completions/, server.d/register.json: path, size, mode, modification
+// register.json names), the files of resources/, prompts/,
+// completions/ and providers/, server.d/register.json: path, size, mode, modification
 // time), so a
 // caller polling for changes reloads only when something changed. Its
 // cost is one directory listing and a few stats per tool.
@@ -348,7 +348,7 @@ func Fingerprint(dirs []string) string {
 			continue
 		}
 		var files []string
-		for _, pat := range []string{"tools/*", "tools/*/tool*", "resources/*", "prompts/*", "completions/*", "server.d/register.json"} {
+		for _, pat := range []string{"tools/*", "tools/*/tool*", "resources/*", "prompts/*", "completions/*", "providers/*", "server.d/register.json"} {
 			more, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
 			files = append(files, more...)
 		}

@@ -20,24 +20,24 @@ import (
 // or an entry of register.json's "resources".
 type Resource struct {
 	Resource *mcp.Resource // as resources/list shows it
-	Provider string        // ProviderFile, ProviderEcho or ProviderGit
-	Root     string        // the extension directory (real path)
+	Source                 // its provider
 	Meta     string        // the metadata file (or register.json and the entry), for messages
 }
 
 // Template is one resource template: a resources/*.meta.json with a
 // "uriTemplate" instead of a "uri" (docs/RESOURCE-TEMPLATES.md), or an
 // entry of register.json's "resourceTemplates". A client expands it and
-// reads the concrete URI, which the file provider serves from Root like
-// any file:// resource.
+// reads the concrete URI, which the template's provider serves: the file
+// provider from Root like any file:// resource, or a project provider.
 type Template struct {
 	Template *mcp.ResourceTemplate
-	Provider string // ProviderFile or ProviderGit
-	Root     string
+	Source   // its provider: not ProviderEcho
 	Meta     string
 }
 
-// The resource providers Boris knows (the framework's providers/*.sh).
+// The resource providers Boris has built in (the framework's
+// providers/*.sh). A project's own providers/NAME.sh (providers.go) comes
+// first, as in the framework, and may replace any of them.
 const (
 	// ProviderFile serves a file of the extension directory.
 	ProviderFile = "file"
@@ -69,6 +69,9 @@ type resourceMeta struct {
 	Annotations *mcp.Annotations `json:"annotations"`
 	Icons       []mcp.Icon       `json:"icons"`
 	Meta        map[string]any   `json:"_meta"`
+	// TimeoutSecs bounds a run of a project provider (Boris's addition,
+	// as tool.meta.json's timeoutSecs bounds a tool).
+	TimeoutSecs *int `json:"timeoutSecs"`
 }
 
 // templateVar is what a URI template must contain at least once: the
@@ -272,44 +275,16 @@ func declaredTemplate(root string, raw json.RawMessage) (*Template, string, erro
 	return t, m.Name, err
 }
 
-// provider is the entry's provider: "provider", else the one the
-// framework infers from the URI's scheme (no scheme: file; git+https:
-// git; any other: the scheme's name). Boris serves file and echo, and
-// lists git entries whose reads it refuses.
-func (m *resourceMeta) provider(uri string) (string, error) {
-	p := m.Provider
-	if p == "" {
-		scheme, _, ok := strings.Cut(uri, "://")
-		switch {
-		case !ok || scheme == "":
-			p = ProviderFile
-		case scheme == "git+https":
-			p = ProviderGit
-		default:
-			p = scheme
-		}
-	}
-	want := map[string]string{ProviderFile: "file://", ProviderEcho: "echo://", ProviderGit: "git+https://"}[p]
-	if want == "" {
-		return "", fmt.Errorf("provider %q is not supported by Boris (only file, echo and, listed but never read, git are)", p)
-	}
-	if !strings.HasPrefix(uri, want) {
-		scheme, _, _ := strings.Cut(uri, ":")
-		return "", fmt.Errorf("URI scheme %q does not fit the %s provider (want %s URIs)", scheme, p, want)
-	}
-	return p, nil
-}
-
 // template checks a template's metadata.
 func (m *resourceMeta) template(root string) (*Template, error) {
 	if m.Name == "" {
 		return nil, errors.New("no name")
 	}
-	p, err := m.provider(m.URITemplate)
+	src, err := m.source(root, m.URITemplate)
 	if err != nil {
 		return nil, err
 	}
-	if p == ProviderEcho {
+	if src.Provider == ProviderEcho && src.Script == "" {
 		return nil, errors.New("the echo provider serves resources, not templates")
 	}
 	if !templateVar.MatchString(m.URITemplate) {
@@ -320,11 +295,11 @@ func (m *resourceMeta) template(root string) (*Template, error) {
 	}
 	t := &mcp.ResourceTemplate{Name: m.Name, Title: m.Title, Description: m.Description, URITemplate: m.URITemplate,
 		MIMEType: m.MIMEType, Annotations: m.Annotations, Icons: m.Icons, Meta: m.Meta}
-	return &Template{Template: t, Provider: p, Root: root}, nil
+	return &Template{Template: t, Source: src}, nil
 }
 
-// resource checks a resource's metadata; a file resource's file must
-// exist inside root.
+// resource checks a resource's metadata; the file of a resource the
+// built-in file provider serves must exist inside root.
 func (m *resourceMeta) resource(root string) (*Resource, error) {
 	if m.Name == "" {
 		return nil, errors.New("no name")
@@ -332,14 +307,14 @@ func (m *resourceMeta) resource(root string) (*Resource, error) {
 	if m.URI == "" {
 		return nil, errors.New("neither uri nor uriTemplate is set")
 	}
-	p, err := m.provider(m.URI)
+	src, err := m.source(root, m.URI)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := url.Parse(m.URI); err != nil {
 		return nil, fmt.Errorf("uri: %v", err)
 	}
-	if p == ProviderFile {
+	if src.Provider == ProviderFile && src.Script == "" {
 		path, err := ResolveFileURI(root, m.URI)
 		if err != nil {
 			return nil, err
@@ -354,7 +329,7 @@ func (m *resourceMeta) resource(root string) (*Resource, error) {
 	}
 	r := &mcp.Resource{Name: m.Name, Title: m.Title, Description: m.Description, URI: m.URI,
 		MIMEType: m.MIMEType, Annotations: m.Annotations, Icons: m.Icons, Meta: m.Meta}
-	return &Resource{Resource: r, Provider: p, Root: root}, nil
+	return &Resource{Resource: r, Source: src}, nil
 }
 
 // Echo is what the echo provider reads for uri: its payload after

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"os"
@@ -26,7 +27,8 @@ import (
 // Resources, prompts and completions from --extensions directories (SPEC
 // §9), in mcp-bash-framework's formats: resources/*.meta.json (or
 // register.json's "resources") served by the file provider (confined to
-// the extension's directory) or the echo provider, resource templates,
+// the extension's directory), the echo provider or the project's own
+// providers/NAME.sh (providers.go), resource templates,
 // prompts/ templates with argument substitution, and completion scripts
 // registered in server.d/register.json. List results
 // are paginated by the SDK (ServerOptions.PageSize).
@@ -34,6 +36,10 @@ import (
 // extResourcePoll is how often subscribed resources are checked for
 // changes, while at least one is subscribed.
 const extResourcePoll = 2 * time.Second
+
+// extMaxWatches bounds the URIs watched at once: each costs a check per
+// poll, a run of its provider for a project provider's.
+const extMaxWatches = 256
 
 // extContent is what the extension directories add besides tools.
 type extContent struct {
@@ -43,7 +49,9 @@ type extContent struct {
 	server  *mcp.Server          // set when registered
 	subs    map[string]*extWatch // subscribed URIs
 	polling bool                 // the poller runs
-	done    chan struct{}        // closed by close: the poller stops
+
+	ctx    context.Context // ends at close: the poller stops, a provider it runs is stopped
+	cancel context.CancelFunc
 }
 
 // extCatalog is one reading of the extension directories' resources,
@@ -56,12 +64,14 @@ type extCatalog struct {
 	roots       []string // whose resources/ serve unlisted file:// URIs
 }
 
-// extWatch is one subscribed URI: who subscribed, where its file is, and
-// what it looked like when last checked.
+// extWatch is one subscribed URI: who subscribed, how to see what it
+// looks like now, and what it looked like when last checked (known is
+// false until it was).
 type extWatch struct {
 	sessions map[*mcp.ServerSession]bool
-	root     string
+	check    func(context.Context) string
 	state    string
+	known    bool
 }
 
 // loadExtensionContent reads the resources, prompts and completions of
@@ -72,7 +82,8 @@ func (b *Set) loadExtensionContent() error {
 	if err != nil {
 		return &flagenv.UsageError{Msg: fmt.Sprintf("invalid --extensions: %v", err)}
 	}
-	c := &extContent{subs: map[string]*extWatch{}, done: make(chan struct{})}
+	c := &extContent{subs: map[string]*extWatch{}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.cat.Store(cat)
 	b.content = c
 	return nil
@@ -168,7 +179,7 @@ func (b *Set) ServerOptions(o *mcp.ServerOptions) {
 	}
 	c := b.content.cat.Load()
 	if len(c.resources)+len(c.templates) > 0 {
-		o.SubscribeHandler, o.UnsubscribeHandler = b.content.subscribe, b.content.unsubscribe
+		o.SubscribeHandler, o.UnsubscribeHandler = b.subscribe, b.content.unsubscribe
 	}
 	if len(c.prompts)+len(c.templates)+len(c.resources) > 0 {
 		o.CompletionHandler = b.complete
@@ -219,10 +230,10 @@ func (b *Set) AddContent(s *mcp.Server) {
 // (replacing those of the same URI or name).
 func (b *Set) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 	for _, r := range c.resources {
-		s.AddResource(r.Resource, b.readExtResource(r.Provider, r.Root, r.Resource.MIMEType))
+		s.AddResource(r.Resource, b.readExtResource(r.Source, r.Resource.MIMEType))
 	}
 	for _, t := range c.templates {
-		s.AddResourceTemplate(t.Template, b.readExtResource(t.Provider, t.Root, t.Template.MIMEType))
+		s.AddResourceTemplate(t.Template, b.readExtResource(t.Source, t.Template.MIMEType))
 	}
 	for _, p := range c.prompts {
 		s.AddPrompt(p.Prompt, b.getExtPrompt(p))
@@ -230,27 +241,35 @@ func (b *Set) registerExtCatalog(s *mcp.Server, c *extCatalog) {
 }
 
 // readExtResource reads a resource (or a URI a template matched) through
-// its provider. The file provider reads it from root: as text when its
-// type is textual and it is UTF-8, else as a base64 blob, as the
-// framework's file provider does; a file over --max-file-size is refused.
-// The echo provider returns the URI's payload. The git provider is
-// disabled, as the framework's is by default: invalid params, the code
-// the framework answers with then.
-func (b *Set) readExtResource(provider, root, declared string) mcp.ResourceHandler {
+// its provider, and returns it as text when its type is textual and it is
+// UTF-8, else as a base64 blob, as the framework does. A project provider
+// runs (runProvider). The file provider reads the file from the extension
+// directory; a file over --max-file-size is refused. The echo provider
+// returns the URI's payload. The git provider is disabled, as the
+// framework's is by default: invalid params, the code the framework
+// answers with then.
+func (b *Set) readExtResource(src extension.Source, declared string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		var data []byte
 		var err error
-		switch provider {
-		case extension.ProviderEcho:
+		switch {
+		case src.Script != "":
+			if data, err = b.runProvider(ctx, src, uri); err != nil {
+				return nil, err
+			}
+			if declared == "" {
+				declared = "text/plain" // the framework's default type
+			}
+		case src.Provider == extension.ProviderEcho:
 			data = []byte(extension.Echo(uri))
 			if declared == "" {
 				declared = "text/plain" // the framework's default type
 			}
-		case extension.ProviderGit:
+		case src.Provider == extension.ProviderGit:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("read resource %s: %v", uri, extension.ErrProviderDisabled)}
 		default:
-			data, err = extension.ReadFileURI(root, uri, int64(b.opt.MaxFileSize))
+			data, err = extension.ReadFileURI(src.Root, uri, int64(b.opt.MaxFileSize))
 		}
 		switch {
 		case errors.Is(err, extension.ErrOutside):
@@ -305,43 +324,63 @@ func textual(typ string) bool {
 	return false
 }
 
-// root finds the extension directory that serves uri and the provider
-// it serves uri with: the resource's, or the first matching template's.
-// ok is false when none does.
-func (c *extContent) root(uri string) (root, provider string, ok bool) {
+// source finds the provider that serves uri: the resource's, or the
+// first matching template's. ok is false when none does.
+func (c *extContent) source(uri string) (src extension.Source, ok bool) {
 	cat := c.cat.Load()
 	for _, r := range cat.resources {
 		if r.Resource.URI == uri {
-			return r.Root, r.Provider, true
+			return r.Source, true
 		}
 	}
 	for _, t := range cat.templates {
 		if extension.TemplateMatches(t.Template.URITemplate, uri) {
-			return t.Root, t.Provider, true
+			return t.Source, true
 		}
 	}
-	return "", "", false
+	return extension.Source{}, false
 }
 
 // subscribe starts watching a resource for the session (resources/
-// subscribe); the poller runs while anything is subscribed.
-func (c *extContent) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+// subscribe): a file by its size and time, a project provider's resource
+// by what the provider prints, as the framework's poller watches it.
+// The poller runs while anything is subscribed.
+func (b *Set) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	root, provider, ok := c.root(uri)
+	src, ok := b.content.source(uri)
 	if !ok {
 		return mcp.ResourceNotFoundError(uri)
 	}
-	if provider != extension.ProviderFile {
-		return nil // an echo resource never changes, a git one is never read
+	switch {
+	case src.Script != "":
+		// Its first state is taken by the poller: a subscription does not
+		// wait for a provider's run.
+		return b.content.watch(req.Session, uri, func(ctx context.Context) string { return b.providerState(ctx, src, uri) }, false)
+	case src.Provider == extension.ProviderFile:
+		return b.content.watch(req.Session, uri, func(context.Context) string { return fileState(src.Root, uri) }, true)
 	}
+	return nil // an echo resource never changes, a git one is never read
+}
+
+// watch adds the session to uri's watchers, with check to see what uri
+// looks like, taken at once when now is set; the poller starts if it was
+// not running. A template matches endless URIs: past extMaxWatches
+// watched URIs, a new one is refused.
+func (c *extContent) watch(ss *mcp.ServerSession, uri string, check func(context.Context) string, now bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := c.subs[uri]
+	if w == nil && len(c.subs) >= extMaxWatches {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("resources/subscribe %s: %d resources are watched already, the most Boris watches at once", uri, extMaxWatches)}
+	}
 	if w == nil {
-		w = &extWatch{sessions: map[*mcp.ServerSession]bool{}, root: root, state: fileState(root, uri)}
+		w = &extWatch{sessions: map[*mcp.ServerSession]bool{}, check: check}
+		if now {
+			w.state, w.known = check(c.ctx), true
+		}
 		c.subs[uri] = w
 	}
-	w.sessions[req.Session] = true
+	w.sessions[ss] = true
 	if !c.polling {
 		c.polling = true
 		go c.poll()
@@ -362,15 +401,16 @@ func (c *extContent) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest)
 	return nil
 }
 
-// poll checks the subscribed files every extResourcePoll and sends
+// poll checks the subscribed resources every extResourcePoll and sends
 // notifications/resources/updated for each that changed. It returns once
-// nothing is subscribed, or at close.
+// nothing is subscribed, or at close. The checks run without the lock
+// held: a provider's run takes its time.
 func (c *extContent) poll() {
 	tick := time.NewTicker(extResourcePoll)
 	defer tick.Stop()
 	for {
 		select {
-		case <-c.done:
+		case <-c.ctx.Done():
 			return
 		case <-tick.C:
 		}
@@ -380,17 +420,19 @@ func (c *extContent) poll() {
 			c.mu.Unlock()
 			return
 		}
-		var changed []string
-		for uri, w := range c.subs {
-			if st := fileState(w.root, uri); st != w.state {
-				w.state = st
-				changed = append(changed, uri)
-			}
-		}
+		watched := make(map[string]*extWatch, len(c.subs))
+		maps.Copy(watched, c.subs)
 		s := c.server
 		c.mu.Unlock()
-		for _, uri := range changed {
-			_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		for uri, w := range watched {
+			st := w.check(c.ctx)
+			c.mu.Lock()
+			changed := c.subs[uri] == w && w.known && st != w.state
+			w.state, w.known = st, true
+			c.mu.Unlock()
+			if changed && c.ctx.Err() == nil {
+				_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+			}
 		}
 	}
 }
@@ -412,12 +454,6 @@ func fileState(root, uri string) string {
 // closeContent stops the poller.
 func (b *Set) closeContent() {
 	if c := b.content; c != nil {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		select {
-		case <-c.done:
-		default:
-			close(c.done)
-		}
+		c.cancel()
 	}
 }

@@ -28,7 +28,7 @@ func (b *Set) ReadUnlisted(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "resources/read" || c == nil || !ok || p == nil || !strings.HasPrefix(p.URI, "file://") {
 			return next(ctx, method, req)
 		}
-		if _, _, listed := c.root(p.URI); listed {
+		if _, listed := c.source(p.URI); listed {
 			return next(ctx, method, req)
 		}
 		for _, root := range c.cat.Load().roots {
