@@ -421,3 +421,34 @@ func TestExtensionInputRequiredRounds(t *testing.T) {
 		t.Errorf("no elicitation capability: got %d %s", status, toJSON(m))
 	}
 }
+
+// TestExtensionElicitationTimesOut: a user who never answers costs the
+// tool MCPBASH_ELICITATION_TIMEOUT seconds, after which the SDK answers
+// "error", the tool goes on, and the client's pending question is
+// cancelled.
+func TestExtensionElicitationTimesOut(t *testing.T) {
+	e := &elicitor{block: make(chan struct{})}
+	defer close(e.block)
+	gaveUp := make(chan struct{})
+	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e-silent", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			res, err := e.handle(ctx, req)
+			if ctx.Err() != nil {
+				close(gaveUp)
+			}
+			return res, err
+		},
+	})
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t), "--extensions", shippedDir(t)}, env: []string{"MCPBASH_ELICITATION_TIMEOUT=1"}, client: client, protocol: "2025-11-25"})
+	start := time.Now()
+	got := text(mustCall(t, c.session, "shipped-elicitation", nil))
+	if !strings.Contains(got, "Stopped at confirmation: action=error") {
+		t.Errorf("a question nobody answers: got %q, want the SDK's error after the timeout", got)
+	}
+	t.Logf("the call ended %v after it started (MCPBASH_ELICITATION_TIMEOUT=1)", time.Since(start).Round(time.Millisecond))
+	select {
+	case <-gaveUp:
+	case <-time.After(10 * time.Second):
+		t.Error("the client's pending question was not cancelled when the tool gave up on it")
+	}
+}
