@@ -4,6 +4,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -240,20 +241,30 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 		wire.WriteError(w, http.StatusNotFound, m.Req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
 	}
-	tool := ""
-	if m.Req.Method == "tools/call" {
-		tool = wire.ToolName(m.Req.Params)
-		defer h.obs.Begin(s.id, tool, start)()
+	if m.Req.Method != "tools/call" {
+		return h.await(w, r, s, c, acc)
 	}
+	tool := wire.ToolName(m.Req.Params)
+	defer h.obs.Begin(s.id, tool, start)()
+	// A call answered on a resumable stream is logged when its response
+	// comes, read or not: a client that lost its connection may resume and
+	// read it (see streamCall); one answered here is logged as it ends.
+	var once sync.Once
+	logged := func(res []byte) { once.Do(func() { h.logToolCall(s, tool, res, time.Since(start)) }) }
+	c.finished = logged
 	res := h.await(w, r, s, c, acc)
-	if m.Req.Method == "tools/call" {
-		h.logToolCall(s, tool, res, time.Since(start))
+	s.mu.Lock()
+	streamed := c.stream != nil
+	s.mu.Unlock()
+	if !streamed {
+		logged(res)
 	}
 	return res
 }
 
 // logToolCall writes the one log line per tool call: never arguments or
-// results, only what happened.
+// results, only what happened. res is nil when the call ended without a
+// response: its client left (abandoned; on 2026-07-28, cancelled).
 func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Duration) {
 	result := "abandoned"
 	if s.principal != nil {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,7 +70,8 @@ func (g *testGateway) slowCall(sid string, id int) *http.Response {
 func TestResumePOSTStream(t *testing.T) {
 	for _, late := range []bool{false, true} {
 		t.Run(fmt.Sprintf("after the response %v", late), func(t *testing.T) {
-			g := newTestGateway(t)
+			logs := &syncBuffer{}
+			g := newTestGateway(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 			sid := g.initialize()
 			s := g.h.table.get(sid)
 			resp := g.slowCall(sid, 2)
@@ -117,8 +119,32 @@ func TestResumePOSTStream(t *testing.T) {
 			if finals != 1 {
 				t.Errorf("got the response %d times on the resumed stream, want once; events %v", finals, evs)
 			}
+			// The call ran to its end: its log line says how it ended, not
+			// that its client left it.
+			waitFor(t, "the tool call's log line", func() bool { return strings.Contains(logs.String(), `msg="tool call"`) })
+			if l := logs.String(); strings.Count(l, `msg="tool call"`) != 1 || !strings.Contains(l, "outcome=ok") {
+				t.Errorf("tool call log lines: want one, outcome=ok:\n%s", l)
+			}
 		})
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // TestResumeRefused: a Last-Event-ID that is malformed, of no stream of

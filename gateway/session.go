@@ -78,7 +78,11 @@ type call struct {
 	// a call whose stream nobody reads (its client left) keeps nothing
 	// busy. Under session.mu.
 	stream *stream
-	notes  chan coreMsg  // notifications and requests tied to it; dropped when full
+	// finished, if set, is told the response of a call answered on a
+	// resumable stream when it comes, whether a client reads it or not
+	// (the tool call's log line). Set before the call is awaited.
+	finished func(res []byte)
+	notes    chan coreMsg  // notifications and requests tied to it; dropped when full
 	resp   chan coreMsg  // its response; capacity 1, never blocks routing
 	ended  chan struct{} // closed when the client cancelled it
 }

@@ -110,6 +110,9 @@ func primes(r *http.Request) bool {
 // cancellation, or the session's end), whether a client reads st or not.
 func (s *session) pump(c *call, st *stream) {
 	final := func(m coreMsg) {
+		if c.finished != nil {
+			defer c.finished(m.raw)
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for {
