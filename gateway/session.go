@@ -83,8 +83,8 @@ type call struct {
 	// (the tool call's log line). Set before the call is awaited.
 	finished func(res []byte)
 	notes    chan coreMsg  // notifications and requests tied to it; dropped when full
-	resp   chan coreMsg  // its response; capacity 1, never blocks routing
-	ended  chan struct{} // closed when the client cancelled it
+	resp     chan coreMsg  // its response; capacity 1, never blocks routing
+	ended    chan struct{} // closed when the client cancelled it
 }
 
 func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
