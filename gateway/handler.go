@@ -189,8 +189,9 @@ func NewHandler(opts Options) *Handler {
 	h.obs = dashboard.NewObserver(h.table)
 	h.lim = limits{
 		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
-		maxInFlight: opts.MaxInFlight,
-		replay:      replayLimits{bytes: opts.ReplayBuffer, window: opts.ReplayWindow, evicted: h.obs.ReplayEvicted},
+		maxInFlight:   opts.MaxInFlight,
+		replay:        replayLimits{bytes: opts.ReplayBuffer, window: opts.ReplayWindow, evicted: h.obs.ReplayEvicted},
+		shedElsewhere: h.table.shedReplay,
 	}
 	if h.warm != nil {
 		h.obs.WarmCores(h.warm.HitRate)

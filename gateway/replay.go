@@ -216,8 +216,9 @@ func (s *session) shedLocked() bool {
 }
 
 // take claims n bytes of the session's budget (and the gateway's),
-// shedding replay history to make room; it reports which budget is full,
-// or "".
+// shedding replay history to make room: its own, then, when the gateway's
+// budget is what is full, other sessions' (see limits.shedElsewhere). It
+// reports which budget is full, or "".
 func (s *session) take(n int64) string {
 	for {
 		full := s.held.take(n)
@@ -227,10 +228,23 @@ func (s *session) take(n int64) string {
 		s.mu.Lock()
 		shed := s.shedLocked()
 		s.mu.Unlock()
+		if !shed && full == "gateway" && s.lim.shedElsewhere != nil {
+			shed = s.lim.shedElsewhere(s)
+		}
 		if !shed {
 			return full
 		}
 	}
+}
+
+// replayBytesLocked is what s's streams keep, for shedElsewhere to choose
+// whose history goes first.
+func (s *session) replayBytesLocked() int64 {
+	var n int64
+	for _, st := range s.streams {
+		n += st.bytes
+	}
+	return n
 }
 
 // attachLocked makes the caller st's reader, ending the one before (a

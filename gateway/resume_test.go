@@ -356,3 +356,32 @@ func TestReplayGivesWay(t *testing.T) {
 		t.Errorf("the session keeps nothing for replay, want its latest replies kept")
 	}
 }
+
+// TestReplayGivesWayAcrossSessions: history one session keeps for replay
+// gives way to a reply another session's client waits for when the
+// gateway's budget is full: one tenant's kept streams never keep another's
+// replies out.
+func TestReplayGivesWayAcrossSessions(t *testing.T) {
+	const perSession, total = 48 << 10, 64 << 10
+	g := newTestGateway(t, func(o *Options) { o.MaxBuffered, o.MaxBufferedTotal = perSession, total })
+	keeper, other := g.initialize(), g.initialize()
+	cmd := "sleep 0.2; head -c 10000 /dev/zero | tr '\\0' z"
+	for i := range 4 {
+		final, _ := responseOf(t, g.send("POST", postHeader(keeper), callBody(10+i, "bash", map[string]any{"command": cmd}, "")))
+		if final.Error != nil || !strings.Contains(toolText(t, final), "zzzz") {
+			t.Fatalf("keeper's call %d: got %+v, want its output", i, final)
+		}
+	}
+	ks := g.h.table.get(keeper)
+	if held := ks.held.inUse(); held < 30<<10 {
+		t.Fatalf("the keeper's session keeps %d bytes for replay, want its replies kept (the test needs them)", held)
+	}
+	big := "sleep 0.2; head -c 40000 /dev/zero | tr '\\0' y"
+	final, _ := responseOf(t, g.send("POST", postHeader(other), callBody(20, "bash", map[string]any{"command": big}, "")))
+	if final.Error != nil || !strings.Contains(toolText(t, final), "yyyy") {
+		t.Fatalf("the other session's call, with the gateway's budget full of the keeper's history: got %+v, want its output", final)
+	}
+	if used := g.h.lim.total.inUse(); used > total {
+		t.Errorf("the gateway holds %d bytes, over its budget of %d", used, total)
+	}
+}

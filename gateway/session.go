@@ -22,6 +22,11 @@ type limits struct {
 	total       *budget // the gateway's budget, shared by sessions
 	maxInFlight int     // client requests in flight, reserved ids included
 	replay      replayLimits
+	// shedElsewhere sheds replay history another session keeps, the
+	// largest's first, when the gateway's budget is full: one tenant's
+	// history never keeps another's replies out. nil in tests of one
+	// session.
+	shedElsewhere func(except *session) bool
 }
 
 // session is one MCP session: a core process and the routing of its

@@ -53,6 +53,36 @@ func newTable(max int, idle, lifetime time.Duration, log *slog.Logger) *table {
 	}
 }
 
+// shedReplay sheds one event of replay history from the session other
+// than except that keeps the most, and reports whether there was any: the
+// gateway's budget is full, and history kept for a client that may come
+// back gives way to a reply a client is waiting for, whoever's it is.
+func (t *table) shedReplay(except *session) bool {
+	t.mu.Lock()
+	others := make([]*session, 0, len(t.sessions))
+	for _, s := range t.sessions {
+		if s != except {
+			others = append(others, s)
+		}
+	}
+	t.mu.Unlock()
+	var most *session
+	var kept int64
+	for _, s := range others {
+		s.mu.Lock()
+		if n := s.replayBytesLocked(); n > kept {
+			most, kept = s, n
+		}
+		s.mu.Unlock()
+	}
+	if most == nil {
+		return false
+	}
+	most.mu.Lock()
+	defer most.mu.Unlock()
+	return most.shedLocked()
+}
+
 // reserve claims a slot for a new session of p: errSubjectFull when p's
 // subject already holds perSubject sessions (open or starting), errFull
 // when the gateway holds its maximum. The anonymous principal (no
