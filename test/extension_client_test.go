@@ -452,3 +452,38 @@ func TestExtensionElicitationTimesOut(t *testing.T) {
 		t.Error("the client's pending question was not cancelled when the tool gave up on it")
 	}
 }
+
+// TestExtensionPromptInputs: a prompt with inputs asks the client before it
+// renders (a session: at once; 2026-07-28: an InputRequiredResult the
+// client answers and retries), and renders the answers; a client that
+// cannot answer gets the prompt with those parts empty.
+func TestExtensionPromptInputs(t *testing.T) {
+	for _, era := range channelEras(t) {
+		t.Run(era.name, func(t *testing.T) {
+			e := &elicitor{}
+			s := era.connect(t, channelClient(e, nil))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "briefing", Arguments: map[string]string{"topic": "the build"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "Brief Alice on the build; their workspace is file:///client/root.\n"
+			if len(res.Messages) != 1 || res.Messages[0].Content.(*mcp.TextContent).Text != want {
+				t.Errorf("briefing: got %s, want one message %q", toJSON(res.Messages), want)
+			}
+			if q := e.questions(); !slices.Equal(q, []string{"Who is the briefing for?"}) {
+				t.Errorf("questions: %q, want the reader's once", q)
+			}
+
+			s = era.connect(t, mcp.NewClient(&mcp.Implementation{Name: "boris-e2e-mute", Version: "1"}, nil))
+			res, err = s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "briefing", Arguments: map[string]string{"topic": "the build"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Messages[0].Content.(*mcp.TextContent).Text; got != "Brief  on the build; their workspace is .\n" {
+				t.Errorf("briefing for a client that cannot answer: got %q", got)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // put writes files (path relative to root → content) under root; a
@@ -302,7 +303,7 @@ func TestPromptMessagesTemplate(t *testing.T) {
 	if byName["bare"] == nil {
 		t.Fatalf("a messages template without metadata is named without .messages.json: got %v", byName)
 	}
-	got, err := byName["rich"].Messages(map[string]string{"topic": `q"uo\te`, "uri": "test://notes"})
+	got, err := byName["rich"].Messages(map[string]string{"topic": `q"uo\te`, "uri": "test://notes"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,11 +314,11 @@ func TestPromptMessagesTemplate(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("rich:\n got %s\nwant %s", b, want)
 	}
-	if _, err := byName["rich"].Messages(nil); !errors.Is(err, ErrMissingArgument) {
+	if _, err := byName["rich"].Messages(nil, nil); !errors.Is(err, ErrMissingArgument) {
 		t.Errorf("rich without topic: %v, want ErrMissingArgument", err)
 	}
 	for name, why := range map[string]string{"link": "", "dotdot": "outside", "abs": "relative", "role": `role "system"`, "garbage": "JSON array"} {
-		got, err := byName[name].Messages(map[string]string{"topic": "t"})
+		got, err := byName[name].Messages(map[string]string{"topic": "t"}, nil)
 		if err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("%s: got %v, %v; want an error containing %q", name, got, err, why)
 		}
@@ -329,9 +330,49 @@ func TestPromptMessagesTemplate(t *testing.T) {
 	prompts, _, _ = LoadPrompts([]string{root})
 	for _, p := range prompts {
 		if p.Prompt.Name == "big" {
-			if _, err := p.Messages(map[string]string{"topic": "t"}); err == nil || !strings.Contains(err.Error(), "limit") {
+			if _, err := p.Messages(map[string]string{"topic": "t"}, nil); err == nil || !strings.Contains(err.Error(), "limit") {
 				t.Errorf("big: %v, want the size limit", err)
 			}
 		}
+	}
+}
+
+// TestPromptInputs: a prompt's inputs load when each is one of the three
+// questions under a plain key, else the prompt is skipped saying why; the
+// answers render at their paths, absent ones empty, and an answer's text
+// is never substituted again.
+func TestPromptInputs(t *testing.T) {
+	root := realTemp(t)
+	put(t, root, map[string]string{
+		"prompts/ok.meta.json":     `{"name":"ok","inputs":{"who":{"method":"elicitation/create","params":{"message":"?"}},"r":{"method":"roots/list"}}}`,
+		"prompts/ok.txt":           "{{who.content.name}}|{{r.roots.1.uri}}|{{who.content}}|{{nobody.x}}|{{who.missing}}",
+		"prompts/method.meta.json": `{"name":"method","inputs":{"x":{"method":"tools/call","params":{}}}}`,
+		"prompts/method.txt":       "x",
+		"prompts/key.meta.json":    `{"name":"key","inputs":{"../x":{"method":"roots/list"}}}`,
+		"prompts/key.txt":          "x",
+	})
+	prompts, skipped, err := LoadPrompts([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reasons(skipped)
+	for file, reason := range map[string]string{"method.meta.json": "inputs.x", "key.meta.json": `key "../x"`} {
+		if !strings.Contains(got[file], reason) {
+			t.Errorf("%s: skipped for %q, want %q", file, got[file], reason)
+		}
+	}
+	if len(prompts) != 1 {
+		t.Fatalf("loaded %d prompts, want ok alone", len(prompts))
+	}
+	msgs, err := prompts[0].Messages(nil, map[string]any{
+		"who": map[string]any{"action": "accept", "content": map[string]any{"name": "{{r.roots.0.uri}}"}},
+		"r":   map[string]any{"roots": []any{map[string]any{"uri": "file:///a"}, map[string]any{"uri": "file:///b"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{{r.roots.0.uri}}|file:///b|{"name":"{{r.roots.0.uri}}"}|{{nobody.x}}|`
+	if text := msgs[0].Content.(*mcp.TextContent).Text; text != want {
+		t.Errorf("rendered %q, want %q", text, want)
 	}
 }

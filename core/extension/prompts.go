@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -26,6 +27,10 @@ type Prompt struct {
 	Template string                        // the template file (real path, inside Root)
 	Root     string
 	Meta     string // the metadata file, or the template when it has none
+	// Inputs are what the prompt asks the client before it renders, by
+	// key: {"method", "params"} of elicitation/create, sampling/createMessage
+	// or roots/list (a Boris addition, see promptMeta.Inputs).
+	Inputs map[string]json.RawMessage
 }
 
 // promptMeta is a prompts/*.meta.json as the framework documents it.
@@ -38,7 +43,17 @@ type promptMeta struct {
 	Arguments   json.RawMessage `json:"arguments"`
 	Icons       []mcp.Icon      `json:"icons"`
 	Meta        map[string]any  `json:"_meta"`
+	// Inputs (a Boris addition) are questions to the client, by key,
+	// whose answers the template reads as {{KEY.path}}: the answer's
+	// member at path (e.g. {{who.content.name}} of an elicitation).
+	Inputs map[string]json.RawMessage `json:"inputs"`
 }
+
+// inputKey is what an input's key may be.
+var inputKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+
+// InputMethods are what a prompt may ask its client.
+var InputMethods = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
 
 // MaxTemplateSize bounds a prompt template.
 const MaxTemplateSize = 1 << 20
@@ -233,6 +248,22 @@ func (m *promptMeta) prompt(root, where string) (*Prompt, error) {
 	if err := p.arguments(m.Arguments); err != nil {
 		return nil, err
 	}
+	for key, q := range m.Inputs {
+		var in struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if !inputKey.MatchString(key) {
+			return nil, fmt.Errorf("inputs: key %q: want letters, digits, _ and -", key)
+		}
+		if err := json.Unmarshal(q, &in); err != nil || !slices.Contains(InputMethods, in.Method) || len(in.Params) > 0 && in.Params[0] != '{' {
+			return nil, fmt.Errorf("inputs.%s: want {\"method\": one of %s, \"params\": {...}}", key, strings.Join(InputMethods, ", "))
+		}
+		if p.Inputs == nil {
+			p.Inputs = map[string]json.RawMessage{}
+		}
+		p.Inputs[key] = q
+	}
 	return p, nil
 }
 
@@ -334,7 +365,7 @@ var ErrMissingArgument = errors.New("missing required argument")
 // placeholder is a substitution in a template: ${name}, as the
 // framework's documentation and scaffold write it, or {{name}}, which its
 // renderer also replaces.
-var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}\}`)
 
 // Render reads the template and substitutes args. A required argument
 // that is missing is ErrMissingArgument. Every placeholder naming a
@@ -349,7 +380,7 @@ func (p *Prompt) Render(args map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read the template of prompt %s: %w", p.Prompt.Name, err)
 	}
-	return p.substitute(string(text), args).(string), nil
+	return p.substitute(string(text), args, nil).(string), nil
 }
 
 // checkArgs reports the first required argument args lacks.
@@ -377,16 +408,20 @@ const MaxPromptFile = 8 << 20
 
 // Messages renders the prompt with args: its text template as one message
 // in the prompt's role, or its messages template (see MessagesSuffix).
-func (p *Prompt) Messages(args map[string]string) ([]*mcp.PromptMessage, error) {
-	if !strings.HasSuffix(p.Template, MessagesSuffix) {
-		text, err := p.Render(args)
-		if err != nil {
-			return nil, err
-		}
-		return []*mcp.PromptMessage{{Role: p.Role, Content: &mcp.TextContent{Text: text}}}, nil
-	}
+//
+// answers are the client's answers to the prompt's Inputs, by key, as
+// decoded JSON: {{KEY.a.b}} is answers[KEY]["a"]["b"] (a string as it is,
+// anything else as JSON), empty when the client gave no such answer.
+func (p *Prompt) Messages(args map[string]string, answers map[string]any) ([]*mcp.PromptMessage, error) {
 	if err := p.checkArgs(args); err != nil {
 		return nil, err
+	}
+	if !strings.HasSuffix(p.Template, MessagesSuffix) {
+		text, err := readBounded(p.Root, p.Template, MaxTemplateSize)
+		if err != nil {
+			return nil, fmt.Errorf("read the template of prompt %s: %w", p.Prompt.Name, err)
+		}
+		return []*mcp.PromptMessage{{Role: p.Role, Content: &mcp.TextContent{Text: p.substitute(string(text), args, answers).(string)}}}, nil
 	}
 	// Parsed first, then substituted string by string: a value with a
 	// quote or a backslash cannot break the JSON.
@@ -409,7 +444,7 @@ func (p *Prompt) Messages(args map[string]string) ([]*mcp.PromptMessage, error) 
 		if m.Role != "user" && m.Role != "assistant" {
 			return nil, fmt.Errorf("messages template of prompt %s: message %d: role %q: want \"user\" or \"assistant\"", p.Prompt.Name, i, m.Role)
 		}
-		content, _ := p.substitute(m.Content, args).(map[string]any)
+		content, _ := p.substitute(m.Content, args, answers).(map[string]any)
 		if err := p.embed(content); err != nil {
 			return nil, fmt.Errorf("messages template of prompt %s: message %d: %w", p.Prompt.Name, i, err)
 		}
@@ -426,13 +461,20 @@ func (p *Prompt) Messages(args map[string]string) ([]*mcp.PromptMessage, error) 
 	return out, nil
 }
 
-// substitute replaces placeholders in every string of v, as Render does.
-func (p *Prompt) substitute(v any, args map[string]string) any {
+// substitute replaces placeholders in every string of v, as Render does,
+// and {{KEY.path}} with the answer to the input KEY (see Messages).
+func (p *Prompt) substitute(v any, args map[string]string, answers map[string]any) any {
 	switch v := v.(type) {
 	case string:
 		return placeholder.ReplaceAllStringFunc(v, func(m string) string {
 			sub := placeholder.FindStringSubmatch(m)
 			name := sub[1] + sub[2]
+			if sub[3] != "" || p.Inputs[name] != nil {
+				if p.Inputs[name] == nil {
+					return m
+				}
+				return answerAt(answers[name], strings.Split(strings.TrimPrefix(sub[3], "."), "."))
+			}
 			if a, ok := args[name]; ok {
 				return a
 			}
@@ -443,14 +485,44 @@ func (p *Prompt) substitute(v any, args map[string]string) any {
 		})
 	case map[string]any:
 		for k, x := range v {
-			v[k] = p.substitute(x, args)
+			v[k] = p.substitute(x, args, answers)
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = p.substitute(x, args)
+			v[i] = p.substitute(x, args, answers)
 		}
 	}
 	return v
+}
+
+// answerAt is the member of v at path, as text: a string as it is,
+// anything else as JSON, "" when there is none.
+func answerAt(v any, path []string) string {
+	for _, k := range path {
+		if k == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i := -1
+			if _, err := fmt.Sscanf(k, "%d", &i); err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			v = x[i]
+		default:
+			return ""
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // embed reads the files a content block names by "path" into it.

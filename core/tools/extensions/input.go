@@ -15,6 +15,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,8 +88,9 @@ var inputCapability = map[string]string{
 // channel cares about.
 type clientCaps struct{ elicitation, sampling, roots bool }
 
-func capsOf(req *mcp.CallToolRequest) clientCaps {
-	c := req.ClientCapabilities()
+func capsOf(req *mcp.CallToolRequest) clientCaps { return capsOfClient(req.ClientCapabilities()) }
+
+func capsOfClient(c *mcp.ClientCapabilities) clientCaps {
 	if c == nil {
 		return clientCaps{}
 	}
@@ -264,26 +266,7 @@ func (in *inputChannel) waits(key string) {
 
 // ask sends a question to a session's client and writes its answer.
 func (in *inputChannel) ask(key, method string, params json.RawMessage) {
-	var res any
-	var err error
-	s := in.req.Session
-	switch method {
-	case "elicitation/create":
-		var p mcp.ElicitParams
-		if err = json.Unmarshal(params, &p); err == nil {
-			res, err = s.Elicit(in.ctx, &p)
-		}
-	case "sampling/createMessage":
-		var p mcp.CreateMessageWithToolsParams
-		if err = json.Unmarshal(params, &p); err == nil {
-			res, err = s.CreateMessageWithTools(in.ctx, &p)
-		}
-	case "roots/list":
-		var p mcp.ListRootsParams
-		if err = json.Unmarshal(params, &p); err == nil {
-			res, err = s.ListRoots(in.ctx, &p)
-		}
-	}
+	res, err := askClient(in.ctx, in.req.Session, method, params)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if err != nil {
@@ -295,12 +278,37 @@ func (in *inputChannel) ask(key, method string, params json.RawMessage) {
 		in.refuse(key, code, err.Error(), nil)
 		return
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		in.refuse(key, jsonrpc.CodeInternalError, err.Error(), nil)
-		return
+	_ = in.answer(key, res)
+}
+
+// askClient sends one question to a session's client and returns its
+// answer as JSON.
+func askClient(ctx context.Context, s *mcp.ServerSession, method string, params json.RawMessage) (json.RawMessage, error) {
+	var res any
+	var err error
+	switch method {
+	case "elicitation/create":
+		var p mcp.ElicitParams
+		if err = json.Unmarshal(params, &p); err == nil {
+			res, err = s.Elicit(ctx, &p)
+		}
+	case "sampling/createMessage":
+		var p mcp.CreateMessageWithToolsParams
+		if err = json.Unmarshal(params, &p); err == nil {
+			res, err = s.CreateMessageWithTools(ctx, &p)
+		}
+	case "roots/list":
+		var p mcp.ListRootsParams
+		if err = json.Unmarshal(params, &p); err == nil {
+			res, err = s.ListRoots(ctx, &p)
+		}
+	default:
+		err = fmt.Errorf("%q cannot be asked of a client", method)
 	}
-	_ = in.answer(key, raw)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
 }
 
 // refuse answers key with an error, as {"error":{...}}: the SDK's helpers
@@ -340,7 +348,7 @@ func (in *inputChannel) result(args []byte) (*mcp.CallToolResult, error) {
 	}
 	slices.Sort(qs)
 	var m mcp.InputRequestMap
-	if err := json.Unmarshal(fmt.Appendf(nil, "{%s}", bytes.Join(toBytes(qs), []byte(","))), &m); err != nil {
+	if err := json.Unmarshal([]byte("{"+strings.Join(qs, ",")+"}"), &m); err != nil {
 		return nil, err
 	}
 	st, err := in.key.seal(requestState{Tool: in.toolName, Args: argsDigest(args), Answers: in.known, Round: in.round, Expires: time.Now().Add(inputStateTTL).Unix()})
@@ -348,14 +356,6 @@ func (in *inputChannel) result(args []byte) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	return &mcp.CallToolResult{InputRequests: m, RequestState: st}, nil
-}
-
-func toBytes(ss []string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = []byte(s)
-	}
-	return out
 }
 
 // requestState is what a 2026-07-28 round hands the client to give back:
