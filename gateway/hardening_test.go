@@ -83,19 +83,30 @@ func TestOversizedReplyCostsItsRequest(t *testing.T) {
 // kept for its resumption no longer than the replay window, and the
 // session serves fully again.
 func TestUnreadRepliesBounded(t *testing.T) {
-	// Replies of 8.4 MB: more than the kernel buffers for a client that
-	// does not read (at most 4 MB on the sending side here).
-	const budget = 20 << 20
-	g := newTestGateway(t, func(o *Options) { o.MaxBuffered, o.ReplayWindow = budget, time.Second })
-	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
+	// Replies of 12.6 MB, of which the kernel takes at most about 4.2 MB
+	// for a client that does not read (4 MB on the sending side here, 64
+	// KiB on the receiving one): the first two unread replies fit the
+	// budget, the third does not, and once the two are written as far as
+	// they go they still hold over 16.6 MB, so a fourth never fits.
+	// The replay window is long while the fourth meets the budget (events
+	// older than the window go, read or not), and shortened at the end.
+	const budget = 26 << 20
+	g := newTestGateway(t, func(o *Options) { o.MaxBuffered, o.ReplayWindow = budget, time.Hour })
+	writePNG(t, filepath.Join(g.dir, "img.png"), 9<<20)
 	sid := g.initialize()
 	s := g.h.table.get(sid)
 	var unread []net.Conn
 	for i := range 3 {
 		unread = append(unread, g.unreadRequest(sid, callBody(100+i, "view", map[string]any{"path": "img.png"}, "")))
 	}
-	// Hold on until two unread replies are held: a third does not fit.
-	waitFor(t, "unread replies to fill the session's budget", func() bool { return s.held.inUse() > 12<<20 })
+	// Hold on until the core answered all three (held or refused): how far
+	// the first two are written by then depends on the machine's speed,
+	// not what the fourth meets.
+	waitFor(t, "the core to answer the unread requests", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.calls) == 0 && s.held.inUse() > 16<<20
+	})
 	resp := g.send("POST", postHeader(sid), callBody(7, "view", map[string]any{"path": "img.png"}, ""))
 	final, _ := responseOf(t, resp)
 	if final.Error == nil || !strings.Contains(final.Error.Message, "has not read") {
@@ -104,16 +115,36 @@ func TestUnreadRepliesBounded(t *testing.T) {
 	if got := s.held.inUse(); got > budget {
 		t.Errorf("the gateway holds %d bytes for the session, over its budget of %d", got, budget)
 	}
+	// The clients give up; what they were owed is kept for their
+	// resumption until the window has passed (the reaper's sweep, run
+	// here with the window shortened).
 	for _, c := range unread {
 		c.Close()
 	}
-	waitFor(t, "unread replies to be released", func() bool { return s.held.inUse() == 0 })
+	window := func(d time.Duration) {
+		s.mu.Lock()
+		s.lim.replay.window = d
+		s.mu.Unlock()
+	}
+	window(time.Nanosecond)
+	waitFor(t, "unread replies to be released", func() bool {
+		s.sweepReplay(time.Now())
+		return s.held.inUse() == 0
+	})
+	window(time.Hour)
 	resp = g.send("POST", postHeader(sid), callBody(8, "view", map[string]any{"path": "img.png"}, ""))
 	if final, _ := responseOf(t, resp); final.Result == nil {
 		t.Errorf("reply after release: got error %+v, want the image", final.Error)
 	}
-	// Written replies are kept for replay until the window has passed.
-	waitFor(t, "the gateway budget to be empty once every reply was written", func() bool { return g.h.lim.total.inUse() == 0 })
+	// A written reply is kept for replay until the window has passed.
+	if g.h.lim.total.inUse() == 0 {
+		t.Error("nothing kept for replay of the reply written")
+	}
+	window(time.Nanosecond)
+	waitFor(t, "the gateway budget to be empty once every reply was written", func() bool {
+		s.sweepReplay(time.Now())
+		return g.h.lim.total.inUse() == 0
+	})
 }
 
 // TestWriteTimeoutReleases: a reply its client leaves unread for
