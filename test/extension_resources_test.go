@@ -316,9 +316,14 @@ func TestExtensionPromptsAndCompletions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []*mcp.Prompt{{Name: "demo.greeting", Title: "Greeting", Description: "Greets someone in a chosen tone", Arguments: []*mcp.PromptArgument{
-		{Name: "name", Description: "Who to greet", Required: true}, {Name: "tone", Description: "How"},
-	}}}
+	want := []*mcp.Prompt{
+		{Name: "briefing", Description: "A briefing on a topic, for a reader the user names when asked (the prompt's inputs), with the client's roots", Arguments: []*mcp.PromptArgument{
+			{Name: "topic", Required: true},
+		}},
+		{Name: "demo.greeting", Title: "Greeting", Description: "Greets someone in a chosen tone", Arguments: []*mcp.PromptArgument{
+			{Name: "name", Description: "Who to greet", Required: true}, {Name: "tone", Description: "How"},
+		}},
+	}
 	if diff := cmp.Diff(want, list.Prompts); diff != "" {
 		t.Errorf("prompts/list (-want +got):\n%s", diff)
 	}
