@@ -291,8 +291,12 @@ for i in $(seq 1 100); do
 done
 call="$(mcp_input_response call 5 || true)"
 linked="$(mcp_input_response linked 5 || true)"
+refused=0
+for i in $(seq 1 100); do
+	mcp_input_response "flood-$i" 5 >/dev/null || refused=$((refused + 1))
+done
 last="$(mcp_input_response flood-100 5 || true)"
-printf 'call=%%s\nlinked=%%s\nlast=%%s\n' "$call" "$linked" "$last"
+printf 'call=%%s\nlinked=%%s\nlast=%%s\nrefused=%%d\n' "$call" "$linked" "$last" "$refused"
 `, outside))
 	if err := os.Chmod(filepath.Join(dir, "tools", "hostile", "tool.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -305,6 +309,9 @@ printf 'call=%%s\nlinked=%%s\nlast=%%s\n' "$call" "$linked" "$last"
 	}
 	if !strings.Contains(got, `last={"error":`) || !strings.Contains(got, "at most 64 questions") {
 		t.Errorf("the 101st question: got %q, want it refused", got)
+	}
+	if !strings.Contains(got, "refused=38\n") {
+		t.Errorf("flood answers: got %q, want 38 refused (flood-63 to flood-100)", got)
 	}
 	if !strings.Contains(got, `linked={"action":"accept"`) {
 		t.Errorf("the answer written over a planted link: got %q", got)
