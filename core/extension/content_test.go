@@ -11,32 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
-// put writes files (path relative to root → content) under root; a
-// content starting with "->" makes a symlink to the rest instead.
-func put(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if target, ok := strings.CutPrefix(content, "->"); ok {
-			err = os.Symlink(target, p)
-		} else {
-			mode := os.FileMode(0o644)
-			if strings.HasPrefix(content, "#!") {
-				mode = 0o755
-			}
-			err = os.WriteFile(p, []byte(content), mode)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// put lays out files under root (testbin.Tree).
+func put(t *testing.T, root string, files map[string]string) { testbin.Tree(t, root, files) }
 
 // realTemp is a temporary directory by its real path.
 func realTemp(t *testing.T) string {

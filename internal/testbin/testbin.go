@@ -1,6 +1,7 @@
 // Package testbin provides what end-to-end tests of Boris's binaries need
 // first: the binaries, built once per test run from this module's source;
-// and WaitFor, to await what those binaries do.
+// WaitFor, to await what those binaries do; and Tree, to lay out the files
+// they are given.
 package testbin
 
 import (
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,5 +63,31 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Tree writes files (path relative to root → content) under root,
+// creating parents: a content starting with "#!" is executable, one
+// starting with "->" makes a symlink to the rest instead.
+func Tree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			err = os.Symlink(target, p)
+		} else {
+			mode := os.FileMode(0o644)
+			if strings.HasPrefix(content, "#!") {
+				mode = 0o755
+			}
+			err = os.WriteFile(p, []byte(content), mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/shell"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 // providerDeps gives a Set the one thing reading resources needs of the
@@ -88,28 +90,8 @@ func realTemp(t *testing.T) string {
 	return d
 }
 
-func put(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if target, ok := strings.CutPrefix(content, "->"); ok {
-			err = os.Symlink(target, p)
-		} else {
-			mode := os.FileMode(0o644)
-			if strings.HasPrefix(content, "#!") {
-				mode = 0o755
-			}
-			err = os.WriteFile(p, []byte(content), mode)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// put lays out files under root (testbin.Tree).
+func put(t *testing.T, root string, files map[string]string) { testbin.Tree(t, root, files) }
 
 // providerFiles is a project whose provider "p" does what the URI says:
 // p://NAME runs case NAME of the script.
