@@ -18,6 +18,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { newSummary, textOf } from './summary.mjs';
 
 const [url, version] = process.argv.slice(2);
 if (!url || (version !== 'v1' && version !== 'v2')) {
@@ -25,17 +26,7 @@ if (!url || (version !== 'v1' && version !== 'v2')) {
   process.exit(2);
 }
 
-const summary = { url, version, ok: false, asked: [], sampled: [], steps: {}, failures: [] };
-const fail = (step, msg) => summary.failures.push(`${step}: ${msg}`);
-const check = (step, cond, msg) => {
-  if (!cond) fail(step, msg);
-  return cond;
-};
-const textOf = (result) =>
-  (result?.content ?? [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
+const { summary, fail, check } = newSummary({ url, version, asked: [], sampled: [] });
 
 // answer is what a user answers to one of example 08's questions.
 function answer(params) {

