@@ -856,3 +856,69 @@ func TestSDKDemoExtension(t *testing.T) {
 		}
 	})
 }
+
+// TestSDKClientChannel: the client helpers in both modes, against a host
+// played by the script itself: the questions they append (one line each,
+// keys numbered in order, a key of the tool's own, the schemas the
+// framework's helpers build), the answers they print, and what they do
+// without the capability or an answer.
+func TestSDKClientChannel(t *testing.T) {
+	sdkModes(t, func(t *testing.T, h *sdkHost) {
+		in := t.TempDir()
+		answers := map[string]string{
+			"elicit-1":   `{"action":"accept","content":{"choice":"b"}}`,
+			"elicit-2":   `{"action":"accept","content":{"choices":["x"]}}`,
+			"who":        `{"action":"decline"}`,
+			"sample-1":   `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"m"}`,
+			"roots-1":    `{"roots":[{"uri":"file:///r"}]}`,
+			"refused":    `{"error":{"code":-32021,"message":"no"}}`,
+			"multi-part": `{"content":[{"type":"text","text":"A"},{"type":"text","text":"B"}]}`,
+		}
+		for k, v := range answers {
+			if err := os.WriteFile(filepath.Join(in, "answer."+k), []byte(v+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := h.script(t, `mcp_elicit_choice "Pick" a 'b"q' ; echo
+mcp_elicit_titled_multi_choice "Many" "x:Ex" y; echo
+MCP_INPUT_KEY=who mcp_elicit_string "Name?" name && echo " answered $?"
+mcp_sample_text "Capital?" 50; echo
+mcp_client_roots; echo
+mcp_input_request refused sampling/createMessage '{}'; mcp_input_response refused || echo " refused $?"
+mcp_input_request "../x" roots/list || echo "bad key $?"
+MCP_SAMPLING_SUPPORTED=0 mcp_sample "q" || echo " unsupported $?"`,
+			"MCP_INPUT_DIR="+in, "MCP_ELICIT_SUPPORTED=1", "MCP_SAMPLING_SUPPORTED=1", "MCP_ROOTS_SUPPORTED=1")
+		want := `{"action":"accept","content":{"choice":"b"}}
+{"action":"accept","content":{"choices":["x"]}}
+{"action":"decline"} answered 0
+Paris
+{"roots":[{"uri":"file:///r"}]}
+{"error":{"code":-32021,"message":"no"}} refused 1
+bad key 1
+{"error":{"code":-32021,"message":"the client did not declare the sampling capability"}} unsupported 1
+`
+		if r.stdout != want {
+			t.Errorf("stdout:\n%s\nwant:\n%s\n(stderr %q)", r.stdout, want, r.stderr)
+		}
+		// Every answer was there already: nothing was asked, nothing waited.
+		if _, err := os.Stat(filepath.Join(in, "input")); !errors.Is(err, os.ErrNotExist) {
+			b, _ := os.ReadFile(filepath.Join(in, "input"))
+			t.Errorf("questions written although answered: %s", b)
+		}
+
+		// Unanswered: the question line, the wait line, then the timeout.
+		fresh := t.TempDir()
+		r = h.script(t, `mcp_elicit_choice "Pick" a 'b"q' || echo " status $?"`, "MCP_INPUT_DIR="+fresh, "MCP_ELICIT_SUPPORTED=1", "MCPBASH_ELICITATION_TIMEOUT=1")
+		if r.stdout != `{"action":"error","content":null} status 1`+"\n" {
+			t.Errorf("unanswered: got %q (stderr %q)", r.stdout, r.stderr)
+		}
+		got := lines(t, filepath.Join(fresh, "input"))
+		wantQ := []any{
+			decode(t, `{"ask":"elicit-1","method":"elicitation/create","params":{"message":"Pick","requestedSchema":{"type":"object","properties":{"choice":{"type":"string","enum":["a","b\"q"]}},"required":["choice"]}}}`),
+			decode(t, `{"wait":"elicit-1"}`),
+		}
+		if diff := cmp.Diff(wantQ, got); diff != "" {
+			t.Errorf("question file (-want +got):\n%s", diff)
+		}
+	})
+}

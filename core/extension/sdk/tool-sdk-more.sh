@@ -1319,7 +1319,8 @@ mcp_input_response() {
 
 # __mcp_sdk_elicit WHO PARAMS_JSON TIMEOUT: an elicitation, answered as the
 # framework's helpers answer: {"action":...,"content":...}, with "error"
-# and "cancel" for what went wrong; returns 1 unless the user answered.
+# and "cancel" for what went wrong; returns 1 unless the client answered
+# (a decline is an answer).
 __mcp_sdk_elicit() {
 	local who="$1" params="$2" timeout="$3" out
 	if [ "${MCP_ELICIT_SUPPORTED:-0}" != "1" ]; then
@@ -1469,12 +1470,18 @@ mcp_sample() {
 # mcp_sample_text PROMPT [MAX_TOKENS] [TIMEOUT_SECS]: the text of
 # mcp_sample's answer.
 mcp_sample_text() {
-	local out
+	local out text
 	out="$(mcp_sample "$@")" || {
 		printf '%s' "${out}"
 		return 1
 	}
-	__mcp_sdk_query mcp_sample_text "${out}" '.content.text // (.content[0].text) // ""'
+	# One content block, as most clients answer (and as minimal mode reads
+	# it), else the text blocks of several (which needs jq).
+	if text="$(__mcp_sdk_query mcp_sample_text "${out}" '.content.text // ""' 2>/dev/null)" && [ -n "${text}" ]; then
+		printf '%s' "${text}"
+		return 0
+	fi
+	__mcp_sdk_query mcp_sample_text "${out}" '[.content[]? | select(.type == "text") | .text] | join("")'
 }
 
 # mcp_client_roots [TIMEOUT_SECS]: asks the client for its roots
