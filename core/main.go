@@ -117,7 +117,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
 		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
 	}
-	rep := b.sandbox.Report()
+	rep := b.sandbox.Summary()
 	log.Info("boris started", "version", version.Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
 		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil,
 		"net", rep.Net, "net_enforced", rep.NetEnforced, "pid_namespace", rep.PIDNamespace)
@@ -255,7 +255,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
 		return nil, err
 	}
-	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), SpawnOnly: b.sandbox.SpawnOnly()}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
@@ -273,6 +273,13 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	}
 	if err := b.openWorkspaces(workdir, environ); err != nil {
 		return nil, err
+	}
+	if len(cfg.Extensions) > 0 {
+		// Extensions keep their SDK in the private temporary directory,
+		// which they write at once.
+		if err := b.sandbox.Prepare(); err != nil {
+			return nil, usage("invalid sandbox settings: %v", err)
+		}
 	}
 	if b.ext, err = extensions.Load(b, b.extensionOptions(environ)); err != nil {
 		return nil, err

@@ -85,6 +85,11 @@ func (r *run) environ() []string {
 // rather than exec's copying goroutines, so Wait returns when the shell
 // exits and we decide ourselves how long to wait for leftover output.
 func (r *run) start() error {
+	if r.cfg.Prepare != nil {
+		if err := r.cfg.Prepare(); err != nil {
+			return err
+		}
+	}
 	writers, err := r.openPipes()
 	if err != nil {
 		return err

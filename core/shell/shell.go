@@ -65,6 +65,10 @@ type Config struct {
 	Wrap func(argv []string) []string
 	// Env, if non-nil, is the commands' environment.
 	Env []string
+	// Prepare, if non-nil, runs before each command starts, and its error
+	// is the command's: the sandbox makes its private temporary directory
+	// there, the first time.
+	Prepare func() error
 	// Start, if non-nil, starts the process instead of exec.Cmd.Start, and
 	// Done is called with its pid once it has been waited for (a subreaper
 	// must know which children are its own: see package reaper).
