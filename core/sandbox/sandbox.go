@@ -111,9 +111,9 @@ type Options struct {
 	// MakeTempDir gives the session a private temporary directory (under
 	// the environment's TMPDIR), writable by commands and given to them as
 	// TMPDIR; Close removes it. New chooses its name; Prepare, which runs
-	// before the first command, makes it. New also removes, in the
-	// background, the directories of earlier cores under the same TMPDIR
-	// that were killed before their Close (see sweepTempDirs).
+	// before the first command, makes it. Sweep removes the directories
+	// of earlier cores under the same TMPDIR that were killed before
+	// their Close (see sweepTempDirs).
 	MakeTempDir bool
 	// Environ is the core's environment, read for the ABI override.
 	Environ []string
@@ -133,6 +133,7 @@ type Sandbox struct {
 	tempDir  string    // private TMPDIR, or ""; named by New, made by prepare
 	tempLock *os.File  // holds tempDir's lock while boris lives; nil until made
 	tempErr  error     // why tempDir could not be made
+	swept    sync.Once // Sweep's one run
 	abi      int       // the kernel's Landlock ABI version, 0 = none
 	mode     string    // as configured
 	enforced bool
@@ -176,11 +177,20 @@ func New(opts Options) (*Sandbox, error) {
 			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 		}
 		s.tempDir = filepath.Join(root, tempDirName())
-		// Listing a crowded /tmp takes a millisecond or two: not on the
-		// way to serving the first request.
-		go sweepTempDirs(root, s.tempDir)
 	}
 	return s, nil
+}
+
+// Sweep removes, in the background and once, the private temporary
+// directories that cores killed before their Close left beside this
+// one's. Listing a crowded /tmp takes a millisecond or two: a core calls
+// it once it has answered its client's handshake, and Prepare calls it
+// too.
+func (s *Sandbox) Sweep() {
+	if s == nil || s.tempDir == "" {
+		return
+	}
+	s.swept.Do(func() { go sweepTempDirs(filepath.Dir(s.tempDir), s.tempDir) })
 }
 
 // Prepare makes the private temporary directory and resolves the rules,
@@ -195,6 +205,7 @@ func (s *Sandbox) Prepare() error {
 		return nil
 	}
 	s.prepared.Do(func() {
+		s.Sweep()
 		if s.tempDir != "" {
 			if s.tempLock, s.tempErr = makeTempDir(s.tempDir); s.tempErr != nil {
 				s.tempErr = fmt.Errorf("sandbox: private temporary directory: %w", s.tempErr)
