@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -331,7 +332,9 @@ var ErrMissingArgument = errors.New("missing required argument")
 // placeholder is a substitution in a template: ${name}, as the
 // framework's documentation and scaffold write it, or {{name}}, which its
 // renderer also replaces.
-var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+})
 
 // Render reads the template and substitutes args. A required argument
 // that is missing is ErrMissingArgument. Every placeholder naming a
@@ -348,8 +351,8 @@ func (p *Prompt) Render(args map[string]string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read the template of prompt %s: %w", p.Prompt.Name, err)
 	}
-	return placeholder.ReplaceAllStringFunc(string(text), func(m string) string {
-		sub := placeholder.FindStringSubmatch(m)
+	return placeholder().ReplaceAllStringFunc(string(text), func(m string) string {
+		sub := placeholder().FindStringSubmatch(m)
 		name := sub[1] + sub[2]
 		if v, ok := args[name]; ok {
 			return v

@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -98,20 +99,26 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 
 // flagRewrites reword the flag package's errors in the --flag spelling the
 // help text uses (the package itself prints one dash).
-var flagRewrites = []struct {
+// They are compiled when a flag is refused, not at every start.
+var flagRewrites = sync.OnceValue(func() []flagRewrite {
+	return []flagRewrite{
+		{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1 (see --help)"},
+		{regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:\s]+)`), "invalid value $1 for --$2"},
+		{regexp.MustCompile(`^invalid boolean flag -*([^:\s]+)`), "invalid value for --$1"},
+		{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
+	}
+})
+
+// flagRewrite rewords the flag package's errors that re matches.
+type flagRewrite struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1 (see --help)"},
-	{regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:\s]+)`), "invalid value $1 for --$2"},
-	{regexp.MustCompile(`^invalid boolean flag -*([^:\s]+)`), "invalid value for --$1"},
-	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
 }
 
 // flagMessage rewords a flag package error; see flagRewrites.
 func flagMessage(err error) string {
 	msg := err.Error()
-	for _, r := range flagRewrites {
+	for _, r := range flagRewrites() {
 		if r.re.MatchString(msg) {
 			return r.re.ReplaceAllString(msg, r.repl)
 		}
