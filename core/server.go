@@ -53,6 +53,7 @@ type boris struct {
 	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	registerTools func()               // registers the tools on the server, once (newServer)
+	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
 	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
@@ -189,11 +190,14 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// startRegistering registers the tools in the background, once, and then
-// settles.
+// startRegistering says that boris started, then registers the tools in
+// the background, once, and settles.
 func (b *boris) startRegistering() {
 	b.settleOnce.Do(func() {
 		go func() {
+			if b.started != nil {
+				b.started()
+			}
 			b.registerTools()
 			b.settle()
 		}()
