@@ -144,22 +144,23 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 	var fields []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		name := sf.Tag.Get("flag")
+		tags := parseTags(sf.Tag)
+		name := tags.get("flag")
 		if name == "" {
 			continue
 		}
 		f := field{
 			flag:  name,
-			env:   sf.Tag.Get("env"),
-			def:   cmp.Or(sf.Tag.Get("helpDefault"), sf.Tag.Get("envDefault")),
-			help:  sf.Tag.Get("help"),
+			env:   tags.get("env"),
+			def:   cmp.Or(tags.get("helpDefault"), tags.get("envDefault")),
+			help:  tags.get("help"),
 			value: newValue(v.Field(i)),
 		}
 		if sv, ok := f.value.(*sliceValue); ok {
-			sv.whole = sf.Tag.Get("split") == "env"
+			sv.whole = tags.get("split") == "env"
 		}
 		f.isBool = sf.Type.Kind() == reflect.Bool || isBoolFlag(f.value)
-		f.v, f.bounds = v.Field(i), boundsOf(sf)
+		f.v, f.bounds = v.Field(i), boundsOf(sf.Name, tags)
 		fs.Var(f.value, name, f.help)
 		fields = append(fields, f)
 	}
