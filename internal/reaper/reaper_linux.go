@@ -44,24 +44,27 @@ func children() []child {
 	return out
 }
 
+// threadChildren reads every thread's children file, by name: a glob
+// of /proc/self/task/*/children would list each thread's directory, which
+// makes the kernel build (and, as the process ends, tear down) an entry
+// for each of its fifty-odd files, for every thread, at every sweep.
 func threadChildren() ([]int, bool) {
-	files, _ := filepath.Glob("/proc/self/task/*/children")
-	if len(files) == 0 {
-		return nil, false
-	}
+	tasks, _ := os.ReadDir("/proc/self/task")
 	var pids []int
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	found := false
+	for _, t := range tasks {
+		data, err := os.ReadFile(filepath.Join("/proc/self/task", t.Name(), "children"))
 		if err != nil {
 			continue
 		}
+		found = true
 		for _, field := range strings.Fields(string(data)) {
 			if pid, err := strconv.Atoi(field); err == nil {
 				pids = append(pids, pid)
 			}
 		}
 	}
-	return pids, true
+	return pids, found
 }
 
 func scanChildren() []int {
