@@ -11,7 +11,11 @@
 // its checkpoint recorder and its commands' spawner) and for those creates, the
 // errors (which must be 0), the gateway's RSS, the PSS of its whole tree
 // per open session and the open file descriptors, with a verdict on each
-// of the issue's targets. Traffic stays on loopback; every process is
+// of the issue's targets. To tell where the views' tail comes from, it
+// also reports how busy the host's CPUs were over the load (every
+// process's, from /proc/stat, and the share of time some task waited for
+// a CPU, from /proc/pressure/cpu), how late the client itself woke from
+// 2 ms sleeps, and how many slow views overlapped a session create. Traffic stays on loopback; every process is
 // stopped, and checked gone, at the end.
 //
 // Run it from the module root with `make bench-scale` (about two minutes
@@ -228,7 +232,15 @@ type loadResult struct {
 	calls   map[string][]time.Duration // by tool, but each caller's first of each
 	first   []time.Duration            // each caller's first call of each tool: it starts what a session starts on first use
 	creates []time.Duration
+	closes  []time.Duration // a created session's DELETE, which returns once its core has exited
 	errs    []string
+	// Where the tail comes from: the host's CPUs over the load, how late
+	// this client wakes from short sleeps, the view calls over the target
+	// and the spans of the session creates and closes beside them.
+	host              hostLoad
+	probe             benchkit.Stats
+	slowViews, churn  []window
+	started, finished time.Time
 }
 
 // runLoad has one held session of each of the first cfg.callers
@@ -238,7 +250,8 @@ type loadResult struct {
 func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, principals []principal, held []*mcp.ClientSession) (loadResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
 	defer cancel()
-	r := loadResult{calls: map[string][]time.Duration{}}
+	r := loadResult{calls: map[string][]time.Duration{}, started: time.Now()}
+	before := readHost()
 	var mu sync.Mutex
 	fail := func(what string, err error) {
 		mu.Lock()
@@ -294,6 +307,9 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 				default:
 					mu.Lock()
 					r.calls[c.tool] = append(r.calls[c.tool], d)
+					if c.tool == "view" && benchkit.Ms(d) > targetViewP99Ms {
+						r.slowViews = append(r.slowViews, window{start, start.Add(d)})
+					}
 					mu.Unlock()
 				}
 			}
@@ -308,18 +324,23 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 				return
 			case <-tick.C:
 			}
+			start := time.Now()
 			cs, d, err := connect(context.WithoutCancel(ctx), hc, url, principals[n%len(principals)])
 			if err != nil {
 				fail("create", err)
 				continue
 			}
+			closing := time.Now()
 			_ = cs.Close()
 			mu.Lock()
-			r.creates = append(r.creates, d)
+			r.creates, r.closes = append(r.creates, d), append(r.closes, time.Since(closing))
+			r.churn = append(r.churn, window{start, time.Now()})
 			mu.Unlock()
 		}
 	})
+	wg.Go(func() { r.probe = sleepProbe(ctx) })
 	wg.Wait()
+	r.finished, r.host = time.Now(), between(before, readHost())
 	return r, nil
 }
 
@@ -373,6 +394,7 @@ func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded
 	row("first call of each tool", benchkit.Summarize(load.first))
 	creates := benchkit.Summarize(load.creates)
 	row("session create (loaded)", creates)
+	row("session close (loaded)", benchkit.Summarize(load.closes))
 	fmt.Fprintln(out)
 	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
 	for _, u := range []struct {
@@ -382,6 +404,7 @@ func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded
 		fmt.Fprintf(out, "%-20s cores %4d  processes %5d  gateway RSS %7.1f MB  tree PSS %8.1f MB (%.2f MB per session)  fds %6d\n",
 			u.name, u.u.tree.Cores, u.u.tree.Procs, mb(u.u.tree.GatewayRSS), mb(u.u.tree.PSS), mb(u.u.tree.PSS)/float64(cfg.sessions), u.u.fds)
 	}
+	writeTail(out, load, stats["view"].N)
 	errs := len(load.errs)
 	fmt.Fprintf(out, "errors: %d\n", errs)
 	for _, e := range load.errs {
@@ -408,4 +431,22 @@ func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded
 		return benchkit.LeftoverError(left)
 	}
 	return nil
+}
+
+// writeTail says where the view calls' tail comes from: how busy the
+// host's CPUs were (with every other process on it), how late this
+// client itself woke from short sleeps, and how many of the slow views
+// overlapped a session create or close.
+func writeTail(out io.Writer, load loadResult, views int) {
+	stalled := "unknown (no /proc/pressure/cpu)"
+	if load.host.stalled >= 0 {
+		stalled = fmt.Sprintf("%.0f%% of the time", 100*load.host.stalled)
+	}
+	fmt.Fprintf(out, "host during the load: CPUs %.0f%% busy (every process on the host), some task waiting for a CPU %s\n",
+		100*load.host.busy, stalled)
+	fmt.Fprintf(out, "this client's 2 ms sleeps woke late by: p50 %s, p99 %s (no Boris code on that path)\n",
+		benchkit.FormatMs(load.probe.P50), benchkit.FormatMs(load.probe.P99))
+	n, covered := overlapping(load.slowViews, load.churn, load.started, load.finished)
+	fmt.Fprintf(out, "view calls over %.0f ms: %d of %d; %d of those overlapped a session create or close, which covered %.0f%% of the load's time\n",
+		targetViewP99Ms, len(load.slowViews), views, n, 100*covered)
 }
