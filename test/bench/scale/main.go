@@ -7,8 +7,9 @@
 // back to back with -pace 0) while a session is created (and closed) every -create-every
 // beside them. Before that, one principal creates -creates sessions at 10
 // a second (with the gateway's -warm-cores), timed. It reports p50 and p99 per tool (each caller's first call of
-// each tool apart: it starts what a session starts on first use, such as
-// its checkpoint recorder and its commands' spawner) and for those creates, the
+// each tool apart, all callers at once before the load's clock starts: it
+// starts what a session starts on first use, such as its checkpoint
+// recorder and its commands' spawner) and for those creates, the
 // errors (which must be 0), the gateway's RSS, the PSS of its whole tree
 // per open session and the open file descriptors, with a verdict on each
 // of the targets. To tell where the views' tail comes from, it
@@ -229,7 +230,7 @@ func connect(ctx context.Context, hc *http.Client, url string, p principal) (*mc
 
 // loadResult is what the load measured.
 type loadResult struct {
-	calls   map[string][]time.Duration // by tool, but each caller's first of each
+	calls   map[string][]time.Duration // by tool, once every caller has made its first of each
 	first   []time.Duration            // each caller's first call of each tool: it starts what a session starts on first use
 	creates []time.Duration
 	closes  []time.Duration // a created session's DELETE, which returns once its core has exited
@@ -243,15 +244,46 @@ type loadResult struct {
 	started, finished time.Time
 }
 
+// loadCall is one of the calls a caller makes in turn, and what its
+// result must hold.
+type loadCall struct {
+	tool string
+	args map[string]any
+	want string
+}
+
+var loadCalls = []loadCall{
+	{"view", map[string]any{"path": "small.txt"}, "a line to view"},
+	{"grep", map[string]any{"pattern": "view and", "path": "."}, "small.txt"},
+	{"bash", map[string]any{"command": "echo hi"}, "hi"},
+}
+
+// on makes c on cs and returns its duration, or an error for a failed
+// call or a result without what it must hold.
+func (c loadCall) on(ctx context.Context, cs *mcp.ClientSession) (time.Duration, error) {
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+	d := time.Since(start)
+	switch {
+	case err != nil:
+		return d, err
+	case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
+		return d, errors.New(benchkit.Clip(benchkit.ResultText(res)))
+	}
+	return d, nil
+}
+
 // runLoad has one held session of each of the first cfg.callers
 // principals call view, grep and bash in turn until cfg.duration has
 // passed, while a session of another principal in turn is created and
-// closed every cfg.createEvery.
+// closed every cfg.createEvery. First, every caller makes its first call
+// of each tool, all callers at once (as agents starting together would):
+// those start what a session starts on first use (its checkpoint
+// recorder, its commands' spawner), are reported apart, and the load's
+// clock, its creates and its host readings start once they are done, so
+// their storm is not counted in the steady state's tail.
 func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, principals []principal, held []*mcp.ClientSession) (loadResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
-	defer cancel()
-	r := loadResult{calls: map[string][]time.Duration{}, started: time.Now()}
-	before := readHost()
+	r := loadResult{calls: map[string][]time.Duration{}}
 	var mu sync.Mutex
 	fail := func(what string, err error) {
 		mu.Lock()
@@ -262,25 +294,33 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 			r.errs = append(r.errs, "")
 		}
 	}
-	calls := []struct {
-		tool string
-		args map[string]any
-		want string
-	}{
-		{"view", map[string]any{"path": "small.txt"}, "a line to view"},
-		{"grep", map[string]any{"pattern": "view and", "path": "."}, "small.txt"},
-		{"bash", map[string]any{"command": "echo hi"}, "hi"},
-	}
 	var wg sync.WaitGroup
-	for i := range cfg.callers {
-		cs := held[i]
+	for _, cs := range held[:cfg.callers] {
 		wg.Go(func() {
-			next := time.Now()
+			for _, c := range loadCalls {
+				d, err := c.on(ctx, cs)
+				if err != nil {
+					fail(c.tool+" (first)", err)
+					continue
+				}
+				mu.Lock()
+				r.first = append(r.first, d)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
+	defer cancel()
+	r.started = time.Now()
+	before := readHost()
+	for i, cs := range held[:cfg.callers] {
+		wg.Go(func() {
+			// The callers' calls spread over each pace.
+			next := r.started.Add(cfg.pace * time.Duration(i) / time.Duration(cfg.callers))
 			for n := 0; ctx.Err() == nil; n++ {
-				if cfg.pace > 0 { // the callers' calls spread over each pace
-					if n == 0 {
-						next = next.Add(cfg.pace * time.Duration(i) / time.Duration(cfg.callers))
-					}
+				if cfg.pace > 0 {
 					select {
 					case <-ctx.Done():
 						return
@@ -288,30 +328,22 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 					}
 					next = next.Add(cfg.pace)
 				}
-				c := calls[n%len(calls)]
+				c := loadCalls[n%len(loadCalls)]
 				start := time.Now()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-				d := time.Since(start)
+				d, err := c.on(ctx, cs)
 				if ctx.Err() != nil {
 					return // the load ended mid-call: not counted
 				}
-				switch {
-				case err != nil:
+				if err != nil {
 					fail(c.tool, err)
-				case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
-					fail(c.tool, errors.New(benchkit.Clip(benchkit.ResultText(res))))
-				case n < len(calls):
-					mu.Lock()
-					r.first = append(r.first, d)
-					mu.Unlock()
-				default:
-					mu.Lock()
-					r.calls[c.tool] = append(r.calls[c.tool], d)
-					if c.tool == "view" && benchkit.Ms(d) > targetViewP99Ms {
-						r.slowViews = append(r.slowViews, window{start, start.Add(d)})
-					}
-					mu.Unlock()
+					continue
 				}
+				mu.Lock()
+				r.calls[c.tool] = append(r.calls[c.tool], d)
+				if c.tool == "view" && benchkit.Ms(d) > targetViewP99Ms {
+					r.slowViews = append(r.slowViews, window{start, start.Add(d)})
+				}
+				mu.Unlock()
 			}
 		})
 	}
