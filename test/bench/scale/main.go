@@ -36,7 +36,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +57,8 @@ type config struct {
 	sessions, principals, callers int
 	warmCores, creates            int
 	duration, createEvery, pace   time.Duration
+	peer                          bool   // also supergateway
+	node                          string // the node that runs it
 }
 
 func main() {
@@ -70,6 +71,8 @@ func main() {
 	flag.IntVar(&cfg.warmCores, "warm-cores", 0, "the gateway's --warm-cores")
 	flag.IntVar(&cfg.creates, "creates", 30, "before the load: sessions one principal creates (and closes) at 10 a second, timed")
 	flag.DurationVar(&cfg.pace, "pace", 500*time.Millisecond, "a caller starts a call this often, as an agent between thoughts does (0: back to back)")
+	flag.BoolVar(&cfg.peer, "peer", true, "then the same for supergateway (npm, pinned in test/bench/gateway) serving the same boris, where it survives the load; skipped, saying why, without node and npm")
+	flag.StringVar(&cfg.node, "node", "node", "node executable that runs supergateway (v20 or newer)")
 	flag.Parse()
 	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 || cfg.pace < 0 {
 		benchkit.ExitUsage("scale", "-sessions, -principals and -callers must be at least 1, -callers at most -principals, -duration and -create-every positive, -pace not negative")
@@ -82,8 +85,8 @@ func main() {
 // principal is one token's subject and its token.
 type principal struct{ name, token string }
 
-// run builds both binaries, starts the gateway, opens the sessions, runs
-// the load, reads the memory and writes the report.
+// run builds both binaries, starts the gateway, measures it under the
+// load and writes the report; then the same for supergateway.
 func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	ws, err := benchkit.NewWorkspace(ctx, "boris-scale-", "boris scale")
 	if err != nil {
@@ -105,11 +108,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	}
 	work := filepath.Join(ws.Dir, "work")
 	for _, p := range principals { // the fixture in every principal's directory
-		dir := filepath.Join(work, p.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line to view and grep\n", 50)), 0o644); err != nil {
+		if err := writeFixture(filepath.Join(work, p.name)); err != nil {
 			return err
 		}
 	}
@@ -122,52 +121,84 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 		return err
 	}
 	defer g.Stop()
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	defer hc.CloseIdleConnections()
-
-	fmt.Fprintf(logw, "scale: %d session creates of one principal, 10 a second\n", cfg.creates)
-	paced, err := pacedCreates(ctx, cfg.creates, hc, g.URL(), principals[0])
+	m, err := measure(ctx, cfg, g.URL(), g.Pid(), g.Stop, principals, boris, logw)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
+	if err := report(out, cfg, m); err != nil || !cfg.peer {
+		return err
+	}
+	return runPeer(ctx, cfg, ws, boris, principals, out, logw)
+}
+
+// writeFixture writes the file every call reads into dir.
+func writeFixture(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line to view and grep\n", 50)), 0o644)
+}
+
+// measurement is what one gateway's run measured.
+type measurement struct {
+	paced, opens benchkit.Stats
+	idle, loaded usage
+	load         loadResult
+	left         []string // boris processes still running after the gateway stopped
+	// failed says where the gateway did not survive the run, and why;
+	// what comes after it was not measured.
+	failed string
+}
+
+// measure runs the creates, opens the sessions and runs the load on the
+// gateway at url (process pid), then closes the sessions, stops the
+// gateway and checks that its cores are gone. A gateway that fails a
+// create or an open is reported as failed there, not as an error.
+func measure(ctx context.Context, cfg config, url string, pid int, stop func(), principals []principal, boris string, logw io.Writer) (measurement, error) {
+	var m measurement
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer hc.CloseIdleConnections()
 	var held []*mcp.ClientSession
 	defer func() {
 		for _, cs := range held {
 			_ = cs.Close()
 		}
 	}()
+	fmt.Fprintf(logw, "scale: %d session creates of one principal, 10 a second\n", cfg.creates)
+	paced, err := pacedCreates(ctx, cfg.creates, hc, url, principals[0])
+	if err != nil {
+		m.failed = err.Error()
+		return m, nil
+	}
+	m.paced = paced
+	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
 	var opens []time.Duration
 	for i := range cfg.sessions {
-		cs, d, err := connect(ctx, hc, g.URL(), principals[i%len(principals)])
+		cs, d, err := connect(ctx, hc, url, principals[i%len(principals)])
 		if err != nil {
-			return fmt.Errorf("open session %d: %w", i, err)
+			m.opens, m.failed = benchkit.Summarize(opens), fmt.Sprintf("opened %d of %d sessions, then: %v", i, cfg.sessions, err)
+			return m, nil
 		}
 		held, opens = append(held, cs), append(opens, d)
 	}
-	idle, err := readUsage(g.Pid(), boris)
-	if err != nil {
-		return err
+	m.opens = benchkit.Summarize(opens)
+	if m.idle, err = readUsage(pid, boris); err != nil {
+		return m, err
 	}
 	fmt.Fprintf(logw, "scale: %d callers for %s, a session created every %s\n", cfg.callers, cfg.duration, cfg.createEvery)
-	load, err := runLoad(ctx, cfg, hc, g.URL(), principals, held)
-	if err != nil {
-		return err
+	if m.load, err = runLoad(ctx, cfg, hc, url, principals, held); err != nil {
+		return m, err
 	}
-	loaded, err := readUsage(g.Pid(), boris)
-	if err != nil {
-		return err
+	if m.loaded, err = readUsage(pid, boris); err != nil {
+		return m, err
 	}
 	for _, cs := range held {
 		_ = cs.Close()
 	}
 	held = nil
-	g.Stop()
-	left, err := benchkit.AwaitGone(ctx, boris, 10*time.Second, 50*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	return report(out, cfg, paced, benchkit.Summarize(opens), idle, loaded, load, left)
+	stop()
+	m.left, err = benchkit.AwaitGone(ctx, boris, 10*time.Second, 50*time.Millisecond)
+	return m, err
 }
 
 // pacedCreates times n session creates of p, one every 100 ms, each
@@ -396,89 +427,4 @@ func readUsage(pid int, boris string) (usage, error) {
 		}
 	}
 	return usage{tree: t, fds: n}, nil
-}
-
-// report writes the tables and the verdicts.
-func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
-	pace := "back to back"
-	if cfg.pace > 0 {
-		pace = "a call every " + cfg.pace.String()
-	}
-	fmt.Fprintf(out, "%d sessions of %d principals, %d calling for %s (each %s)\n\n", cfg.sessions, cfg.principals, cfg.callers, cfg.duration, pace)
-	fmt.Fprintf(out, "%-28s %8s %12s %12s\n", "", "count", "p50", "p99")
-	row := func(name string, s benchkit.Stats) {
-		fmt.Fprintf(out, "%-28s %8d %12s %12s\n", name, s.N, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99))
-	}
-	row(fmt.Sprintf("create, 10/s (warm-cores %d)", cfg.warmCores), paced)
-	row("session create (idle host)", opens)
-	tools := slices.Sorted(func(yield func(string) bool) {
-		for t := range load.calls {
-			if !yield(t) {
-				return
-			}
-		}
-	})
-	stats := map[string]benchkit.Stats{}
-	for _, t := range tools {
-		stats[t] = benchkit.Summarize(load.calls[t])
-		row(t+" (loaded)", stats[t])
-	}
-	row("first call of each tool", benchkit.Summarize(load.first))
-	creates := benchkit.Summarize(load.creates)
-	row("session create (loaded)", creates)
-	row("session close (loaded)", benchkit.Summarize(load.closes))
-	fmt.Fprintln(out)
-	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
-	for _, u := range []struct {
-		name string
-		u    usage
-	}{{"sessions open, idle", idle}, {"under load", loaded}} {
-		fmt.Fprintf(out, "%-20s cores %4d  processes %5d  gateway RSS %7.1f MB  tree PSS %8.1f MB (%.2f MB per session)  fds %6d\n",
-			u.name, u.u.tree.Cores, u.u.tree.Procs, mb(u.u.tree.GatewayRSS), mb(u.u.tree.PSS), mb(u.u.tree.PSS)/float64(cfg.sessions), u.u.fds)
-	}
-	writeTail(out, load, stats["view"].N)
-	errs := len(load.errs)
-	fmt.Fprintf(out, "errors: %d\n", errs)
-	for _, e := range load.errs {
-		if e != "" {
-			fmt.Fprintf(out, "  %s\n", e)
-		}
-	}
-	benchkit.WriteLeaks(out, left)
-	gatewayRSS := max(mb(idle.tree.GatewayRSS), mb(loaded.tree.GatewayRSS))
-	pss := mb(idle.tree.PSS) / float64(cfg.sessions)
-	createLimit, createName := 15.0, "session create p50, 10 a second, cold"
-	if cfg.warmCores > 0 {
-		createLimit, createName = 5.0, "session create p50, 10 a second, with --warm-cores"
-	}
-	targets := []benchkit.Target{
-		{Name: createName, Value: benchkit.Ms(paced.P50), Limit: createLimit, Unit: "ms", Met: benchkit.Ms(paced.P50) <= createLimit},
-		{Name: "errors", Value: float64(errs), Limit: 0, Unit: "ratio", Met: errs == 0},
-		{Name: "view p99 (loaded)", Value: benchkit.Ms(stats["view"].P99), Limit: targetViewP99Ms, Unit: "ms", Met: benchkit.Ms(stats["view"].P99) <= targetViewP99Ms && stats["view"].N > 0},
-		{Name: "tree PSS per idle session", Value: pss, Limit: targetPSSPerSession, Unit: "MB", Met: pss <= targetPSSPerSession},
-		{Name: "gateway RSS", Value: gatewayRSS, Limit: targetGatewayRSS, Unit: "MB", Met: gatewayRSS <= targetGatewayRSS},
-	}
-	benchkit.WriteTargets(out, targets)
-	if len(left) > 0 {
-		return benchkit.LeftoverError(left)
-	}
-	return nil
-}
-
-// writeTail says where the view calls' tail comes from: how busy the
-// host's CPUs were (with every other process on it), how late this
-// client itself woke from short sleeps, and how many of the slow views
-// overlapped a session create or close.
-func writeTail(out io.Writer, load loadResult, views int) {
-	stalled := "unknown (no /proc/pressure/cpu)"
-	if load.host.stalled >= 0 {
-		stalled = fmt.Sprintf("%.0f%% of the time", 100*load.host.stalled)
-	}
-	fmt.Fprintf(out, "host during the load: CPUs %.0f%% busy (every process on the host), some task waiting for a CPU %s\n",
-		100*load.host.busy, stalled)
-	fmt.Fprintf(out, "this client's 2 ms sleeps woke late by: p50 %s, p99 %s (no Boris code on that path)\n",
-		benchkit.FormatMs(load.probe.P50), benchkit.FormatMs(load.probe.P99))
-	n, covered := overlapping(load.slowViews, load.churn, load.started, load.finished)
-	fmt.Fprintf(out, "view calls over %.0f ms: %d of %d; %d of those overlapped a session create or close, which covered %.0f%% of the load's time\n",
-		targetViewP99Ms, len(load.slowViews), views, n, 100*covered)
 }
