@@ -30,18 +30,30 @@ type child struct {
 // subreaper it was re-parented to), or by scanning /proc where the kernel
 // lacks those files.
 func children() []child {
+	pids := childPids()
+	out := make([]child, 0, len(pids))
+	for _, pid := range pids {
+		if c, ok := readChild(pid); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// childPids lists the pids of this process's children, without reading
+// their state.
+func childPids() []int {
 	pids, ok := threadChildren()
 	if !ok {
 		pids = scanChildren()
 	}
-	out := make([]child, 0, len(pids))
-	for _, pid := range pids {
-		st, _, ok := stat(pid)
-		if ok {
-			out = append(out, child{pid: pid, zombie: st == 'Z'})
-		}
-	}
-	return out
+	return pids
+}
+
+// readChild reads the state of child pid; false once it is gone.
+func readChild(pid int) (child, bool) {
+	st, _, ok := stat(pid)
+	return child{pid: pid, zombie: st == 'Z'}, ok
 }
 
 // threadChildren reads every thread's children file, by name: a glob
