@@ -53,6 +53,10 @@ type run struct {
 // newRun prepares command; trackLines keeps the latest output line for
 // progress reports even when opts.Progress is nil.
 func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
+	s.marked.Do(func() {
+		s.sentinel = newSentinel()
+		s.script = wrapScript(s.sentinel)
+	})
 	r := &run{
 		opts:   opts,
 		lines:  trackLines || opts.Progress != nil,
