@@ -70,8 +70,10 @@ bench-startup:
 	$(GO) run ./test/bench/startup $(BENCH_STARTUP_FLAGS)
 
 ## bench-scale: one gateway, isolation on, 500 open sessions of 50 principals, 50 calling view, grep and
-##   bash for 60 s while sessions are created beside them: latencies, errors, memory, descriptors
-##   (BENCH_SCALE_FLAGS, e.g. -sessions 100 -duration 20s)
+##   bash for 60 s while sessions are created beside them: latencies, errors, memory, descriptors; then
+##   the same for supergateway (npm, installed as test/interop's packages are; skipped, saying why,
+##   without node and npm) serving the same boris (BENCH_SCALE_FLAGS, e.g. -sessions 100 -duration 20s,
+##   -peer=false for boris-gateway alone). About five minutes with both.
 bench-scale:
 	$(GO) run ./test/bench/scale $(BENCH_SCALE_FLAGS)
 

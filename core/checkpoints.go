@@ -180,8 +180,10 @@ func (b *boris) UndoLastEdit(ctx context.Context, req *mcp.CallToolRequest, path
 // the kernel (GC pacing, package gcpace, lets a small heap grow by 64 MB
 // between collections, so what start-up left behind would otherwise stay
 // in every idle session's core), then narrows the process to one P for
-// the requests to come (see package procs).
+// the requests to come (see package procs). It also has the sandbox sweep
+// what killed cores left in TMPDIR.
 func (b *boris) settle() {
+	b.sandbox.Sweep()
 	debug.FreeOSMemory()
 	procs.Narrow()
 }

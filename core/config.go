@@ -117,6 +117,9 @@ func (c *Config) validate() error {
 // validateTools checks --disable-tools against every tool name Boris knows,
 // so a typo is reported instead of silently leaving a tool enabled.
 func (c *Config) validateTools() error {
+	if len(c.DisableTools) == 0 {
+		return nil // nothing to check: listing the tools builds every toolset's values
+	}
 	known := knownToolNames(c)
 	if len(c.Extensions) > 0 {
 		if tools, _, err := extension.Load(c.Extensions, nil); err == nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,15 +25,12 @@ import (
 
 // cursorSeal is the process's cursor key and the lists' generation.
 type cursorSeal struct {
-	key []byte
-	gen atomic.Int64 // bumped whenever a list's content changes
+	key     []byte
+	keyOnce sync.Once    // makes key when a list is first paged: a process's first crypto/rand read costs start-up a tenth of a millisecond
+	gen     atomic.Int64 // bumped whenever a list's content changes
 }
 
-func newCursorSeal() *cursorSeal {
-	key := make([]byte, 32)
-	_, _ = rand.Read(key) // crypto/rand.Read never fails on Linux
-	return &cursorSeal{key: key}
-}
+func newCursorSeal() *cursorSeal { return &cursorSeal{} }
 
 // seal wraps the SDK's cursor for method.
 func (c *cursorSeal) seal(method, inner string) string {
@@ -61,6 +59,10 @@ func (c *cursorSeal) open(method, cursor string) (string, string) {
 }
 
 func (c *cursorSeal) mac(payload string) []byte {
+	c.keyOnce.Do(func() {
+		c.key = make([]byte, 32)
+		_, _ = rand.Read(c.key) // crypto/rand.Read never fails
+	})
 	h := hmac.New(sha256.New, c.key)
 	h.Write([]byte(payload))
 	return h.Sum(nil)

@@ -117,23 +117,18 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
 		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
 	}
-	rep := b.sandbox.Report()
-	log.Info("boris started", "version", version.Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
-		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil,
-		"net", rep.Net, "net_enforced", rep.NetEnforced, "pid_namespace", rep.PIDNamespace)
-	if !b.sandbox.Enforced() && cfg.Sandbox == sandbox.ModeAuto {
-		log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
-	}
-	if rep.NotEnforced != "" {
-		log.Warn("commands run without namespaces of their own: they see every process of the host and share its network beyond what Landlock's TCP rules stop",
-			"sandbox_net", rep.Net, "net_enforced", rep.NetEnforced, "why", rep.NotEnforced)
-	}
+	// boris says how it started once its client's handshake is answered
+	// (or as it stops, without one): a process's first log line costs a
+	// fraction of a millisecond (the time zone is read), which the answer
+	// need not wait for.
+	b.started = sync.OnceFunc(func() { b.logStarted() })
 	// At stdin EOF every command is killed before the SDK even sees the
 	// EOF: it would cancel the calls in flight, and their commands would
 	// get SIGTERM (and a chance to linger) first.
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
 	t := wire.NewStdio(eof, stdout, cfg.maxLine())
 	err = b.serve(ctx, t, eof.done)
+	b.started()
 	if t.StdoutGone() {
 		log.Info("boris stopped", "reason", wire.ErrStdoutClosed) // a client gone is a normal end
 		return nil
@@ -143,6 +138,22 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	log.Info("boris stopped", "err", err)
 	return err
+}
+
+// logStarted logs what this boris serves and how its commands are
+// confined, and warns of what is not.
+func (b *boris) logStarted() {
+	rep := b.sandbox.Summary()
+	b.log.Info("boris started", "version", version.Version, "workdir", b.shell.Dir(), "shell", b.shell.Path(),
+		"sandbox", b.sandbox.Enforced(), "landlock_abi", b.sandbox.ABI(), "subreaper", b.reaper != nil,
+		"net", rep.Net, "net_enforced", rep.NetEnforced, "pid_namespace", rep.PIDNamespace)
+	if !b.sandbox.Enforced() && b.cfg.Sandbox == sandbox.ModeAuto {
+		b.log.Warn("commands run unconfined: this kernel offers no Landlock (--sandbox auto)")
+	}
+	if rep.NotEnforced != "" {
+		b.log.Warn("commands run without namespaces of their own: they see every process of the host and share its network beyond what Landlock's TCP rules stop",
+			"sandbox_net", rep.Net, "net_enforced", rep.NetEnforced, "why", rep.NotEnforced)
+	}
 }
 
 // terminalNote is what boris says when a person starts it in a terminal:
@@ -255,7 +266,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
 		return nil, err
 	}
-	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), SpawnOnly: b.sandbox.SpawnOnly()}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
@@ -273,6 +284,13 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	}
 	if err := b.openWorkspaces(workdir, environ); err != nil {
 		return nil, err
+	}
+	if len(cfg.Extensions) > 0 {
+		// Extensions keep their SDK in the private temporary directory,
+		// which they write at once.
+		if err := b.sandbox.Prepare(); err != nil {
+			return nil, usage("invalid sandbox settings: %v", err)
+		}
 	}
 	if b.ext, err = extensions.Load(b, b.extensionOptions(environ)); err != nil {
 		return nil, err

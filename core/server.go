@@ -53,6 +53,7 @@ type boris struct {
 	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	registerTools func()               // registers the tools on the server, once (newServer)
+	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
 	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
@@ -167,25 +168,40 @@ func (b *boris) newServer() *mcp.Server {
 // awaitTools holds every request but the handshake's (initialize, or
 // server/discover for 2026-07-28 clients), ping and notifications until
 // the tools are registered, registering them if that has not begun. Once
-// the handshake is answered, it starts registering them in the
-// background, and then settles (the start-up's garbage goes).
+// the client has initialized (its notification arrives after initialize
+// is answered, so the answer is not kept waiting by it), or the handshake
+// is answered for a client that sends none, it starts registering them in
+// the background, and then settles (the start-up's garbage goes).
 func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch {
-		case method == "initialize" || method == "server/discover":
+		case method == "initialize":
+		case method == "server/discover":
 			res, err := next(ctx, method, req)
-			b.settleOnce.Do(func() {
-				go func() {
-					b.registerTools()
-					b.settle()
-				}()
-			})
+			b.startRegistering()
 			return res, err
+		case method == "notifications/initialized":
+			b.startRegistering()
 		case method != "ping" && !strings.HasPrefix(method, "notifications/"):
+			b.startRegistering() // a client that never said it initialized still settles
 			b.registerTools()
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// startRegistering says that boris started, then registers the tools in
+// the background, once, and settles.
+func (b *boris) startRegistering() {
+	b.settleOnce.Do(func() {
+		go func() {
+			if b.started != nil {
+				b.started()
+			}
+			b.registerTools()
+			b.settle()
+		}()
+	})
 }
 
 // capabilities are the server's: tools, logging when extension tools can

@@ -144,13 +144,13 @@ func TestKilledCoresTempDirIsSwept(t *testing.T) {
 	tmp := realTempDir(t)
 	opts := coreOptions{args: []string{"--workdir", realTempDir(t)}, env: []string{"TMPDIR=" + tmp}}
 	killed, alive := startCoreWith(t, opts), startCoreWith(t, opts)
-	dirs := privateTempDirs(t, tmp)
-	if len(dirs) != 2 {
-		t.Fatalf("private temporary directories of two cores: got %v, want two", dirs)
-	}
-	// The killed core's directory is the one its commands see as TMPDIR.
+	// A core makes its directory before its first command, the one whose
+	// TMPDIR it is.
 	killedDir := commandsTempDir(t, killed)
 	aliveDir := commandsTempDir(t, alive)
+	if dirs := privateTempDirs(t, tmp); len(dirs) != 2 {
+		t.Fatalf("private temporary directories of two cores that ran a command: got %v, want two", dirs)
+	}
 	writeFile(t, filepath.Join(killedDir, "file"), "left behind")
 	if err := killed.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -50,7 +51,7 @@ type promptMeta struct {
 }
 
 // inputKey is what an input's key may be.
-var inputKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+var inputKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`) })
 
 // InputMethods are what a prompt may ask its client.
 var InputMethods = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
@@ -253,7 +254,7 @@ func (m *promptMeta) prompt(root, where string) (*Prompt, error) {
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if !inputKey.MatchString(key) {
+		if !inputKey().MatchString(key) {
 			return nil, fmt.Errorf("inputs: key %q: want letters, digits, _ and -", key)
 		}
 		if err := json.Unmarshal(q, &in); err != nil || !slices.Contains(InputMethods, in.Method) || len(in.Params) > 0 && in.Params[0] != '{' {
@@ -365,7 +366,11 @@ var ErrMissingArgument = errors.New("missing required argument")
 // placeholder is a substitution in a template: ${name}, as the
 // framework's documentation and scaffold write it, or {{name}}, which its
 // renderer also replaces.
-var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}\}`)
+// Compiled at first use: package initialisation does no work a session may
+// not need.
+var placeholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}\}`)
+})
 
 // Render reads the template and substitutes args. A required argument
 // that is missing is ErrMissingArgument. Every placeholder naming a
@@ -466,8 +471,8 @@ func (p *Prompt) Messages(args map[string]string, answers map[string]any) ([]*mc
 func (p *Prompt) substitute(v any, args map[string]string, answers map[string]any) any {
 	switch v := v.(type) {
 	case string:
-		return placeholder.ReplaceAllStringFunc(v, func(m string) string {
-			sub := placeholder.FindStringSubmatch(m)
+		return placeholder().ReplaceAllStringFunc(v, func(m string) string {
+			sub := placeholder().FindStringSubmatch(m)
 			name := sub[1] + sub[2]
 			if sub[3] != "" || p.Inputs[name] != nil {
 				if p.Inputs[name] == nil {

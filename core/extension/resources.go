@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
@@ -76,7 +77,7 @@ type resourceMeta struct {
 
 // templateVar is what a URI template must contain at least once: the
 // framework rejects templates without a {variable} (and "{}" or "{  }").
-var templateVar = regexp.MustCompile(`\{[^{}\s]+\}`)
+var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}\s]+\}`) })
 
 // ErrOutside is the error of a file:// URI whose file is not inside its
 // extension directory.
@@ -287,7 +288,7 @@ func (m *resourceMeta) template(root string) (*Template, error) {
 	if src.Provider == ProviderEcho && src.Script == "" {
 		return nil, errors.New("the echo provider serves resources, not templates")
 	}
-	if !templateVar.MatchString(m.URITemplate) {
+	if !templateVar().MatchString(m.URITemplate) {
 		return nil, fmt.Errorf("uriTemplate %q has no {variable}", m.URITemplate)
 	}
 	if _, err := uritemplate.New(m.URITemplate); err != nil {

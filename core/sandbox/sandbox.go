@@ -42,6 +42,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mjkoo/boris/internal/netns"
 )
@@ -107,11 +108,12 @@ type Options struct {
 	Allowed []string
 	// ExtraRead and ExtraWrite are --sandbox-read and --sandbox-write.
 	ExtraRead, ExtraWrite []string
-	// MakeTempDir creates the session's private temporary directory (under
+	// MakeTempDir gives the session a private temporary directory (under
 	// the environment's TMPDIR), writable by commands and given to them as
-	// TMPDIR; Close removes it. New also removes, in the background, the
-	// directories of earlier cores under the same TMPDIR that were killed
-	// before their Close (see sweepTempDirs).
+	// TMPDIR; Close removes it. New chooses its name; Prepare, which runs
+	// before the first command, makes it. Sweep removes the directories
+	// of earlier cores under the same TMPDIR that were killed before
+	// their Close (see sweepTempDirs).
 	MakeTempDir bool
 	// Environ is the core's environment, read for the ABI override.
 	Environ []string
@@ -124,11 +126,16 @@ type Options struct {
 // Sandbox is the confinement chosen at start-up. The zero value, and a
 // Sandbox that is not Enforced, runs commands as they are.
 type Sandbox struct {
-	spec     Spec
-	tempDir  string   // private TMPDIR, or ""
-	tempLock *os.File // holds tempDir's lock while boris lives
-	abi      int      // the kernel's Landlock ABI version, 0 = none
-	mode     string   // as configured
+	spec     Spec      // the rules; set by prepare
+	extra    extraDirs // --sandbox-read and --sandbox-write, resolved by New
+	environ  []string  // the core's environment, for the user's git settings
+	prepared sync.Once // prepare's one run
+	tempDir  string    // private TMPDIR, or ""; named by New, made by prepare
+	tempLock *os.File  // holds tempDir's lock while boris lives; nil until made
+	tempErr  error     // why tempDir could not be made
+	swept    sync.Once // Sweep's one run
+	abi      int       // the kernel's Landlock ABI version, 0 = none
+	mode     string    // as configured
 	enforced bool
 	net      string // --sandbox-net, "" for host
 	egress   string // the egress proxy's socket, with proxy
@@ -159,24 +166,65 @@ func New(opts Options) (*Sandbox, error) {
 		}
 		return s, nil
 	}
-	if opts.MakeTempDir {
-		root := tempRoot(opts.Environ)
-		var err error
-		if s.tempDir, s.tempLock, err = makeTempDir(root); err != nil {
-			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
-		}
-		// Listing a crowded /tmp takes a millisecond or two: not on the
-		// way to serving the first request.
-		go sweepTempDirs(root, s.tempDir)
-	}
-	spec, err := buildSpec(opts, s.tempDir)
+	extra, err := resolveExtra(opts)
 	if err != nil {
-		s.Close()
 		return nil, err
 	}
-	spec.DenyTCP = s.net != "" && !s.ns // the fallback: see the package comment
-	s.spec, s.enforced = spec, true
+	s.extra, s.environ, s.enforced = extra, opts.Environ, true
+	if opts.MakeTempDir {
+		root, err := filepath.EvalSymlinks(tempRoot(opts.Environ))
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		}
+		s.tempDir = filepath.Join(root, tempDirName())
+	}
 	return s, nil
+}
+
+// Sweep removes, in the background and once, the private temporary
+// directories that cores killed before their Close left beside this
+// one's. Listing a crowded /tmp takes a millisecond or two: a core calls
+// it once it has answered its client's handshake, and Prepare calls it
+// too.
+func (s *Sandbox) Sweep() {
+	if s == nil || s.tempDir == "" {
+		return
+	}
+	s.swept.Do(func() { go sweepTempDirs(filepath.Dir(s.tempDir), s.tempDir) })
+}
+
+// Prepare makes the private temporary directory and resolves the rules,
+// once: a session that runs no command pays for neither before it can
+// answer its client. Every method that hands the rules out prepares them
+// first, so no command can start before they are complete; the commands'
+// starter calls Prepare itself to fail a command when the directory could
+// not be made (later calls return the same error). A directory not made
+// is left out of the rules: the path may be someone else's.
+func (s *Sandbox) Prepare() error {
+	if !s.Enforced() {
+		return nil
+	}
+	s.prepared.Do(func() {
+		s.Sweep()
+		if s.tempDir != "" {
+			if s.tempLock, s.tempErr = makeTempDir(s.tempDir); s.tempErr != nil {
+				s.tempErr = fmt.Errorf("sandbox: private temporary directory: %w", s.tempErr)
+			}
+		}
+		tempDir := s.tempDir
+		if s.tempLock == nil {
+			tempDir = ""
+		}
+		s.spec = buildSpec(s.extra, s.environ, tempDir)
+		s.spec.DenyTCP = s.net != "" && !s.ns // the fallback: see the package comment
+	})
+	return s.tempErr
+}
+
+// rules returns the commands' rules, prepared.
+func (s *Sandbox) rules() Spec {
+	_ = s.Prepare() // a directory not made is not in them; Prepare's callers say why
+	return s.spec
 }
 
 // decideNet settles --sandbox-net: namespaces when the kernel lets this
@@ -215,17 +263,20 @@ func tempRoot(environ []string) string {
 // runs any more. A boris killed before Close leaves the directory to the
 // next boris started under the same TMPDIR, which removes it.
 func (s *Sandbox) Close() error {
-	if s == nil || s.tempDir == "" {
+	if s == nil {
 		return nil
 	}
-	err := os.RemoveAll(s.tempDir)
-	if s.tempLock != nil {
-		s.tempLock.Close()
+	s.prepared.Do(func() {}) // nothing is made after Close
+	if s.tempLock == nil {
+		return nil // never made (or not by us: it is not ours to remove)
 	}
+	err := os.RemoveAll(s.tempDir)
+	s.tempLock.Close()
 	return err
 }
 
-// TempDir returns the private temporary directory, or "".
+// TempDir returns the private temporary directory, or "". Until Prepare
+// it is only a name.
 func (s *Sandbox) TempDir() string { return s.tempDir }
 
 // Env returns the environment commands get: environ with TMPDIR pointing
@@ -243,34 +294,47 @@ func (s *Sandbox) Env(environ []string) []string {
 	return append(out, "TMPDIR="+s.tempDir)
 }
 
-// buildSpec resolves every directory, so rules name the real inodes.
-func buildSpec(opts Options, tempDir string) (Spec, error) {
-	var spec Spec
-	write := append([]string{}, opts.Allowed...)
+// extraDirs are the directories granted beyond the system's: what New
+// resolves, at once, because a missing one is a bad setting.
+type extraDirs struct {
+	read, write []string
+}
+
+// resolveExtra resolves the allowed directories' and --sandbox-read and
+// --sandbox-write's entries, which must exist.
+func resolveExtra(opts Options) (extraDirs, error) {
+	extra := extraDirs{write: append([]string{}, opts.Allowed...)}
 	if len(opts.Allowed) == 0 {
-		write = []string{"/"} // file tools may touch anything: so may commands
+		extra.write = []string{"/"} // file tools may touch anything: so may commands
 	}
+	for _, dir := range opts.ExtraWrite {
+		p, err := resolveExisting(dir)
+		if err != nil {
+			return extra, fmt.Errorf("--sandbox-write %q: %w", dir, err)
+		}
+		extra.write = append(extra.write, p)
+	}
+	for _, dir := range opts.ExtraRead {
+		p, err := resolveExisting(dir)
+		if err != nil {
+			return extra, fmt.Errorf("--sandbox-read %q: %w", dir, err)
+		}
+		extra.read = append(extra.read, p)
+	}
+	return extra, nil
+}
+
+// buildSpec resolves every directory, so rules name the real inodes.
+func buildSpec(extra extraDirs, environ []string, tempDir string) Spec {
+	var spec Spec
+	write := slices.Clone(extra.write)
 	if tempDir != "" {
 		write = append(write, tempDir)
 	}
-	for _, extra := range opts.ExtraWrite {
-		p, err := resolveExisting(extra)
-		if err != nil {
-			return spec, fmt.Errorf("--sandbox-write %q: %w", extra, err)
-		}
-		write = append(write, p)
-	}
-	read := existing(SystemReadDirs)
-	for _, extra := range opts.ExtraRead {
-		p, err := resolveExisting(extra)
-		if err != nil {
-			return spec, fmt.Errorf("--sandbox-read %q: %w", extra, err)
-		}
-		read = append(read, p)
-	}
+	read := append(existing(SystemReadDirs), extra.read...)
 	spec.Read, spec.Write, spec.Files = prune(read), prune(write), existing(DeviceFiles)
-	spec.ReadFiles, spec.Read = homeFiles(opts.Environ, spec.Read)
-	return spec, nil
+	spec.ReadFiles, spec.Read = homeFiles(environ, spec.Read)
+	return spec
 }
 
 // resolveExisting makes p absolute and resolves its symlinks; it must exist.
@@ -348,7 +412,7 @@ func (s *Sandbox) Namespaces() bool { return s != nil && s.ns }
 func (s *Sandbox) SpawnOnly() bool { return s != nil && s.net != "" && s.Spawns() }
 
 // Spec returns the rules commands run under (empty when not enforced).
-func (s *Sandbox) Spec() Spec { return s.spec }
+func (s *Sandbox) Spec() Spec { return s.rules() }
 
 // ABI returns the kernel's Landlock ABI version (0: none).
 func (s *Sandbox) ABI() int { return s.abi }
@@ -360,7 +424,7 @@ func (s *Sandbox) Wrap(argv []string) []string {
 		return argv
 	}
 	out := []string{selfExe, HelperArg}
-	out = append(out, encodeSpec(s.spec)...)
+	out = append(out, encodeSpec(s.rules())...)
 	out = append(out, "--")
 	return append(out, argv...)
 }
@@ -388,11 +452,12 @@ func (s *Sandbox) WrapReadOnly(read, write []string) func([]string) []string {
 // Outside host mode it may not connect over TCP at all: Boris's own git
 // never needs the network.
 func (s *Sandbox) ReadOnlySpec(read, write []string) Spec {
+	spec := s.rules()
 	return Spec{
-		Read:      prune(append(append(slices.Clone(s.spec.Read), s.spec.Write...), read...)),
-		ReadFiles: s.spec.ReadFiles,
+		Read:      prune(append(append(slices.Clone(spec.Read), spec.Write...), read...)),
+		ReadFiles: spec.ReadFiles,
 		Write:     write,
-		Files:     s.spec.Files,
+		Files:     spec.Files,
 		DenyTCP:   s.net != "",
 	}
 }
@@ -440,14 +505,24 @@ type Report struct {
 	Spec
 }
 
-// Report returns what s enforces.
+// Report returns what s enforces, the rules prepared.
 func (s *Sandbox) Report() Report {
-	r := Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi, TempDir: s.tempDir, Spec: s.spec,
+	r := s.Summary()
+	if s.Enforced() {
+		r.Spec, r.TempDir = s.rules(), s.tempDir
+	}
+	return r
+}
+
+// Summary is Report without the rules and the temporary directory, which
+// it leaves unprepared: what a core logs as it starts.
+func (s *Sandbox) Summary() Report {
+	r := Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi,
 		Net: cmpOr(s.net, netns.Host), NetEnforced: "none", PIDNamespace: s.ns, NotEnforced: s.nsWhy}
 	switch {
 	case s.ns:
 		r.NetEnforced = "namespace"
-	case s.spec.DenyTCP && s.abi >= 4:
+	case s.enforced && s.net != "" && s.abi >= 4: // the rules' DenyTCP (Prepare)
 		r.NetEnforced = "landlock-tcp"
 	}
 	return r

@@ -103,7 +103,7 @@ type Spawner struct {
 // (the subreaper's, or exec.Cmd.Start when nil). It fails when s is not
 // enforced.
 func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
-	return s.startSpawner(s.spec, s.spawnerOpts(), nil, start)
+	return s.startSpawner(s.rules(), s.spawnerOpts(), nil, start)
 }
 
 // spawnerOpts are the session spawner's options (see the opt constants).

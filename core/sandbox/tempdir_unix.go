@@ -5,8 +5,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -25,43 +27,44 @@ import (
 // digits), so a boris of that version still running is never swept.
 const tempDirPrefix = "boris-tmp-"
 
-// makeTempDir creates a private temporary directory under root, resolved,
-// and returns it with the open directory that holds its lock. A sweep by
-// another boris can take the lock between the mkdir and the flock and
-// remove the directory: then it is made again.
-func makeTempDir(root string) (string, *os.File, error) {
+// tempDirName is a fresh name for a private temporary directory: the
+// prefix and a random decimal number, as os.MkdirTemp would name it.
+func tempDirName() string {
+	return tempDirPrefix + strconv.FormatUint(rand.Uint64(), 10)
+}
+
+// makeTempDir creates the private temporary directory dir and returns the
+// open directory that holds its lock. Anything already at dir (another
+// user's directory or link, in a shared /tmp) is an error, never used. A
+// sweep by another boris can take the lock between the mkdir and the
+// flock and remove the directory: then it is made again.
+func makeTempDir(dir string) (*os.File, error) {
 	for range 10 {
-		dir, err := os.MkdirTemp(root, tempDirPrefix)
-		if err != nil {
-			return "", nil, err
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, err
 		}
-		f, err := os.Open(dir)
-		if errors.Is(err, os.ErrNotExist) {
+		fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if errors.Is(err, syscall.ENOENT) {
 			continue // swept before it was opened
 		}
 		if err != nil {
 			os.Remove(dir)
-			return "", nil, err
+			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 		}
+		f := os.NewFile(uintptr(fd), dir)
 		if err := flock(f, syscall.LOCK_EX); err != nil {
 			f.Close()
 			os.Remove(dir)
-			return "", nil, fmt.Errorf("lock %s: %w", dir, err)
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
 		}
 		var st syscall.Stat_t
-		if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Nlink == 0 {
+		if err := syscall.Fstat(fd, &st); err != nil || st.Nlink == 0 {
 			f.Close() // swept before it was locked
 			continue
 		}
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			f.Close()
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
-		return real, f, nil
+		return f, nil
 	}
-	return "", nil, errors.New("other borises sweeping the same directory removed it ten times in a row")
+	return nil, errors.New("other borises sweeping the same directory removed it ten times in a row")
 }
 
 // sweepTempDirs removes the private temporary directories under root that
@@ -117,6 +120,13 @@ func sweepOne(path string) bool {
 	}
 	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false // alive, or being swept by another boris
+	}
+	// The lock is on what was opened; the removal goes by path. A boris
+	// whose directory was swept makes it again under the same name, so
+	// the path must still be what was locked.
+	var now syscall.Stat_t
+	if err := syscall.Lstat(path, &now); err != nil || now.Dev != st.Dev || now.Ino != st.Ino {
+		return false
 	}
 	return os.RemoveAll(path) == nil
 }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -18,20 +19,11 @@ import (
 // (as root) another user's directory.
 func TestSweepTakesOnlyUnheldDirectories(t *testing.T) {
 	root := t.TempDir()
-	held, heldLock, err := makeTempDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	held, heldLock := newTempDir(t, root)
 	defer heldLock.Close()
-	own, ownLock, err := makeTempDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own, ownLock := newTempDir(t, root)
 	defer ownLock.Close()
-	dead, deadLock, err := makeTempDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dead, deadLock := newTempDir(t, root)
 	mustWrite(t, filepath.Join(dead, "sub", "file"))
 	deadLock.Close() // its boris died
 
@@ -78,7 +70,8 @@ func TestSweepRacesCreation(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 40 {
-				dir, lock, err := makeTempDir(root)
+				dir := filepath.Join(root, tempDirName())
+				lock, err := makeTempDir(dir)
 				if err != nil {
 					t.Error(err)
 					return
@@ -95,10 +88,11 @@ func TestSweepRacesCreation(t *testing.T) {
 	wg.Wait()
 }
 
-// TestNewSweepsAndCloseReleases: New removes what a killed boris left and
-// Close removes its own directory; a directory whose lock is released
-// without Close (the process died) is swept by the next New.
-func TestNewSweepsAndCloseReleases(t *testing.T) {
+// TestSweepsAndCloseReleases: the next sandbox's Sweep removes what a
+// killed boris left and Close removes its own directory; a directory
+// whose lock is released without Close (the process died) is swept by the
+// next sandbox, however many times it asks (Sweep, then Prepare).
+func TestSweepsAndCloseReleases(t *testing.T) {
 	if abiVersion(nil) < 1 {
 		t.Skip("needs Landlock (Linux 5.13+ with landlock enabled): without it there is no private temporary directory")
 	}
@@ -108,9 +102,16 @@ func TestNewSweepsAndCloseReleases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := first.Prepare(); err != nil {
+		t.Fatal(err)
+	}
 	first.tempLock.Close() // killed: the kernel drops the lock, Close never runs
 	second, err := New(Options{MakeTempDir: true, Environ: env})
 	if err != nil {
+		t.Fatal(err)
+	}
+	second.Sweep()
+	if err := second.Prepare(); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -119,7 +120,7 @@ func TestNewSweepsAndCloseReleases(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the killed sandbox's directory 10 s after the next New: got %v, want it swept", err)
+			t.Fatalf("the killed sandbox's directory 10 s after the next one's Sweep: got %v, want it swept", err)
 		}
 	}
 	if err := second.Close(); err != nil {
@@ -130,6 +131,18 @@ func TestNewSweepsAndCloseReleases(t *testing.T) {
 	}
 }
 
+// newTempDir makes a private temporary directory under root, as Prepare
+// does, and returns it with its lock.
+func newTempDir(t *testing.T, root string) (string, *os.File) {
+	t.Helper()
+	dir := filepath.Join(root, tempDirName())
+	lock, err := makeTempDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, lock
+}
+
 func mustWrite(t *testing.T, path string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -137,5 +150,56 @@ func mustWrite(t *testing.T, path string) {
 	}
 	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTempDirMadeBeforeCommands: New only names the private temporary
+// directory; the rules handed to a command (Wrap) include it made. A path
+// someone else took first is never used: Prepare fails, the rules leave it
+// out, and Close leaves it alone.
+func TestTempDirMadeBeforeCommands(t *testing.T) {
+	if abiVersion(nil) < 1 {
+		t.Skip("needs Landlock (Linux 5.13+ with landlock enabled): without it there is no private temporary directory")
+	}
+	root, work := t.TempDir(), t.TempDir()
+	s, err := New(Options{Allowed: []string{work}, MakeTempDir: true, Environ: []string{"TMPDIR=" + root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(s.TempDir()); !os.IsNotExist(err) {
+		t.Errorf("private TMPDIR after New: got %v, want none yet", err)
+	}
+	argv := s.Wrap([]string{"/bin/true"})
+	if fi, err := os.Lstat(s.TempDir()); err != nil || !fi.IsDir() {
+		t.Fatalf("private TMPDIR once a command is wrapped: got %v, want a directory", err)
+	}
+	if !slices.Contains(argv, "w:"+s.TempDir()) {
+		t.Errorf("wrapped argv %q does not grant the private TMPDIR", argv)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	taken, err := New(Options{Allowed: []string{work}, MakeTempDir: true, Environ: []string{"TMPDIR=" + root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := t.TempDir()
+	if err := os.Symlink(victim, taken.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := taken.Prepare(); err == nil {
+		t.Error("Prepare with the path already taken: got no error, want one")
+	}
+	for _, p := range append(taken.Spec().Write, taken.Spec().Read...) {
+		if p == taken.TempDir() || p == victim {
+			t.Errorf("the rules grant %s, which is not this sandbox's", p)
+		}
+	}
+	if err := taken.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(taken.TempDir()); err != nil {
+		t.Errorf("Close removed a path it did not make: %v", err)
 	}
 }

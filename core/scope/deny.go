@@ -58,19 +58,39 @@ func (p *Policy) addDeny(base string, deny []string) error {
 // entries (Denied): for the files Boris itself keeps, such as its state
 // directory and task board, which no tool may open whatever the allowed
 // directories hold. Call it before the policy is used.
+//
+// Their symlink-resolved forms are added when the policy first decides
+// on a path, not now: a core answers its client's first request sooner.
 func (p *Policy) Protect(why string, paths ...string) error {
 	for _, path := range paths {
 		if !filepath.IsAbs(path) {
 			return fmt.Errorf("scope: protected path %q is not absolute", path)
 		}
-		d, err := compileDenyPath("/", path)
+		d, err := lexicalDenyPath("/", path)
 		if err != nil {
 			return err
 		}
 		d.why = why
+		if p.resolved.Load() {
+			d.addResolved() // protected late: no decision waits for this one
+		} else {
+			p.unresolved = append(p.unresolved, len(p.denyPaths))
+		}
 		p.denyPaths = append(p.denyPaths, d)
 	}
 	return nil
+}
+
+// resolveProtected adds the resolved forms of the protected paths, once,
+// before the first decision that reads them.
+func (p *Policy) resolveProtected() {
+	p.resolveOnce.Do(func() {
+		for _, i := range p.unresolved {
+			p.denyPaths[i].addResolved()
+		}
+		p.unresolved = nil
+		p.resolved.Store(true)
+	})
 }
 
 // compileDenyPath makes a plain deny entry absolute and adds its
@@ -78,6 +98,15 @@ func (p *Policy) Protect(why string, paths ...string) error {
 // place it points to. An entry whose ".." lead above "/" is refused: it
 // names no path.
 func compileDenyPath(base, entry string) (denyPath, error) {
+	d, err := lexicalDenyPath(base, entry)
+	if err == nil {
+		d.addResolved()
+	}
+	return d, err
+}
+
+// lexicalDenyPath is compileDenyPath without the resolved form.
+func lexicalDenyPath(base, entry string) (denyPath, error) {
 	rel := filepath.ToSlash(entry)
 	if !filepath.IsAbs(entry) {
 		rel = filepath.ToSlash(base) + "/" + rel
@@ -85,12 +114,15 @@ func compileDenyPath(base, entry string) (denyPath, error) {
 	if _, err := cleanPattern(splitPattern(rel)); err != nil {
 		return denyPath{}, fmt.Errorf("scope: deny entry %q: %w", entry, err)
 	}
-	lex := absFrom(base, entry)
-	d := denyPath{raw: entry, paths: []string{lex}}
+	return denyPath{raw: entry, paths: []string{absFrom(base, entry)}}, nil
+}
+
+// addResolved adds the symlink-resolved form of d's path, when it differs.
+func (d *denyPath) addResolved() {
+	lex := d.paths[0]
 	if res, err := resolvePath(lex); err == nil && res != lex {
 		d.paths = append(d.paths, res)
 	}
-	return d, nil
 }
 
 // compileDenyPattern validates a pattern, anchors it and cleans it like a
@@ -205,6 +237,7 @@ func escapeMeta(s string) string {
 // denyReason returns the quoted deny rule matching a clean absolute path, or
 // "" when none does.
 func (p *Policy) denyReason(abs string) string {
+	p.resolveProtected()
 	for _, d := range p.denyPaths {
 		for _, dp := range d.paths {
 			if within(abs, dp) && d.why != "" {

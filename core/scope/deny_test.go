@@ -2,6 +2,7 @@ package scope
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,6 +89,41 @@ func TestDenyPatternNeverMatches(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.wantMsg) {
 				t.Errorf("got %q, want it to contain %q", err, tc.wantMsg)
 			}
+		})
+	}
+}
+
+// TestProtectCoversLinkTarget: a protected path that is a symlink is
+// refused by either spelling, with Protect's reason, and so is a path
+// protected after the policy has decided on others.
+func TestProtectCoversLinkTarget(t *testing.T) {
+	f := newFixture(t)
+	state := filepath.Join(f.tmp, "state")
+	writeTestFile(t, filepath.Join(state, "db"), "x")
+	link := f.a("statelink")
+	if err := os.Symlink(state, link); err != nil {
+		t.Fatal(err)
+	}
+	p := newPolicy(t, f.allowed, nil, nil)
+	if err := p.Protect("Boris's own state", link); err != nil {
+		t.Fatal(err)
+	}
+	late := f.a("linkout") // -> outside
+	for _, tc := range []struct {
+		name, path string
+		protect    string // protected just before the check
+	}{
+		{"link", filepath.Join(link, "db"), ""},
+		{"target", filepath.Join(state, "db"), ""},
+		{"protected late", filepath.Join(f.outside, "secret.txt"), late},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.protect != "" {
+				if err := p.Protect("Boris's own state", tc.protect); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantDenied(t, p.Check(tc.path), "Boris's own state")
 		})
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrDenied is wrapped by every refusal made by this package, so callers can
@@ -46,6 +47,11 @@ type Policy struct {
 	denyRaw   []string // deny entries as given, for display
 	denyPaths []denyPath
 	denyPats  []denyPattern
+	// unresolved indexes the protected entries of denyPaths whose resolved
+	// forms resolveOnce adds (Protect).
+	unresolved  []int
+	resolveOnce sync.Once
+	resolved    atomic.Bool // resolveOnce has run
 
 	closeOnce sync.Once
 	closeErr  error

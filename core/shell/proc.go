@@ -53,6 +53,10 @@ type run struct {
 // newRun prepares command; trackLines keeps the latest output line for
 // progress reports even when opts.Progress is nil.
 func newRun(s *Shell, command string, opts Options, trackLines bool) *run {
+	s.marked.Do(func() {
+		s.sentinel = newSentinel()
+		s.script = wrapScript(s.sentinel)
+	})
 	r := &run{
 		opts:   opts,
 		lines:  trackLines || opts.Progress != nil,
@@ -85,6 +89,11 @@ func (r *run) environ() []string {
 // rather than exec's copying goroutines, so Wait returns when the shell
 // exits and we decide ourselves how long to wait for leftover output.
 func (r *run) start() error {
+	if r.cfg.Prepare != nil {
+		if err := r.cfg.Prepare(); err != nil {
+			return err
+		}
+	}
 	writers, err := r.openPipes()
 	if err != nil {
 		return err

@@ -17,12 +17,10 @@ const maxRecordDir = 4096
 // accident. It is per Shell (per process in practice) rather than per call so
 // the script text is stable, and random so a command cannot forge a record
 // without reading it from the shell's own argv.
-func newSentinel() (string, error) {
+func newSentinel() string {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return "__BORIS_CWD_" + hex.EncodeToString(b[:]) + "__", nil
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "__BORIS_CWD_" + hex.EncodeToString(b[:]) + "__"
 }
 
 // wrapScript returns the script passed to `sh -c`; the user's command is its

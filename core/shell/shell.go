@@ -44,9 +44,14 @@ const (
 // concurrent use: each Run starts in the directory current when it starts,
 // and the last one to finish decides where the next will start.
 type Shell struct {
-	path     string // shell binary
-	sentinel string // marks the cwd record in stdout
-	script   string // wrapper run by `sh -c`; the command is its $1
+	path string // shell binary
+	// sentinel marks the cwd record in stdout and script is the wrapper
+	// run by `sh -c` (the command is its $1), made by the first command's
+	// newRun (marked): a process's first crypto/rand read costs start-up
+	// a tenth of a millisecond.
+	sentinel string
+	script   string
+	marked   sync.Once
 	cfg      Config
 
 	mu     sync.Mutex
@@ -65,6 +70,10 @@ type Config struct {
 	Wrap func(argv []string) []string
 	// Env, if non-nil, is the commands' environment.
 	Env []string
+	// Prepare, if non-nil, runs before each command starts, and its error
+	// is the command's: the sandbox makes its private temporary directory
+	// there, the first time.
+	Prepare func() error
 	// Start, if non-nil, starts the process instead of exec.Cmd.Start, and
 	// Done is called with its pid once it has been waited for (a subreaper
 	// must know which children are its own: see package reaper).
@@ -92,21 +101,15 @@ func New(dir string, cfg Config) (*Shell, error) {
 	if !isDir(abs) {
 		return nil, fmt.Errorf("shell: %s is not a directory", abs)
 	}
-	sentinel, err := newSentinel()
-	if err != nil {
-		return nil, fmt.Errorf("shell: sentinel: %w", err)
-	}
 	path := "/bin/sh"
 	if fi, err := os.Stat("/bin/bash"); err == nil && !fi.IsDir() {
 		path = "/bin/bash"
 	}
 	return &Shell{
-		path:     path,
-		sentinel: sentinel,
-		script:   wrapScript(sentinel),
-		cfg:      cfg,
-		dir:      abs,
-		groups:   make(map[int]struct{}),
+		path:   path,
+		cfg:    cfg,
+		dir:    abs,
+		groups: make(map[int]struct{}),
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -40,9 +41,9 @@ func describeInvalid(err error, schema *jsonschema.Schema) string {
 		}
 		return s
 	}
-	if m := typeErrorRe.FindStringSubmatch(msg); m != nil {
+	if m := typeErrorRe().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("got %s (%s), want %s", m[1], m[2], strings.Trim(m[3], `"`))
-	} else if m := enumErrorRe.FindStringSubmatch(msg); m != nil {
+	} else if m := enumErrorRe().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("got %s, want one of %s", m[1], m[2])
 	}
 	if at == "" {
@@ -51,10 +52,12 @@ func describeInvalid(err error, schema *jsonschema.Schema) string {
 	return at + ": " + msg
 }
 
+// The validation errors' patterns, compiled the first time an argument
+// is refused rather than at every core's start.
 var (
-	typeErrorRe = regexp.MustCompile(`^type: (.*) has type "(\w+)", want (.*)$`)
-	enumErrorRe = regexp.MustCompile(`^enum: (.*) does not equal any of: (.*)$`)
-	quotedRe    = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	typeErrorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^type: (.*) has type "(\w+)", want (.*)$`) })
+	enumErrorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^enum: (.*) does not equal any of: (.*)$`) })
+	quotedRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`) })
 )
 
 // schemaErrorParts splits a validation error into the schema location of
@@ -131,7 +134,7 @@ func propertyNames(schema *jsonschema.Schema) []string {
 // the validator names them in a map's order.
 func quotedNames(msg string) []string {
 	var names []string
-	for _, q := range quotedRe.FindAllString(msg, -1) {
+	for _, q := range quotedRe().FindAllString(msg, -1) {
 		if s, err := strconv.Unquote(q); err == nil {
 			names = append(names, s)
 		}

@@ -3,8 +3,8 @@ package launch
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -34,15 +34,19 @@ func awaitExit(pid int) {
 }
 
 // killSession SIGKILLs every process left in session sid: the commands of a
-// core that crashed or was killed before it could end them itself.
+// core that crashed or was killed before it could end them itself. It
+// reads each process's stat file by name: a glob of /proc/[0-9]*/stat
+// would list every process's directory, which makes the kernel build an
+// entry for each of its fifty-odd files, for every process on the host,
+// at every core's exit.
 func killSession(sid int) {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, path := range stats {
-		data, err := os.ReadFile(path)
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, err := procstat.Parse(data); err == nil && st.Session == sid {
+		if st, err := procstat.Read(pid); err == nil && st.Session == sid {
 			_ = syscall.Kill(st.PID, syscall.SIGKILL)
 		}
 	}

@@ -17,21 +17,21 @@ type bounds struct {
 
 // boundsOf reads a field's bound tags. A malformed min or max is a
 // programming error.
-func boundsOf(sf reflect.StructField) bounds {
+func boundsOf(name string, tags tagSet) bounds {
 	var b bounds
 	for tag, dst := range map[string]**int64{"min": &b.min, "max": &b.max} {
-		if s, ok := sf.Tag.Lookup(tag); ok {
+		if s, ok := tags.lookup(tag); ok {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
-				panic(fmt.Sprintf("flagenv: field %s: bad %s tag %q", sf.Name, tag, s))
+				panic(fmt.Sprintf("flagenv: field %s: bad %s tag %q", name, tag, s))
 			}
 			*dst = &n
 		}
 	}
-	if s, ok := sf.Tag.Lookup("oneof"); ok {
+	if s, ok := tags.lookup("oneof"); ok {
 		b.oneof = strings.Split(s, ",")
 	}
-	b.want = sf.Tag.Get("want")
+	b.want = tags.get("want")
 	return b
 }
 

@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -98,20 +99,26 @@ func Parse(cmd Command, cfg any, args, environ []string, out io.Writer) ([]strin
 
 // flagRewrites reword the flag package's errors in the --flag spelling the
 // help text uses (the package itself prints one dash).
-var flagRewrites = []struct {
+// They are compiled when a flag is refused, not at every start.
+var flagRewrites = sync.OnceValue(func() []flagRewrite {
+	return []flagRewrite{
+		{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1 (see --help)"},
+		{regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:\s]+)`), "invalid value $1 for --$2"},
+		{regexp.MustCompile(`^invalid boolean flag -*([^:\s]+)`), "invalid value for --$1"},
+		{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
+	}
+})
+
+// flagRewrite rewords the flag package's errors that re matches.
+type flagRewrite struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1 (see --help)"},
-	{regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:\s]+)`), "invalid value $1 for --$2"},
-	{regexp.MustCompile(`^invalid boolean flag -*([^:\s]+)`), "invalid value for --$1"},
-	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
 }
 
 // flagMessage rewords a flag package error; see flagRewrites.
 func flagMessage(err error) string {
 	msg := err.Error()
-	for _, r := range flagRewrites {
+	for _, r := range flagRewrites() {
 		if r.re.MatchString(msg) {
 			return r.re.ReplaceAllString(msg, r.repl)
 		}
@@ -137,22 +144,23 @@ func bind(fs *flag.FlagSet, cfg any) []field {
 	var fields []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		name := sf.Tag.Get("flag")
+		tags := parseTags(sf.Tag)
+		name := tags.get("flag")
 		if name == "" {
 			continue
 		}
 		f := field{
 			flag:  name,
-			env:   sf.Tag.Get("env"),
-			def:   cmp.Or(sf.Tag.Get("helpDefault"), sf.Tag.Get("envDefault")),
-			help:  sf.Tag.Get("help"),
+			env:   tags.get("env"),
+			def:   cmp.Or(tags.get("helpDefault"), tags.get("envDefault")),
+			help:  tags.get("help"),
 			value: newValue(v.Field(i)),
 		}
 		if sv, ok := f.value.(*sliceValue); ok {
-			sv.whole = sf.Tag.Get("split") == "env"
+			sv.whole = tags.get("split") == "env"
 		}
 		f.isBool = sf.Type.Kind() == reflect.Bool || isBoolFlag(f.value)
-		f.v, f.bounds = v.Field(i), boundsOf(sf)
+		f.v, f.bounds = v.Field(i), boundsOf(sf.Name, tags)
 		fs.Var(f.value, name, f.help)
 		fields = append(fields, f)
 	}

@@ -31,7 +31,9 @@ func Percent(live uint64) int {
 	return int(max(MinPercent, min(MaxPercent, Headroom*100/live)))
 }
 
-// Start sets GOGC from the live heap now and again after every collection.
+// Start sets GOGC for a process's first, tiny heap (MaxPercent) and
+// then from the live heap after every collection. Call it as the process
+// starts.
 func Start() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	pace := func() {
@@ -40,7 +42,10 @@ func Start() {
 			debug.SetGCPercent(Percent(sample[0].Value.Uint64()))
 		}
 	}
-	pace()
+	// A process starts with a tiny heap, for which Percent is MaxPercent:
+	// set it without reading the metrics, whose first read builds the
+	// runtime's table of them, not on the way to a core's first answer.
+	debug.SetGCPercent(MaxPercent)
 	// A finalizer runs once per collection that finds its object gone; the
 	// next sentinel is made for the next collection.
 	var arm func()

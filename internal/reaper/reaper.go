@@ -104,12 +104,18 @@ func (r *Reaper) loop(sig chan os.Signal) {
 func (r *Reaper) sweep(kill bool) (alive int) {
 	r.startMu.Lock()
 	defer r.startMu.Unlock()
-	for _, c := range children() {
+	// Own children are not read at all: a gateway has hundreds, and sweeps
+	// at every one's exit.
+	for _, pid := range childPids() {
 		r.mu.Lock()
-		_, own := r.own[c.pid]
+		_, own := r.own[pid]
 		r.mu.Unlock()
+		if own {
+			continue
+		}
+		c, ok := readChild(pid)
 		switch {
-		case own:
+		case !ok:
 		case c.zombie:
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(c.pid, &ws, syscall.WNOHANG, nil)

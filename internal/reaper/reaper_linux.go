@@ -30,38 +30,53 @@ type child struct {
 // subreaper it was re-parented to), or by scanning /proc where the kernel
 // lacks those files.
 func children() []child {
-	pids, ok := threadChildren()
-	if !ok {
-		pids = scanChildren()
-	}
+	pids := childPids()
 	out := make([]child, 0, len(pids))
 	for _, pid := range pids {
-		st, _, ok := stat(pid)
-		if ok {
-			out = append(out, child{pid: pid, zombie: st == 'Z'})
+		if c, ok := readChild(pid); ok {
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func threadChildren() ([]int, bool) {
-	files, _ := filepath.Glob("/proc/self/task/*/children")
-	if len(files) == 0 {
-		return nil, false
+// childPids lists the pids of this process's children, without reading
+// their state.
+func childPids() []int {
+	pids, ok := threadChildren()
+	if !ok {
+		pids = scanChildren()
 	}
+	return pids
+}
+
+// readChild reads the state of child pid; false once it is gone.
+func readChild(pid int) (child, bool) {
+	st, _, ok := stat(pid)
+	return child{pid: pid, zombie: st == 'Z'}, ok
+}
+
+// threadChildren reads every thread's children file, by name: a glob
+// of /proc/self/task/*/children would list each thread's directory, which
+// makes the kernel build (and, as the process ends, tear down) an entry
+// for each of its fifty-odd files, for every thread, at every sweep.
+func threadChildren() ([]int, bool) {
+	tasks, _ := os.ReadDir("/proc/self/task")
 	var pids []int
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	found := false
+	for _, t := range tasks {
+		data, err := os.ReadFile(filepath.Join("/proc/self/task", t.Name(), "children"))
 		if err != nil {
 			continue
 		}
+		found = true
 		for _, field := range strings.Fields(string(data)) {
 			if pid, err := strconv.Atoi(field); err == nil {
 				pids = append(pids, pid)
 			}
 		}
 	}
-	return pids, true
+	return pids, found
 }
 
 func scanChildren() []int {

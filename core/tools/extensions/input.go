@@ -75,7 +75,7 @@ const inputStateTTL = time.Hour
 
 // inputKey is what a question's key may be: a file name's part, and a
 // JSON object key a client shows no one.
-var inputKey = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
+var inputKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`) })
 
 // inputCapability is the client capability each method needs.
 var inputCapability = map[string]string{
@@ -163,7 +163,7 @@ func newInputChannel(ctx context.Context, req *mcp.CallToolRequest, root *safefi
 		in.round = s.Round + 1
 	}
 	for k, v := range req.Params.InputResponses {
-		if !inputKey.MatchString(k) || v == nil {
+		if !inputKey().MatchString(k) || v == nil {
 			continue // not a question Boris asks: ignored, as SEP-2322 says
 		}
 		raw, err := json.Marshal(v)
@@ -203,7 +203,7 @@ func (in *inputChannel) poll() {
 
 // question handles one question.
 func (in *inputChannel) question(key, method string, params json.RawMessage) {
-	if !inputKey.MatchString(key) {
+	if !inputKey().MatchString(key) {
 		return // no answer file could be named for it
 	}
 	in.mu.Lock()

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -24,9 +23,16 @@ import (
 	"github.com/mjkoo/boris/core/workspace"
 )
 
-// windowsDrive matches a Windows drive path, which on a POSIX host would
+// windowsDrive reports whether path is a Windows drive path (a letter, a
+// colon, then a separator or nothing), which on a POSIX host would
 // otherwise become a file literally named "C:\...".
-var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+func windowsDrive(path string) bool {
+	if len(path) < 2 || path[1] != ':' {
+		return false
+	}
+	c := path[0] | 0x20 // lower case
+	return c >= 'a' && c <= 'z' && (len(path) == 2 || path[2] == '\\' || path[2] == '/')
+}
 
 // fsResolve resolves a filesystem tool's path argument, checked by the
 // policy (and the workspace, with a workspaceID). A relative path, "" included
@@ -35,7 +41,7 @@ var windowsDrive = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 // first allowed directory (where server-filesystem resolves it). A path
 // that names nothing existing is mapped by fsEquivalent.
 func (b *tools) fsResolve(workspaceID, path string) (string, *workspace.Workspace, error) {
-	if windowsDrive.MatchString(path) {
+	if windowsDrive(path) {
 		return "", nil, toolkit.Fail(toolkit.AccessDenied, "Windows-style path received on a POSIX host: %s", path)
 	}
 	if path == "~" || strings.HasPrefix(path, "~/") {

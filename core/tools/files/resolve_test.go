@@ -201,3 +201,28 @@ func TestFsNameNotUTF8(t *testing.T) {
 		t.Errorf("the directory holds %q, want the file and the link", got)
 	}
 }
+
+// TestFsWindowsPathRefused: a Windows drive path is refused as
+// server-filesystem refuses it on a POSIX host, and names that only begin
+// like one are paths like any other.
+func TestFsWindowsPathRefused(t *testing.T) {
+	b, _ := newFsBoris(t)
+	for _, tc := range []struct {
+		path    string
+		refused bool
+	}{
+		{`C:\Users\me\file.txt`, true},
+		{"c:/work/file.txt", true},
+		{"Z:", true},
+		{"C:file.txt", false},
+		{"1:/file.txt", false},
+		{"@:/file.txt", false},
+		{"file.txt", false},
+	} {
+		_, _, err := b.fsResolve("", tc.path)
+		refused := err != nil && strings.Contains(err.Error(), "Windows-style path")
+		if refused != tc.refused {
+			t.Errorf("%q: got refused=%v (%v), want %v", tc.path, refused, err, tc.refused)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,8 +30,9 @@ const startTool = "start"
 const editorUndoDepth = 1000
 
 // undoneID reads the checkpoint an undo reverted from its summary
-// ("undo cp_7 at path", as the undo tool writes it).
-var undoneID = regexp.MustCompile(`^undo (cp_[0-9]+)\b`)
+// ("undo cp_7 at path", as the undo tool writes it); compiled when first
+// used, not at start.
+var undoneID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^undo (cp_[0-9]+)\b`) })
 
 // UndoEditUnavailable is undo_edit's answer where checkpoints are off or
 // the undo tool is disabled.
@@ -81,7 +83,7 @@ func lastEdit(cps []checkpoint.Checkpoint) *checkpoint.Checkpoint {
 	for i, cp := range cps {
 		if cp.Tool == "undo" {
 			// An undo that a later undo reverted (a redo) reverted nothing.
-			if m := undoneID.FindStringSubmatch(cp.Summary); m != nil && !undone[cp.ID] {
+			if m := undoneID().FindStringSubmatch(cp.Summary); m != nil && !undone[cp.ID] {
 				undone[m[1]] = true
 			}
 			continue

@@ -7,11 +7,16 @@
 // back to back with -pace 0) while a session is created (and closed) every -create-every
 // beside them. Before that, one principal creates -creates sessions at 10
 // a second (with the gateway's -warm-cores), timed. It reports p50 and p99 per tool (each caller's first call of
-// each tool apart: it starts what a session starts on first use, such as
-// its checkpoint recorder and its commands' spawner) and for those creates, the
+// each tool apart, all callers at once before the load's clock starts: it
+// starts what a session starts on first use, such as its checkpoint
+// recorder and its commands' spawner) and for those creates, the
 // errors (which must be 0), the gateway's RSS, the PSS of its whole tree
 // per open session and the open file descriptors, with a verdict on each
-// of the issue's targets. Traffic stays on loopback; every process is
+// of the issue's targets. To tell where the views' tail comes from, it
+// also reports how busy the host's CPUs were over the load (every
+// process's, from /proc/stat, and the share of time some task waited for
+// a CPU, from /proc/pressure/cpu), how late the client itself woke from
+// 2 ms sleeps, and how many slow views overlapped a session create. Traffic stays on loopback; every process is
 // stopped, and checked gone, at the end.
 //
 // Run it from the module root with `make bench-scale` (about two minutes
@@ -31,7 +36,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +57,8 @@ type config struct {
 	sessions, principals, callers int
 	warmCores, creates            int
 	duration, createEvery, pace   time.Duration
+	peer                          bool   // also supergateway
+	node                          string // the node that runs it
 }
 
 func main() {
@@ -65,6 +71,8 @@ func main() {
 	flag.IntVar(&cfg.warmCores, "warm-cores", 0, "the gateway's --warm-cores")
 	flag.IntVar(&cfg.creates, "creates", 30, "before the load: sessions one principal creates (and closes) at 10 a second, timed")
 	flag.DurationVar(&cfg.pace, "pace", 500*time.Millisecond, "a caller starts a call this often, as an agent between thoughts does (0: back to back)")
+	flag.BoolVar(&cfg.peer, "peer", true, "then the same for supergateway (npm, pinned in test/bench/gateway) serving the same boris, where it survives the load; skipped, saying why, without node and npm")
+	flag.StringVar(&cfg.node, "node", "node", "node executable that runs supergateway (v20 or newer)")
 	flag.Parse()
 	if cfg.sessions < 1 || cfg.principals < 1 || cfg.callers < 1 || cfg.callers > cfg.principals || cfg.duration <= 0 || cfg.createEvery <= 0 || cfg.pace < 0 {
 		benchkit.ExitUsage("scale", "-sessions, -principals and -callers must be at least 1, -callers at most -principals, -duration and -create-every positive, -pace not negative")
@@ -77,8 +85,8 @@ func main() {
 // principal is one token's subject and its token.
 type principal struct{ name, token string }
 
-// run builds both binaries, starts the gateway, opens the sessions, runs
-// the load, reads the memory and writes the report.
+// run builds both binaries, starts the gateway, measures it under the
+// load and writes the report; then the same for supergateway.
 func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	ws, err := benchkit.NewWorkspace(ctx, "boris-scale-", "boris scale")
 	if err != nil {
@@ -100,11 +108,7 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 	}
 	work := filepath.Join(ws.Dir, "work")
 	for _, p := range principals { // the fixture in every principal's directory
-		dir := filepath.Join(work, p.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line to view and grep\n", 50)), 0o644); err != nil {
+		if err := writeFixture(filepath.Join(work, p.name)); err != nil {
 			return err
 		}
 	}
@@ -117,52 +121,84 @@ func run(ctx context.Context, cfg config, out, logw io.Writer) error {
 		return err
 	}
 	defer g.Stop()
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	defer hc.CloseIdleConnections()
-
-	fmt.Fprintf(logw, "scale: %d session creates of one principal, 10 a second\n", cfg.creates)
-	paced, err := pacedCreates(ctx, cfg.creates, hc, g.URL(), principals[0])
+	m, err := measure(ctx, cfg, g.URL(), g.Pid(), g.Stop, principals, boris, logw)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
+	if err := report(out, cfg, m); err != nil || !cfg.peer {
+		return err
+	}
+	return runPeer(ctx, cfg, ws, boris, principals, out, logw)
+}
+
+// writeFixture writes the file every call reads into dir.
+func writeFixture(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "small.txt"), []byte(strings.Repeat("a line to view and grep\n", 50)), 0o644)
+}
+
+// measurement is what one gateway's run measured.
+type measurement struct {
+	paced, opens benchkit.Stats
+	idle, loaded usage
+	load         loadResult
+	left         []string // boris processes still running after the gateway stopped
+	// failed says where the gateway did not survive the run, and why;
+	// what comes after it was not measured.
+	failed string
+}
+
+// measure runs the creates, opens the sessions and runs the load on the
+// gateway at url (process pid), then closes the sessions, stops the
+// gateway and checks that its cores are gone. A gateway that fails a
+// create or an open is reported as failed there, not as an error.
+func measure(ctx context.Context, cfg config, url string, pid int, stop func(), principals []principal, boris string, logw io.Writer) (measurement, error) {
+	var m measurement
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	defer hc.CloseIdleConnections()
 	var held []*mcp.ClientSession
 	defer func() {
 		for _, cs := range held {
 			_ = cs.Close()
 		}
 	}()
+	fmt.Fprintf(logw, "scale: %d session creates of one principal, 10 a second\n", cfg.creates)
+	paced, err := pacedCreates(ctx, cfg.creates, hc, url, principals[0])
+	if err != nil {
+		m.failed = err.Error()
+		return m, nil
+	}
+	m.paced = paced
+	fmt.Fprintf(logw, "scale: opening %d sessions of %d principals\n", cfg.sessions, cfg.principals)
 	var opens []time.Duration
 	for i := range cfg.sessions {
-		cs, d, err := connect(ctx, hc, g.URL(), principals[i%len(principals)])
+		cs, d, err := connect(ctx, hc, url, principals[i%len(principals)])
 		if err != nil {
-			return fmt.Errorf("open session %d: %w", i, err)
+			m.opens, m.failed = benchkit.Summarize(opens), fmt.Sprintf("opened %d of %d sessions, then: %v", i, cfg.sessions, err)
+			return m, nil
 		}
 		held, opens = append(held, cs), append(opens, d)
 	}
-	idle, err := readUsage(g.Pid(), boris)
-	if err != nil {
-		return err
+	m.opens = benchkit.Summarize(opens)
+	if m.idle, err = readUsage(pid, boris); err != nil {
+		return m, err
 	}
 	fmt.Fprintf(logw, "scale: %d callers for %s, a session created every %s\n", cfg.callers, cfg.duration, cfg.createEvery)
-	load, err := runLoad(ctx, cfg, hc, g.URL(), principals, held)
-	if err != nil {
-		return err
+	if m.load, err = runLoad(ctx, cfg, hc, url, principals, held); err != nil {
+		return m, err
 	}
-	loaded, err := readUsage(g.Pid(), boris)
-	if err != nil {
-		return err
+	if m.loaded, err = readUsage(pid, boris); err != nil {
+		return m, err
 	}
 	for _, cs := range held {
 		_ = cs.Close()
 	}
 	held = nil
-	g.Stop()
-	left, err := benchkit.AwaitGone(ctx, boris, 10*time.Second, 50*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	return report(out, cfg, paced, benchkit.Summarize(opens), idle, loaded, load, left)
+	stop()
+	m.left, err = benchkit.AwaitGone(ctx, boris, 10*time.Second, 50*time.Millisecond)
+	return m, err
 }
 
 // pacedCreates times n session creates of p, one every 100 ms, each
@@ -225,19 +261,59 @@ func connect(ctx context.Context, hc *http.Client, url string, p principal) (*mc
 
 // loadResult is what the load measured.
 type loadResult struct {
-	calls   map[string][]time.Duration // by tool, but each caller's first of each
+	calls   map[string][]time.Duration // by tool, once every caller has made its first of each
 	first   []time.Duration            // each caller's first call of each tool: it starts what a session starts on first use
 	creates []time.Duration
+	closes  []time.Duration // a created session's DELETE, which returns once its core has exited
 	errs    []string
+	// Where the tail comes from: the host's CPUs over the load, how late
+	// this client wakes from short sleeps, the view calls over the target
+	// and the spans of the session creates and closes beside them.
+	host              hostLoad
+	probe             benchkit.Stats
+	slowViews, churn  []window
+	started, finished time.Time
+}
+
+// loadCall is one of the calls a caller makes in turn, and what its
+// result must hold.
+type loadCall struct {
+	tool string
+	args map[string]any
+	want string
+}
+
+var loadCalls = []loadCall{
+	{"view", map[string]any{"path": "small.txt"}, "a line to view"},
+	{"grep", map[string]any{"pattern": "view and", "path": "."}, "small.txt"},
+	{"bash", map[string]any{"command": "echo hi"}, "hi"},
+}
+
+// on makes c on cs and returns its duration, or an error for a failed
+// call or a result without what it must hold.
+func (c loadCall) on(ctx context.Context, cs *mcp.ClientSession) (time.Duration, error) {
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+	d := time.Since(start)
+	switch {
+	case err != nil:
+		return d, err
+	case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
+		return d, errors.New(benchkit.Clip(benchkit.ResultText(res)))
+	}
+	return d, nil
 }
 
 // runLoad has one held session of each of the first cfg.callers
 // principals call view, grep and bash in turn until cfg.duration has
 // passed, while a session of another principal in turn is created and
-// closed every cfg.createEvery.
+// closed every cfg.createEvery. First, every caller makes its first call
+// of each tool, all callers at once (as agents starting together would):
+// those start what a session starts on first use (its checkpoint
+// recorder, its commands' spawner), are reported apart, and the load's
+// clock, its creates and its host readings start once they are done, so
+// their storm is not counted in the steady state's tail.
 func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, principals []principal, held []*mcp.ClientSession) (loadResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
-	defer cancel()
 	r := loadResult{calls: map[string][]time.Duration{}}
 	var mu sync.Mutex
 	fail := func(what string, err error) {
@@ -249,25 +325,33 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 			r.errs = append(r.errs, "")
 		}
 	}
-	calls := []struct {
-		tool string
-		args map[string]any
-		want string
-	}{
-		{"view", map[string]any{"path": "small.txt"}, "a line to view"},
-		{"grep", map[string]any{"pattern": "view and", "path": "."}, "small.txt"},
-		{"bash", map[string]any{"command": "echo hi"}, "hi"},
-	}
 	var wg sync.WaitGroup
-	for i := range cfg.callers {
-		cs := held[i]
+	for _, cs := range held[:cfg.callers] {
 		wg.Go(func() {
-			next := time.Now()
+			for _, c := range loadCalls {
+				d, err := c.on(ctx, cs)
+				if err != nil {
+					fail(c.tool+" (first)", err)
+					continue
+				}
+				mu.Lock()
+				r.first = append(r.first, d)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
+	defer cancel()
+	r.started = time.Now()
+	before := readHost()
+	for i, cs := range held[:cfg.callers] {
+		wg.Go(func() {
+			// The callers' calls spread over each pace.
+			next := r.started.Add(cfg.pace * time.Duration(i) / time.Duration(cfg.callers))
 			for n := 0; ctx.Err() == nil; n++ {
-				if cfg.pace > 0 { // the callers' calls spread over each pace
-					if n == 0 {
-						next = next.Add(cfg.pace * time.Duration(i) / time.Duration(cfg.callers))
-					}
+				if cfg.pace > 0 {
 					select {
 					case <-ctx.Done():
 						return
@@ -275,27 +359,22 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 					}
 					next = next.Add(cfg.pace)
 				}
-				c := calls[n%len(calls)]
+				c := loadCalls[n%len(loadCalls)]
 				start := time.Now()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-				d := time.Since(start)
+				d, err := c.on(ctx, cs)
 				if ctx.Err() != nil {
 					return // the load ended mid-call: not counted
 				}
-				switch {
-				case err != nil:
+				if err != nil {
 					fail(c.tool, err)
-				case res.IsError || !strings.Contains(benchkit.ResultText(res), c.want):
-					fail(c.tool, errors.New(benchkit.Clip(benchkit.ResultText(res))))
-				case n < len(calls):
-					mu.Lock()
-					r.first = append(r.first, d)
-					mu.Unlock()
-				default:
-					mu.Lock()
-					r.calls[c.tool] = append(r.calls[c.tool], d)
-					mu.Unlock()
+					continue
 				}
+				mu.Lock()
+				r.calls[c.tool] = append(r.calls[c.tool], d)
+				if c.tool == "view" && benchkit.Ms(d) > targetViewP99Ms {
+					r.slowViews = append(r.slowViews, window{start, start.Add(d)})
+				}
+				mu.Unlock()
 			}
 		})
 	}
@@ -308,18 +387,23 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 				return
 			case <-tick.C:
 			}
+			start := time.Now()
 			cs, d, err := connect(context.WithoutCancel(ctx), hc, url, principals[n%len(principals)])
 			if err != nil {
 				fail("create", err)
 				continue
 			}
+			closing := time.Now()
 			_ = cs.Close()
 			mu.Lock()
-			r.creates = append(r.creates, d)
+			r.creates, r.closes = append(r.creates, d), append(r.closes, time.Since(closing))
+			r.churn = append(r.churn, window{start, time.Now()})
 			mu.Unlock()
 		}
 	})
+	wg.Go(func() { r.probe = sleepProbe(ctx) })
 	wg.Wait()
+	r.finished, r.host = time.Now(), between(before, readHost())
 	return r, nil
 }
 
@@ -343,69 +427,4 @@ func readUsage(pid int, boris string) (usage, error) {
 		}
 	}
 	return usage{tree: t, fds: n}, nil
-}
-
-// report writes the tables and the verdicts.
-func report(out io.Writer, cfg config, paced, opens benchkit.Stats, idle, loaded usage, load loadResult, left []string) error {
-	pace := "back to back"
-	if cfg.pace > 0 {
-		pace = "a call every " + cfg.pace.String()
-	}
-	fmt.Fprintf(out, "%d sessions of %d principals, %d calling for %s (each %s)\n\n", cfg.sessions, cfg.principals, cfg.callers, cfg.duration, pace)
-	fmt.Fprintf(out, "%-28s %8s %12s %12s\n", "", "count", "p50", "p99")
-	row := func(name string, s benchkit.Stats) {
-		fmt.Fprintf(out, "%-28s %8d %12s %12s\n", name, s.N, benchkit.FormatMs(s.P50), benchkit.FormatMs(s.P99))
-	}
-	row(fmt.Sprintf("create, 10/s (warm-cores %d)", cfg.warmCores), paced)
-	row("session create (idle host)", opens)
-	tools := slices.Sorted(func(yield func(string) bool) {
-		for t := range load.calls {
-			if !yield(t) {
-				return
-			}
-		}
-	})
-	stats := map[string]benchkit.Stats{}
-	for _, t := range tools {
-		stats[t] = benchkit.Summarize(load.calls[t])
-		row(t+" (loaded)", stats[t])
-	}
-	row("first call of each tool", benchkit.Summarize(load.first))
-	creates := benchkit.Summarize(load.creates)
-	row("session create (loaded)", creates)
-	fmt.Fprintln(out)
-	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
-	for _, u := range []struct {
-		name string
-		u    usage
-	}{{"sessions open, idle", idle}, {"under load", loaded}} {
-		fmt.Fprintf(out, "%-20s cores %4d  processes %5d  gateway RSS %7.1f MB  tree PSS %8.1f MB (%.2f MB per session)  fds %6d\n",
-			u.name, u.u.tree.Cores, u.u.tree.Procs, mb(u.u.tree.GatewayRSS), mb(u.u.tree.PSS), mb(u.u.tree.PSS)/float64(cfg.sessions), u.u.fds)
-	}
-	errs := len(load.errs)
-	fmt.Fprintf(out, "errors: %d\n", errs)
-	for _, e := range load.errs {
-		if e != "" {
-			fmt.Fprintf(out, "  %s\n", e)
-		}
-	}
-	benchkit.WriteLeaks(out, left)
-	gatewayRSS := max(mb(idle.tree.GatewayRSS), mb(loaded.tree.GatewayRSS))
-	pss := mb(idle.tree.PSS) / float64(cfg.sessions)
-	createLimit, createName := 15.0, "session create p50, 10 a second, cold"
-	if cfg.warmCores > 0 {
-		createLimit, createName = 5.0, "session create p50, 10 a second, with --warm-cores"
-	}
-	targets := []benchkit.Target{
-		{Name: createName, Value: benchkit.Ms(paced.P50), Limit: createLimit, Unit: "ms", Met: benchkit.Ms(paced.P50) <= createLimit},
-		{Name: "errors", Value: float64(errs), Limit: 0, Unit: "ratio", Met: errs == 0},
-		{Name: "view p99 (loaded)", Value: benchkit.Ms(stats["view"].P99), Limit: targetViewP99Ms, Unit: "ms", Met: benchkit.Ms(stats["view"].P99) <= targetViewP99Ms && stats["view"].N > 0},
-		{Name: "tree PSS per idle session", Value: pss, Limit: targetPSSPerSession, Unit: "MB", Met: pss <= targetPSSPerSession},
-		{Name: "gateway RSS", Value: gatewayRSS, Limit: targetGatewayRSS, Unit: "MB", Met: gatewayRSS <= targetGatewayRSS},
-	}
-	benchkit.WriteTargets(out, targets)
-	if len(left) > 0 {
-		return benchkit.LeftoverError(left)
-	}
-	return nil
 }
