@@ -47,3 +47,38 @@ func TestStartRepaces(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFollowsTheLiveHeap: with 32 MB kept live, a collection sets
+// GOGC near Percent(32 MB) (200), not MaxPercent; once it is released,
+// the next collections bring it back to MaxPercent.
+func TestStartFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	Start()
+	after := func() int {
+		debug.SetGCPercent(1)
+		runtime.GC()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if got := debug.SetGCPercent(1); got != 1 {
+				debug.SetGCPercent(got)
+				return got
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the pacer did not run after the collection")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	live := make([]byte, 32<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	if got := after(); got < 150 || got > 220 {
+		t.Errorf("GOGC with 32 MB live: %d, want about %d", got, Percent(32<<20))
+	}
+	runtime.KeepAlive(live)
+	_ = after()
+	if got := after(); got != MaxPercent {
+		t.Errorf("GOGC once the 32 MB are garbage: %d, want %d", got, MaxPercent)
+	}
+}
