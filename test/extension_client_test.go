@@ -289,6 +289,9 @@ printf '%%s\n' '{"ask":"linked","method":"elicitation/create","params":{"message
 for i in $(seq 1 100); do
 	printf '{"ask":"flood-%%d","method":"elicitation/create","params":{"message":"flood","requestedSchema":{"type":"object","properties":{}}}}\n' "$i" >>"$in"
 done
+for i in $(seq 1 5000); do
+	printf '{"ask":"more-%%d","method":"roots/list"}\n' "$i"
+done >>"$in"
 call="$(mcp_input_response call 5 || true)"
 linked="$(mcp_input_response linked 5 || true)"
 refused=0
@@ -296,7 +299,9 @@ for i in $(seq 1 100); do
 	mcp_input_response "flood-$i" 5 >/dev/null || refused=$((refused + 1))
 done
 last="$(mcp_input_response flood-100 5 || true)"
-printf 'call=%%s\nlinked=%%s\nlast=%%s\nrefused=%%d\n' "$call" "$linked" "$last" "$refused"
+sleep 0.5
+answers=$(ls "${MCP_INPUT_DIR}" | grep -c '^answer\.' || true)
+printf 'call=%%s\nlinked=%%s\nlast=%%s\nrefused=%%d\nanswers=%%d\n' "$call" "$linked" "$last" "$refused" "$answers"
 `, outside))
 	if err := os.Chmod(filepath.Join(dir, "tools", "hostile", "tool.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -309,6 +314,11 @@ printf 'call=%%s\nlinked=%%s\nlast=%%s\nrefused=%%d\n' "$call" "$linked" "$last"
 	}
 	if !strings.Contains(got, `last={"error":`) || !strings.Contains(got, "at most 64 questions") {
 		t.Errorf("the 101st question: got %q, want it refused", got)
+	}
+	// call, linked, 62 answered, 38 flood refusals, 26 more refusals
+	// (to twice the limit), then nothing for the other 4974.
+	if !strings.Contains(got, "answers=128\n") {
+		t.Errorf("answer files: got %q, want 128 (twice the limit), whatever the tool asks", got)
 	}
 	if !strings.Contains(got, "refused=38\n") {
 		t.Errorf("flood answers: got %q, want 38 refused (flood-63 to flood-100)", got)

@@ -64,7 +64,9 @@ const (
 )
 
 // inputMaxQuestions bounds the questions one call (one round of a
-// 2026-07-28 call) may ask.
+// 2026-07-28 call) may ask. As many more are refused (answered with an
+// error); beyond those, questions are ignored: a tool cannot make the core
+// write files or keep keys without end.
 const inputMaxQuestions = 64
 
 // inputMaxState bounds a requestState, and so the answers it carries.
@@ -208,8 +210,8 @@ func (in *inputChannel) question(key, method string, params json.RawMessage) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.seen[key] {
-		return
+	if in.seen[key] || in.asked >= 2*inputMaxQuestions {
+		return // past twice the limit even refusals stop: no file, no memory
 	}
 	in.seen[key] = true
 	if in.asked++; in.asked > inputMaxQuestions {
