@@ -18,15 +18,8 @@ import (
 // put lays out files under root (testbin.Tree).
 func put(t *testing.T, root string, files map[string]string) { testbin.Tree(t, root, files) }
 
-// realTemp is a temporary directory by its real path.
-func realTemp(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+// realTemp is a temporary directory by its real path (testbin.RealTemp).
+func realTemp(t *testing.T) string { return testbin.RealTemp(t) }
 
 // reasons maps each skipped file's base name to its reason.
 func reasons(skipped []Skipped) map[string]string {
@@ -330,13 +323,16 @@ func TestPromptInputs(t *testing.T) {
 		"prompts/method.txt":       "x",
 		"prompts/key.meta.json":    `{"name":"key","inputs":{"../x":{"method":"roots/list"}}}`,
 		"prompts/key.txt":          "x",
+		"prompts/dash.meta.json":   `{"name":"dash","inputs":{"a-b":{"method":"roots/list"}}}`,
+		"prompts/dash.txt":         "{{a-b.roots}}",
 	})
 	prompts, skipped, err := LoadPrompts([]string{root})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := reasons(skipped)
-	for file, reason := range map[string]string{"method.meta.json": "inputs.x", "key.meta.json": `key "../x"`} {
+	// A key a placeholder could not name is refused, not left unreadable.
+	for file, reason := range map[string]string{"method.meta.json": "inputs.x", "key.meta.json": `key "../x"`, "dash.meta.json": `key "a-b"`} {
 		if !strings.Contains(got[file], reason) {
 			t.Errorf("%s: skipped for %q, want %q", file, got[file], reason)
 		}

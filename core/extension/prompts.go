@@ -50,8 +50,9 @@ type promptMeta struct {
 	Inputs map[string]json.RawMessage `json:"inputs"`
 }
 
-// inputKey is what an input's key may be.
-var inputKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`) })
+// inputKey is what an input's key may be: a placeholder's name, so that
+// the template can read its answer.
+var inputKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
 
 // InputMethods are what a prompt may ask its client.
 var InputMethods = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
@@ -255,7 +256,7 @@ func (m *promptMeta) prompt(root, where string) (*Prompt, error) {
 			Params json.RawMessage `json:"params"`
 		}
 		if !inputKey().MatchString(key) {
-			return nil, fmt.Errorf("inputs: key %q: want letters, digits, _ and -", key)
+			return nil, fmt.Errorf("inputs: key %q: want letters, digits and _, not starting with a digit", key)
 		}
 		if err := json.Unmarshal(q, &in); err != nil || !slices.Contains(InputMethods, in.Method) || len(in.Params) > 0 && in.Params[0] != '{' {
 			return nil, fmt.Errorf("inputs.%s: want {\"method\": one of %s, \"params\": {...}}", key, strings.Join(InputMethods, ", "))

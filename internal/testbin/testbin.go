@@ -91,3 +91,14 @@ func Tree(t testing.TB, root string, files map[string]string) {
 		}
 	}
 }
+
+// RealTemp is a temporary directory of t's by its real path (the system's
+// may be reached through a link, which paths a binary reports resolve).
+func RealTemp(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

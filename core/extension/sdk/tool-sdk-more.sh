@@ -1323,18 +1323,12 @@ mcp_input_response() {
 # (a decline is an answer).
 __mcp_sdk_elicit() {
 	local who="$1" params="$2" timeout="$3" out
-	if [ "${MCP_ELICIT_SUPPORTED:-0}" != "1" ]; then
+	if ! __mcp_sdk_can elicitation; then
 		__mcp_sdk_warn "${who}: Client does not support elicitation"
 		printf '{"action":"decline","content":null}'
 		return 1
 	fi
-	__mcp_sdk_input_key elicit || return 1
-	local key="${__mcp_sdk_r}"
-	mcp_input_request "${key}" elicitation/create "${params}" || {
-		printf '{"action":"error","content":null}'
-		return 1
-	}
-	if ! out="$(mcp_input_response "${key}" "${timeout}")"; then
+	if ! out="$(__mcp_sdk_ask "${who}" elicitation elicit elicitation/create "${params}" "${timeout}")"; then
 		case "${out}" in
 		*'"code":-32800'*) printf '{"action":"cancel","content":null}' ;;
 		*) printf '{"action":"error","content":null}' ;;
@@ -1342,6 +1336,33 @@ __mcp_sdk_elicit() {
 		return 1
 	fi
 	printf '%s' "${out}"
+}
+
+# __mcp_sdk_can CAPABILITY: 0 iff the client declared it (elicitation,
+# sampling or roots).
+__mcp_sdk_can() {
+	case "$1" in
+	elicitation) [ "${MCP_ELICIT_SUPPORTED:-0}" = "1" ] ;;
+	sampling) [ "${MCP_SAMPLING_SUPPORTED:-0}" = "1" ] ;;
+	roots) [ "${MCP_ROOTS_SUPPORTED:-0}" = "1" ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# __mcp_sdk_ask WHO CAPABILITY KIND METHOD PARAMS_JSON TIMEOUT: asks the
+# client METHOD under the tool's next key of KIND and prints the answer as
+# mcp_input_response does; without CAPABILITY, {"error":...} (-32021) and
+# status 1.
+__mcp_sdk_ask() {
+	if ! __mcp_sdk_can "$2"; then
+		__mcp_sdk_warn "$1: Client does not support $2"
+		printf '{"error":{"code":-32021,"message":"the client did not declare the %s capability"}}' "$2"
+		return 1
+	fi
+	__mcp_sdk_input_key "$3" || return 1
+	local key="${__mcp_sdk_r}"
+	mcp_input_request "${key}" "$4" "$5" || return 1
+	mcp_input_response "${key}" "$6"
 }
 
 # mcp_elicit MESSAGE SCHEMA_JSON [TIMEOUT_SECS] [MODE]: asks the user for
@@ -1455,16 +1476,9 @@ mcp_elicit_titled_multi_choice() {
 mcp_sample() {
 	local prompt="${1-}" max="${2:-1000}" timeout="${3:-${MCPBASH_ELICITATION_TIMEOUT:-30}}"
 	case "${max}" in '' | *[!0-9]*) max=1000 ;; esac
-	if [ "${MCP_SAMPLING_SUPPORTED:-0}" != "1" ]; then
-		__mcp_sdk_warn "mcp_sample: Client does not support sampling"
-		printf '{"error":{"code":-32021,"message":"the client did not declare the sampling capability"}}'
-		return 1
-	fi
-	__mcp_sdk_input_key sample || return 1
-	local key="${__mcp_sdk_r}"
 	__mcp_sdk_esc "${prompt}"
-	mcp_input_request "${key}" sampling/createMessage "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":${__mcp_sdk_r}}}],\"maxTokens\":${max}}" || return 1
-	mcp_input_response "${key}" "${timeout}"
+	__mcp_sdk_ask mcp_sample sampling sample sampling/createMessage \
+		"{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":${__mcp_sdk_r}}}],\"maxTokens\":${max}}" "${timeout}"
 }
 
 # mcp_sample_text PROMPT [MAX_TOKENS] [TIMEOUT_SECS]: the text of
@@ -1487,30 +1501,16 @@ mcp_sample_text() {
 # mcp_client_roots [TIMEOUT_SECS]: asks the client for its roots
 # (roots/list); prints its ListRootsResult ({"roots":[{"uri":...}]}).
 mcp_client_roots() {
-	if [ "${MCP_ROOTS_SUPPORTED:-0}" != "1" ]; then
-		__mcp_sdk_warn "mcp_client_roots: Client does not support roots"
-		printf '{"error":{"code":-32021,"message":"the client did not declare the roots capability"}}'
-		return 1
-	fi
-	__mcp_sdk_input_key roots || return 1
-	local key="${__mcp_sdk_r}"
-	mcp_input_request "${key}" roots/list '{}' || return 1
-	mcp_input_response "${key}" "${1:-${MCPBASH_ELICITATION_TIMEOUT:-30}}"
+	__mcp_sdk_ask mcp_client_roots roots roots roots/list '{}' "${1:-${MCPBASH_ELICITATION_TIMEOUT:-30}}"
 }
 
 # mcp_require_capability NAME...: fails the call with
 # MissingRequiredClientCapabilityError (-32021) unless the client declared
 # each capability (elicitation, sampling, roots).
 mcp_require_capability() {
-	local c v
+	local c
 	for c in "$@"; do
-		case "${c}" in
-		elicitation) v="${MCP_ELICIT_SUPPORTED:-0}" ;;
-		sampling) v="${MCP_SAMPLING_SUPPORTED:-0}" ;;
-		roots) v="${MCP_ROOTS_SUPPORTED:-0}" ;;
-		*) v=0 ;;
-		esac
-		if [ "${v}" != "1" ]; then
+		if ! __mcp_sdk_can "${c}"; then
 			__mcp_sdk_esc "${c}"
 			mcp_fail -32021 "this tool needs the client's ${c} capability, which it did not declare" "{\"requiredCapabilities\":{${__mcp_sdk_r}:{}}}"
 		fi

@@ -81,14 +81,8 @@ func connect(t *testing.T, b *Set, copt *mcp.ClientOptions) *mcp.ClientSession {
 	return cs
 }
 
-func realTemp(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+// realTemp is a temporary directory by its real path (testbin.RealTemp).
+func realTemp(t *testing.T) string { return testbin.RealTemp(t) }
 
 // put lays out files under root (testbin.Tree).
 func put(t *testing.T, root string, files map[string]string) { testbin.Tree(t, root, files) }
