@@ -64,6 +64,9 @@ func (c *Config) validateNet() error {
 	if _, err := c.egressResolve(); err != nil {
 		return err
 	}
+	if _, err := c.egressInternal(); err != nil {
+		return err
+	}
 	if c.EgressDNS != "" {
 		if _, _, err := net.SplitHostPort(c.EgressDNS); err != nil {
 			return usage("invalid value %q for --egress-dns: want host:port, e.g. 127.0.0.53:53", c.EgressDNS)
@@ -72,7 +75,8 @@ func (c *Config) validateNet() error {
 	return nil
 }
 
-// egressResolve parses --egress-resolve NAME=ADDRESS pins.
+// egressResolve parses --egress-resolve NAME=ADDRESS pins, by the names'
+// normal form (egress.Normalize).
 func (c *Config) egressResolve() (map[string]netip.Addr, error) {
 	out := map[string]netip.Addr{}
 	for _, kv := range c.EgressResolve {
@@ -81,7 +85,28 @@ func (c *Config) egressResolve() (map[string]netip.Addr, error) {
 		if !ok || name == "" || err != nil {
 			return nil, usage("invalid value %q for --egress-resolve: want NAME=IP, e.g. mirror.internal=10.0.0.5", kv)
 		}
-		out[strings.ToLower(strings.TrimSuffix(name, "."))] = a
+		// Pinned as the proxy compares names: API.Test, api.test. and
+		// api.test are one pin.
+		if name, err = egress.Normalize(name); err != nil {
+			return nil, usage("invalid value %q for --egress-resolve: %v", kv, err)
+		}
+		out[name] = a
+	}
+	return out, nil
+}
+
+// egressInternal parses --egress-internal networks.
+func (c *Config) egressInternal() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range c.EgressInternal {
+		n, err := netip.ParsePrefix(v)
+		if err != nil {
+			return nil, usage("invalid value %q for --egress-internal: want a network in CIDR notation, e.g. 10.20.0.0/16", v)
+		}
+		if n.Masked() != n {
+			return nil, usage("invalid value %q for --egress-internal: host bits set; did you mean %s?", v, n.Masked())
+		}
+		out = append(out, n)
 	}
 	return out, nil
 }
@@ -98,6 +123,7 @@ func (c *Config) startEgress(ctx context.Context, log *slog.Logger) (func(), err
 	}
 	rules, _ := egress.ParseRules(c.egressAllow()) // validated
 	pins, _ := c.egressResolve()
+	internal, _ := c.egressInternal()
 	// The directory is the gateway's own (0700), outside every tree a
 	// principal may write; cores run as the gateway's user.
 	dir, err := os.MkdirTemp("", "boris-egress-")
@@ -111,7 +137,7 @@ func (c *Config) startEgress(ctx context.Context, log *slog.Logger) (func(), err
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	p := egress.NewProxy(rules)
-	p.Resolve, p.Logger = pins, log.With("component", "egress")
+	p.Resolve, p.Internal, p.Logger = pins, internal, log.With("component", "egress")
 	if c.EgressDNS != "" {
 		p.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer

@@ -10,9 +10,11 @@
 // httputil.ReverseProxy, which drops hop-by-hop headers. Either way the
 // decision is made on the host name the client asked for, before any DNS
 // lookup: a denied name is never resolved, so names cannot carry data out
-// through DNS. Allowed names that resolve to loopback, link-local (cloud
-// metadata), unspecified or multicast addresses are refused too, unless
-// the operator pinned the name to an address (Resolve).
+// through DNS. Names are compared, pinned and resolved in one normal form
+// (Normalize), whatever the spelling a client sends. The proxy leads out
+// only: it connects to public unicast addresses, checked on the address
+// actually dialled (see addr.go), and to others only where the operator
+// said so: a pinned name (Resolve) or a network of Internal.
 //
 // A Unix socket, not a TCP port: a pathname socket is reachable from every
 // network namespace (the kernel finds it by its file), while a loopback
@@ -30,9 +32,11 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -40,10 +44,16 @@ import (
 type Proxy struct {
 	// Allow are the destinations let through; nothing else is.
 	Allow []Rule
-	// Resolve pins host names (lower case) to IP addresses, before and
-	// instead of DNS (--egress-resolve). A pinned address is used even on
-	// loopback: the operator chose it.
+	// Resolve pins host names (as Normalize writes them) to IP addresses,
+	// before and instead of DNS (--egress-resolve). A pinned address is
+	// used whatever it is, loopback and this host's own included: the
+	// operator chose it.
 	Resolve map[string]netip.Addr
+	// Internal are networks that are not public but which the proxy may
+	// connect to when an allowed destination leads there
+	// (--egress-internal). They never open this host's own addresses,
+	// loopback or unspecified ones: only a pin does.
+	Internal []netip.Prefix
 	// Resolver looks up other names. If nil, net.DefaultResolver.
 	Resolver *net.Resolver
 	// DialTimeout bounds one connection to a destination. If zero, 30s.
@@ -71,7 +81,7 @@ func NewProxy(rules []Rule) *Proxy {
 			ForceAttemptHTTP2:   false,
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			p.refuse(w, r, http.StatusBadGateway, err.Error())
+			p.refuse(w, r, statusOf(err), err.Error())
 		},
 		// Bodies are copied through in 256 KiB, not ReverseProxy's 32 KiB:
 		// a download costs an eighth of the reads and writes.
@@ -120,12 +130,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.tunnel(w, r, host, port)
 		return
 	}
+	// The connection goes to the destination as decided, whatever the
+	// spelling asked for; the Host header stays the client's.
+	r.URL.Host = net.JoinHostPort(host, strconv.Itoa(port))
 	p.forward.ServeHTTP(w, r)
 }
 
 // target is where r wants to go: a CONNECT's authority, or an http URL in
-// absolute form. Origin-form requests (a client that took the proxy for
-// a server) and https:// URLs (which belong in a CONNECT) are refused.
+// absolute form, its host normalised (Normalize). Origin-form requests (a
+// client that took the proxy for a server) and https:// URLs (which
+// belong in a CONNECT) are refused.
 func target(r *http.Request) (string, int, error) {
 	authority, defPort := r.Host, ""
 	if r.Method != http.MethodConnect {
@@ -145,7 +159,10 @@ func target(r *http.Request) (string, int, error) {
 	if err != nil || n < 1 || n > 65535 {
 		return "", 0, fmt.Errorf("bad port in %q", authority)
 	}
-	return strings.ToLower(strings.TrimSuffix(host, ".")), n, nil
+	if host, err = Normalize(host); err != nil {
+		return "", 0, err
+	}
+	return host, n, nil
 }
 
 // tunnel answers a CONNECT: 200, then the client's bytes to the
@@ -182,6 +199,12 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port
 // errRefused marks a destination refused after the allow list passed it.
 var errRefused = errors.New("refused")
 
+// refusedAddr is an address the proxy does not connect to, and why.
+type refusedAddr struct{ addr, why string }
+
+func (e *refusedAddr) Error() string        { return e.addr + " is " + e.why }
+func (e *refusedAddr) Is(target error) bool { return target == errRefused }
+
 func statusOf(err error) int {
 	if errors.Is(err, errRefused) {
 		return http.StatusForbidden
@@ -199,11 +222,11 @@ func (p *Proxy) dialAddr(ctx context.Context, addr string) (net.Conn, error) {
 	return p.dial(ctx, host, n)
 }
 
-// dial connects to host:port through the addresses host resolves to:
-// pinned ones as they are, looked-up ones except those refused (see the
-// package comment).
+// dial connects to host:port: a pinned name to its pin, whatever it is;
+// any other to the first address it resolves to that the proxy may
+// connect to (see refusal), checked as it is dialled.
 func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, error) {
-	addrs, err := p.addresses(ctx, host)
+	host, err := Normalize(host)
 	if err != nil {
 		return nil, err
 	}
@@ -211,51 +234,91 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 	if d.Timeout == 0 {
 		d.Timeout = 30 * time.Second
 	}
+	if a, ok := p.Resolve[host]; ok {
+		return d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
+	}
+	addrs, err := p.lookup(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	// The check runs on the socket's own destination, just before
+	// connect(2): what is dialled is what was checked.
+	d.ControlContext = func(_ context.Context, _, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return &refusedAddr{address, "not an address the proxy can read"}
+		}
+		if why := p.refusal(ap.Addr()); why != "" {
+			return &refusedAddr{ap.Addr().String(), why}
+		}
+		return nil
+	}
+	var refused []string
 	var last error
 	for _, a := range addrs {
 		conn, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
 		if err == nil {
 			return conn, nil
 		}
+		if r := (*refusedAddr)(nil); errors.As(err, &r) {
+			refused = append(refused, r.Error())
+			continue
+		}
 		last = err
+	}
+	if last == nil {
+		return nil, fmt.Errorf("%w: %s leads only to addresses the egress proxy never connects to: %s (rule: public addresses only; --egress-internal opens a network, --egress-resolve pins a name)",
+			errRefused, host, strings.Join(refused, "; "))
 	}
 	return nil, fmt.Errorf("connect to %s: %w", net.JoinHostPort(host, strconv.Itoa(port)), last)
 }
 
-// addresses resolves host.
-func (p *Proxy) addresses(ctx context.Context, host string) ([]netip.Addr, error) {
-	if a, ok := p.Resolve[host]; ok {
+// lookup resolves host (an IP address is itself).
+func (p *Proxy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{a}, nil
 	}
-	var found []netip.Addr
-	if a, err := netip.ParseAddr(host); err == nil {
-		found = []netip.Addr{a}
-	} else {
-		res := p.Resolver
-		if res == nil {
-			res = net.DefaultResolver
-		}
-		if found, err = res.LookupNetIP(ctx, "ip", host); err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", host, err)
-		}
+	res := p.Resolver
+	if res == nil {
+		res = net.DefaultResolver
 	}
-	var out []netip.Addr
-	for _, a := range found {
-		if a = a.Unmap(); !internal(a) {
-			out = append(out, a)
-		}
+	found, err := res.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", host, err)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s resolves only to %v, addresses of this host or its link (loopback, link-local, cloud metadata) that the egress proxy never connects to (rule: no internal addresses)", errRefused, host, found)
-	}
-	return out, nil
+	return found, nil
 }
 
-// internal reports whether a is an address of this host or its link.
-func internal(a netip.Addr) bool {
-	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsMulticast() ||
-		a.IsInterfaceLocalMulticast() || a == netip.MustParseAddr("fd00:ec2::254") // AWS's IPv6 metadata endpoint
+// refusal says why the proxy does not connect to a, "" when it may: a
+// is an address of this host (loopback, unspecified, or one of its
+// interfaces'), or it is not public (NotPublic) and no Internal network
+// holds it.
+func (p *Proxy) refusal(a netip.Addr) string {
+	a = a.Unmap().WithZone("")
+	if a.IsLoopback() || a.IsUnspecified() || thisNetwork.Contains(a) {
+		return NotPublic(a)
+	}
+	why := NotPublic(a)
+	own, err := hostAddrs()
+	if err != nil {
+		return err.Error() // fail closed
+	}
+	if slices.Contains(own, a) {
+		if why == "" {
+			return "an address of the gateway's own host"
+		}
+		return why + ", and an address of the gateway's own host"
+	}
+	for _, n := range p.Internal {
+		if why != "" && n.Contains(a) {
+			return ""
+		}
+	}
+	return why
 }
+
+// thisNetwork is 0.0.0.0/8, which Linux connects to this host.
+var thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
 
 // refuse answers an error the client's tools will show: the status and
 // one line saying why, naming the rule.

@@ -31,7 +31,7 @@ var DefaultAllow = []string{
 // port ("*" for any; none for 80 and 443).
 type Rule struct {
 	Pattern string // as written, for messages
-	host    string // lower case; "*.x" keeps its "*."
+	host    string // as Normalize writes it; "*.x" keeps its "*."
 	ports   []int  // nil: any port
 }
 
@@ -48,9 +48,10 @@ func ParseRule(s string) (Rule, error) {
 	} else if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
 		host = s[1 : len(s)-1]
 	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	wild := strings.HasPrefix(host, "*.")
+	name, err := Normalize(strings.TrimPrefix(host, "*."))
 	switch {
-	case host == "" || host == "*" || strings.Contains(host[1:], "*") || strings.HasPrefix(host, "*") && !strings.HasPrefix(host, "*."):
+	case err != nil || strings.Contains(name, "*") || wild && name == "":
 		return r, fmt.Errorf("invalid --egress-allow pattern %q: want a host name, *.domain or an IP address, then optionally :port or :*", s)
 	case port == "":
 		r.ports = defaultPorts
@@ -62,7 +63,10 @@ func ParseRule(s string) (Rule, error) {
 		}
 		r.ports = []int{n}
 	}
-	r.host = host
+	r.host = name
+	if wild {
+		r.host = "*." + name
+	}
 	return r, nil
 }
 
@@ -79,7 +83,7 @@ func ParseRules(patterns []string) ([]Rule, error) {
 	return out, nil
 }
 
-// Matches reports whether r allows host (lower case, no trailing dot) on port.
+// Matches reports whether r allows host (as Normalize writes it) on port.
 func (r Rule) Matches(host string, port int) bool {
 	if r.ports != nil && !slices.Contains(r.ports, port) {
 		return false
@@ -90,9 +94,8 @@ func (r Rule) Matches(host string, port int) bool {
 	return host == r.host
 }
 
-// match returns the first rule allowing host on port.
+// match returns the first rule allowing host (normalised) on port.
 func match(rules []Rule, host string, port int) (Rule, bool) {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	for _, r := range rules {
 		if r.Matches(host, port) {
 			return r, true
