@@ -22,61 +22,66 @@ import (
 // Config is the gateway's configuration (SPEC §3.1). Every field is a flag
 // and a BORIS_GATEWAY_* environment variable; the flag wins.
 type Config struct {
-	Listen              string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
-	Core                string        `flag:"core" env:"BORIS_GATEWAY_CORE" helpDefault:"next to boris-gateway, then $PATH" help:"path of the boris binary"`
-	PublicURL           string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
-	AllowedOrigins      []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
-	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
-	SessionMaxLifetime  time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
-	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
-	WarmCores           int           `flag:"warm-cores" env:"BORIS_GATEWAY_WARM_CORES" envDefault:"0" help:"cores kept started ahead of the sessions that will take them (a principal's next core starts as soon as one is taken), so a session create pays no core start-up; each holds a core's memory while it waits (stopped after 5m unused)"`
-	MaxSessionsPerSubj  int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
-	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
-	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" helpDefault:"the gateway's own cgroup" help:"cgroup v2 directory to create session cgroups in"`
-	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
-	SessionMemoryMax    flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; unset = no limit)"`
-	SessionCPUWeight    int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
-	SandboxNet          string        `flag:"sandbox-net" env:"BORIS_GATEWAY_SANDBOX_NET" helpDefault:"proxy; none with --egress-allow none" help:"network of every core's commands, each session in PID, IPC and network namespaces of its own: none (a private loopback), proxy (plus HTTP and HTTPS through the gateway's egress proxy to --egress-allow destinations) or host (the host's network, shared by every session)"`
-	EgressAllow         []string      `flag:"egress-allow" env:"BORIS_GATEWAY_EGRESS_ALLOW" helpDefault:"Go, npm, PyPI, Debian and GitHub hosts (see the README)" help:"destination the egress proxy lets through: host, *.domain (its subdomains) or IP address, with :port or :* (default ports 80 and 443); none for no destination (repeatable or comma-separated)"`
-	EgressResolve       []string      `flag:"egress-resolve" env:"BORIS_GATEWAY_EGRESS_RESOLVE" help:"NAME=IP the egress proxy connects to for NAME instead of asking DNS, even on loopback (an internal mirror; tests) (repeatable or comma-separated)"`
-	EgressInternal      []string      `flag:"egress-internal" env:"BORIS_GATEWAY_EGRESS_INTERNAL" help:"non-public network (CIDR, e.g. 10.20.0.0/16) the egress proxy may connect to when an allowed destination leads there; without it only public addresses are (never the gateway host's own: pin those with --egress-resolve) (repeatable or comma-separated)"`
-	EgressDNS           string        `flag:"egress-dns" env:"BORIS_GATEWAY_EGRESS_DNS" helpDefault:"the system's resolver" help:"DNS server (host:port) the egress proxy resolves allowed names with"`
-	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
-	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
-	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
-	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
-	ReplayBuffer        flagenv.Size  `flag:"replay-buffer" env:"BORIS_GATEWAY_REPLAY_BUFFER" envDefault:"1MB" help:"bytes of events each SSE stream keeps so a client that lost its connection resumes it with Last-Event-ID (its newest event always; counted in the memory held for the session)"`
-	ReplayWindow        time.Duration `flag:"replay-window" env:"BORIS_GATEWAY_REPLAY_WINDOW" envDefault:"5m" help:"how long an SSE stream keeps an event for resumption with Last-Event-ID"`
-	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
-	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" split:"env" help:"static bearer token, NAME=TOKEN names its subject (repeatable, each whole; the variable is comma-separated; at least 16 characters)"`
-	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
-	GenerateToken       bool          `flag:"generate-token" env:"BORIS_GATEWAY_GENERATE_TOKEN" envDefault:"false" help:"generate a random token at start-up and print it once on stderr"`
-	JWTSecretFile       string        `flag:"jwt-secret-file" env:"BORIS_GATEWAY_JWT_SECRET_FILE" help:"file holding an HMAC secret (at least 32 bytes) for HS256/384/512 JWTs"`
-	JWTSecret           string        `env:"BORIS_GATEWAY_JWT_SECRET"`
-	JWTPublicKeys       []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" split:"env" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable, each whole; the variable is comma-separated)"`
-	JWKSURL             string        `flag:"jwks-url" env:"BORIS_GATEWAY_JWKS_URL" help:"JSON Web Key Set URL of your identity provider (cached; refreshed on an unknown kid)"`
-	JWTIssuer           string        `flag:"jwt-issuer" env:"BORIS_GATEWAY_JWT_ISSUER" help:"required iss claim of JWTs"`
-	JWTAudience         string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" helpDefault:"the --public-url" help:"required aud claim of JWTs"`
-	JWTLeeway           time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
-	AuthorizationServer []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
-	WorkdirTemplate     string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`
-	TasksDB             string        `flag:"tasks-db" env:"BORIS_GATEWAY_TASKS_DB" helpDefault:"each principal its own" help:"one task board (SQLite file) shared by every core: a team's board"`
-	StateDir            string        `flag:"state-dir" env:"BORIS_GATEWAY_STATE_DIR" helpDefault:"$STATE_DIRECTORY, else ~/.boris/gateway" help:"directory of the gateway's state: principals' task boards when there is no --workdir-template (created 0700)"`
-	DashboardOperators  []string      `flag:"dashboard-operator" env:"BORIS_GATEWAY_DASHBOARD_OPERATORS" help:"subject whose token sees every principal on /dashboard and may read /metrics: NAME of a static token, jwt:SUB of a JWT (repeatable or comma-separated)"`
-	MetricsAuth         string        `flag:"metrics-auth" env:"BORIS_GATEWAY_METRICS_AUTH" envDefault:"operator" help:"who may read /metrics: operator (a --dashboard-operator's bearer token, or the --metrics-token-file token) or none (anyone who can reach the gateway)"`
-	MetricsTokenFile    string        `flag:"metrics-token-file" env:"BORIS_GATEWAY_METRICS_TOKEN_FILE" help:"file holding a bearer token that may read /metrics and nothing else (for a Prometheus scraper)"`
-	TrustedProxies      []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
-	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
-	NodeID              string        `flag:"node-id" env:"BORIS_GATEWAY_NODE_ID" help:"this gateway's name among several behind one load balancer (a-z, 0-9, -; up to 32): session ids start with it and a dot, and every response carries X-Boris-Node"`
-	DrainLinger         time.Duration `flag:"drain-linger" env:"BORIS_GATEWAY_DRAIN_LINGER" envDefault:"-1s" helpDefault:"10s with --node-id, else 0s" help:"on SIGTERM, keep listening this long after the sessions ended, answering them 404 (so clients re-initialise on another node) and new sessions 503"`
-	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
-	LogFormat           string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
-	Version             bool          `flag:"version" help:"print the version and exit"`
+	Listen                string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
+	Core                  string        `flag:"core" env:"BORIS_GATEWAY_CORE" helpDefault:"next to boris-gateway, then $PATH" help:"path of the boris binary"`
+	PublicURL             string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
+	AllowedOrigins        []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
+	SessionIdleTimeout    time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
+	SessionMaxLifetime    time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
+	MaxSessions           int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
+	WarmCores             int           `flag:"warm-cores" env:"BORIS_GATEWAY_WARM_CORES" envDefault:"0" help:"cores kept started ahead of the sessions that will take them (a principal's next core starts as soon as one is taken), so a session create pays no core start-up; each holds a core's memory while it waits (stopped after 5m unused)"`
+	MaxSessionsPerSubj    int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
+	Cgroups               string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
+	CgroupRoot            string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" helpDefault:"the gateway's own cgroup" help:"cgroup v2 directory to create session cgroups in"`
+	SessionPidsMax        int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
+	SessionMemoryMax      flagenv.Size  `flag:"session-memory-max" env:"BORIS_GATEWAY_SESSION_MEMORY_MAX" help:"most memory one session may use, e.g. 4GB (cgroup memory controller; unset = no limit)"`
+	SessionCPUWeight      int           `flag:"session-cpu-weight" env:"BORIS_GATEWAY_SESSION_CPU_WEIGHT" envDefault:"0" help:"CPU weight of each session, 1-10000 (cgroup cpu controller; 0 = unset)"`
+	SandboxNet            string        `flag:"sandbox-net" env:"BORIS_GATEWAY_SANDBOX_NET" helpDefault:"proxy; none with --egress-allow none" help:"network of every core's commands, each session in PID, IPC and network namespaces of its own: none (a private loopback), proxy (plus HTTP and HTTPS through the gateway's egress proxy to --egress-allow destinations) or host (the host's network, shared by every session)"`
+	EgressAllow           []string      `flag:"egress-allow" env:"BORIS_GATEWAY_EGRESS_ALLOW" helpDefault:"Go, npm, PyPI, Debian and GitHub hosts (see the README)" help:"destination the egress proxy lets through: host, *.domain (its subdomains) or IP address, with :port or :* (default ports 80 and 443); none for no destination (repeatable or comma-separated)"`
+	EgressResolve         []string      `flag:"egress-resolve" env:"BORIS_GATEWAY_EGRESS_RESOLVE" help:"NAME=IP the egress proxy connects to for NAME instead of asking DNS, even on loopback (an internal mirror; tests) (repeatable or comma-separated)"`
+	EgressInternal        []string      `flag:"egress-internal" env:"BORIS_GATEWAY_EGRESS_INTERNAL" help:"non-public network (CIDR, e.g. 10.20.0.0/16) the egress proxy may connect to when an allowed destination leads there; without it only public addresses are (never the gateway host's own: pin those with --egress-resolve) (repeatable or comma-separated)"`
+	EgressDNS             string        `flag:"egress-dns" env:"BORIS_GATEWAY_EGRESS_DNS" helpDefault:"the system's resolver" help:"DNS server (host:port) the egress proxy resolves allowed names with"`
+	EgressIdleTimeout     time.Duration `flag:"egress-idle-timeout" env:"BORIS_GATEWAY_EGRESS_IDLE_TIMEOUT" envDefault:"5m" help:"close a tunnel through the egress proxy when no byte has moved either way for this long, and a kept-alive connection that sends no request or gets nothing from its destination for this long"`
+	EgressMaxPerSession   int           `flag:"egress-max-per-session" env:"BORIS_GATEWAY_EGRESS_MAX_PER_SESSION" envDefault:"128" help:"connections (tunnels included) one session may hold open through the egress proxy; more get 429"`
+	EgressMaxPerPrincipal int           `flag:"egress-max-per-principal" env:"BORIS_GATEWAY_EGRESS_MAX_PER_PRINCIPAL" envDefault:"512" help:"connections all sessions of one principal may hold open through the egress proxy; more get 429"`
+	EgressFDReserve       int           `flag:"egress-fd-reserve" env:"BORIS_GATEWAY_EGRESS_FD_RESERVE" envDefault:"256" help:"file descriptors the gateway keeps for new sessions: a connection through the egress proxy that would leave fewer free gets 503"`
+	AllowReadableSecret   bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
+	MaxBody               flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
+	ReadTimeout           time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
+	WriteTimeout          time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
+	ReplayBuffer          flagenv.Size  `flag:"replay-buffer" env:"BORIS_GATEWAY_REPLAY_BUFFER" envDefault:"1MB" help:"bytes of events each SSE stream keeps so a client that lost its connection resumes it with Last-Event-ID (its newest event always; counted in the memory held for the session)"`
+	ReplayWindow          time.Duration `flag:"replay-window" env:"BORIS_GATEWAY_REPLAY_WINDOW" envDefault:"5m" help:"how long an SSE stream keeps an event for resumption with Last-Event-ID"`
+	Auth                  string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
+	Tokens                []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" split:"env" help:"static bearer token, NAME=TOKEN names its subject (repeatable, each whole; the variable is comma-separated; at least 16 characters)"`
+	TokenFile             string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
+	GenerateToken         bool          `flag:"generate-token" env:"BORIS_GATEWAY_GENERATE_TOKEN" envDefault:"false" help:"generate a random token at start-up and print it once on stderr"`
+	JWTSecretFile         string        `flag:"jwt-secret-file" env:"BORIS_GATEWAY_JWT_SECRET_FILE" help:"file holding an HMAC secret (at least 32 bytes) for HS256/384/512 JWTs"`
+	JWTSecret             string        `env:"BORIS_GATEWAY_JWT_SECRET"`
+	JWTPublicKeys         []string      `flag:"jwt-public-key" env:"BORIS_GATEWAY_JWT_PUBLIC_KEYS" split:"env" help:"PEM file of an RSA, ECDSA or Ed25519 public key for JWTs (repeatable, each whole; the variable is comma-separated)"`
+	JWKSURL               string        `flag:"jwks-url" env:"BORIS_GATEWAY_JWKS_URL" help:"JSON Web Key Set URL of your identity provider (cached; refreshed on an unknown kid)"`
+	JWTIssuer             string        `flag:"jwt-issuer" env:"BORIS_GATEWAY_JWT_ISSUER" help:"required iss claim of JWTs"`
+	JWTAudience           string        `flag:"jwt-audience" env:"BORIS_GATEWAY_JWT_AUDIENCE" helpDefault:"the --public-url" help:"required aud claim of JWTs"`
+	JWTLeeway             time.Duration `flag:"jwt-leeway" env:"BORIS_GATEWAY_JWT_LEEWAY" envDefault:"30s" help:"clock skew allowed when checking exp, nbf and iat"`
+	AuthorizationServer   []string      `flag:"authorization-server" env:"BORIS_GATEWAY_AUTHORIZATION_SERVERS" help:"OAuth authorization server advertised in RFC 9728 metadata (repeatable; needs --public-url)"`
+	WorkdirTemplate       string        `flag:"workdir-template" env:"BORIS_GATEWAY_WORKDIR_TEMPLATE" help:"per-subject core working directory, e.g. /srv/work/{sub} (created 0700)"`
+	TasksDB               string        `flag:"tasks-db" env:"BORIS_GATEWAY_TASKS_DB" helpDefault:"each principal its own" help:"one task board (SQLite file) shared by every core: a team's board"`
+	StateDir              string        `flag:"state-dir" env:"BORIS_GATEWAY_STATE_DIR" helpDefault:"$STATE_DIRECTORY, else ~/.boris/gateway" help:"directory of the gateway's state: principals' task boards when there is no --workdir-template (created 0700)"`
+	DashboardOperators    []string      `flag:"dashboard-operator" env:"BORIS_GATEWAY_DASHBOARD_OPERATORS" help:"subject whose token sees every principal on /dashboard and may read /metrics: NAME of a static token, jwt:SUB of a JWT (repeatable or comma-separated)"`
+	MetricsAuth           string        `flag:"metrics-auth" env:"BORIS_GATEWAY_METRICS_AUTH" envDefault:"operator" help:"who may read /metrics: operator (a --dashboard-operator's bearer token, or the --metrics-token-file token) or none (anyone who can reach the gateway)"`
+	MetricsTokenFile      string        `flag:"metrics-token-file" env:"BORIS_GATEWAY_METRICS_TOKEN_FILE" help:"file holding a bearer token that may read /metrics and nothing else (for a Prometheus scraper)"`
+	TrustedProxies        []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
+	ShutdownTimeout       time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
+	NodeID                string        `flag:"node-id" env:"BORIS_GATEWAY_NODE_ID" help:"this gateway's name among several behind one load balancer (a-z, 0-9, -; up to 32): session ids start with it and a dot, and every response carries X-Boris-Node"`
+	DrainLinger           time.Duration `flag:"drain-linger" env:"BORIS_GATEWAY_DRAIN_LINGER" envDefault:"-1s" helpDefault:"10s with --node-id, else 0s" help:"on SIGTERM, keep listening this long after the sessions ended, answering them 404 (so clients re-initialise on another node) and new sessions 503"`
+	LogLevel              string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
+	LogFormat             string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
+	Version               bool          `flag:"version" help:"print the version and exit"`
 
 	// CoreArgs are the arguments after "--", passed to every core.
 	CoreArgs []string
 
-	tokenArgs bool // a --token was given on the command line
+	tokenArgs bool   // a --token was given on the command line
+	egressDir string // where the egress proxy's doors are, once started
 }
 
 var command = flagenv.Command{

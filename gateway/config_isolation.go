@@ -160,6 +160,10 @@ func (c *Config) secretFiles() []string {
 // template's root could be some principal's working directory.
 func (c *Config) checkArgs() ([]string, error) {
 	args := append([]string{}, c.CoreArgs...)
+	if c.egressDir != "" {
+		// Each core gets a door of its own; the check needs one to name.
+		args = append(args, "--egress-socket", filepath.Join(c.egressDir, "check.sock"))
+	}
 	root := c.templateRoot()
 	if root == "" {
 		return args, nil

@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mjkoo/boris/gateway/launch"
@@ -67,6 +65,9 @@ func (c *Config) validateNet() error {
 	if _, err := c.egressInternal(); err != nil {
 		return err
 	}
+	if c.EgressIdleTimeout <= 0 || c.EgressMaxPerSession < 1 || c.EgressMaxPerPrincipal < 1 || c.EgressFDReserve < 1 {
+		return usage("--egress-idle-timeout, --egress-max-per-session, --egress-max-per-principal and --egress-fd-reserve must be positive")
+	}
 	if c.EgressDNS != "" {
 		if _, _, err := net.SplitHostPort(c.EgressDNS); err != nil {
 			return usage("invalid value %q for --egress-dns: want host:port, e.g. 127.0.0.53:53", c.EgressDNS)
@@ -112,14 +113,15 @@ func (c *Config) egressInternal() ([]netip.Prefix, error) {
 }
 
 // startEgress settles the cores' network: it adds --sandbox-net to their
-// arguments and, with proxy, starts the egress proxy on a Unix socket in
-// a private directory and adds --egress-socket. The returned function
-// stops the proxy and removes the socket.
-func (c *Config) startEgress(ctx context.Context, log *slog.Logger) (func(), error) {
+// arguments and, with proxy, makes the egress proxy, whose doors (one
+// Unix socket per core, each core's --egress-socket) are made in a
+// private directory. The returned function closes the proxy, and every
+// connection through it, and removes the directory.
+func (c *Config) startEgress(log *slog.Logger) (*egress.Proxy, func(), error) {
 	mode := c.netMode()
 	c.CoreArgs = append(c.CoreArgs, "--sandbox-net", mode)
 	if mode != netns.Proxy {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	rules, _ := egress.ParseRules(c.egressAllow()) // validated
 	pins, _ := c.egressResolve()
@@ -128,35 +130,30 @@ func (c *Config) startEgress(ctx context.Context, log *slog.Logger) (func(), err
 	// principal may write; cores run as the gateway's user.
 	dir, err := os.MkdirTemp("", "boris-egress-")
 	if err != nil {
-		return nil, fmt.Errorf("egress proxy: %w", err)
+		return nil, nil, fmt.Errorf("egress proxy: %w", err)
 	}
-	sock := filepath.Join(dir, "proxy.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("egress proxy: %w", err)
-	}
+	c.egressDir = dir
 	p := egress.NewProxy(rules)
-	p.Resolve, p.Internal, p.Logger = pins, internal, log.With("component", "egress")
+	p.Resolve, p.Internal, p.Dir, p.Logger = pins, internal, dir, log.With("component", "egress")
+	p.Limits = egress.Limits{IdleTimeout: c.EgressIdleTimeout, PerSession: c.EgressMaxPerSession, PerPrincipal: c.EgressMaxPerPrincipal, FDReserve: c.EgressFDReserve}
 	if c.EgressDNS != "" {
 		p.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, network, c.EgressDNS)
 		}}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := p.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {
-			log.Error("egress proxy stopped", "err", err)
-		}
-	}()
-	c.CoreArgs = append(c.CoreArgs, "--egress-socket", sock)
-	log.Info("egress proxy", "socket", sock, "allow", strings.Join(c.egressAllow(), ","))
-	return func() {
-		cancel()
-		<-done
+	limit, err := egress.RaiseFDLimit()
+	if err != nil {
+		log.Warn("cannot raise the file descriptor limit", "err", err)
+	}
+	if limit < uint64(2*c.EgressFDReserve) {
+		log.Warn("the file descriptor limit leaves little room beside --egress-fd-reserve: raise it (ulimit -n, LimitNOFILE=)", "limit", limit, "reserve", c.EgressFDReserve)
+	}
+	log.Info("egress proxy", "dir", dir, "allow", strings.Join(c.egressAllow(), ","), "internal", strings.Join(c.EgressInternal, ","),
+		"idle_timeout", c.EgressIdleTimeout, "max_per_session", c.EgressMaxPerSession, "max_per_principal", c.EgressMaxPerPrincipal,
+		"fd_limit", limit, "fd_reserve", c.EgressFDReserve)
+	return p, func() {
+		p.Close()
 		os.RemoveAll(dir)
 	}, nil
 }

@@ -20,8 +20,10 @@ import (
 
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/metrics"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
+	"github.com/mjkoo/boris/internal/egress"
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
@@ -67,6 +69,10 @@ type Options struct {
 	// Cgroups, if non-nil, gives every session a cgroup of its own, killed
 	// whole when the session ends.
 	Cgroups *cgroup.Manager
+	// Egress, if non-nil, is the egress proxy: every core gets a door of
+	// its own to it (its --egress-socket), whose connections count
+	// against its session and principal, closed when the core exits.
+	Egress *egress.Proxy
 
 	MaxSessions int // open sessions; 0 means 64
 	// MaxPerSubject bounds the sessions one subject holds at once; 0 means
@@ -195,6 +201,12 @@ func NewHandler(opts Options) *Handler {
 	}
 	if h.warm != nil {
 		h.obs.WarmCores(h.warm.HitRate)
+	}
+	if p := opts.Egress; p != nil {
+		h.obs.Egress(func() metrics.Egress {
+			s := p.Stats()
+			return metrics.Egress{Open: s.Open, Tunnels: s.Tunnels, IdleClosed: s.IdleClosed, Refused: s.Refused, Destinations: s.Destinations}
+		})
 	}
 	h.dash = dashboard.New(opts.Dashboard, h.dashboardGateway(), h.obs)
 	var ctx context.Context

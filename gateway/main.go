@@ -50,7 +50,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	stopEgress, err := cfg.startEgress(ctx, log)
+	proxy, stopEgress, err := cfg.startEgress(log)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	h := NewHandler(Options{
-		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg,
+		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy,
 		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
 		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/wire"
+	"github.com/mjkoo/boris/internal/egress"
 )
 
 // post handles a client message (Streamable HTTP "Sending Messages to the
@@ -166,7 +168,8 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 }
 
 // spawnFor starts a core of l for a session it names, in a cgroup of its
-// own when sessions have them.
+// own when sessions have them, with a door of its own to the egress
+// proxy when there is one.
 func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
 	id := h.newSessionID()
 	var err error
@@ -175,14 +178,39 @@ func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
 			return "", nil, err
 		}
 	}
+	door, err := h.egressDoor(&l)
+	if err != nil {
+		return "", nil, err
+	}
 	core, err := launch.Spawn(h.spawner, h.opts.Core, l, h.log)
 	if err != nil {
+		door.Close()
 		if l.Group != nil {
 			_ = l.Group.Kill()
 		}
 		return "", nil, err
 	}
+	if door != nil {
+		go func() {
+			<-core.Exited
+			door.Close() // and every tunnel through it
+		}()
+	}
 	return id, core, nil
+}
+
+// egressDoor opens the door of a core of l to the egress proxy, if there
+// is one, and adds it to l's arguments.
+func (h *Handler) egressDoor(l *launch.Spec) (*egress.Door, error) {
+	if h.opts.Egress == nil {
+		return nil, nil
+	}
+	door, err := h.opts.Egress.Open(l.Owner)
+	if err != nil {
+		return nil, err
+	}
+	l.Args = append(slices.Clip(l.Args), "--egress-socket", door.Path())
+	return door, nil
 }
 
 // startWarm starts a core of l for the warm pool.

@@ -39,7 +39,7 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	args = append(args, stateArgs...)
 	h.obs.SawPrincipal(p.SubjectKey, p.Subject, db)
 	if p.Workdir == "" {
-		return launch.Spec{Args: args, Env: environ}, nil
+		return launch.Spec{Args: args, Env: environ, Owner: p.SubjectKey}, nil
 	}
 	for _, s := range h.opts.Secrets {
 		if s == p.Workdir || strings.HasPrefix(s, p.Workdir+"/") {
@@ -54,7 +54,7 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	}
 	args = launch.ListFlag(args, environ, "allow-dir", "BORIS_ALLOW_DIRS", p.Workdir)
 	args = append(args, "--workdir", p.Workdir)
-	return launch.Spec{Args: args, Env: launch.SetEnv(environ, "HOME", p.Workdir, "TMPDIR", tmp)}, nil
+	return launch.Spec{Args: args, Env: launch.SetEnv(environ, "HOME", p.Workdir, "TMPDIR", tmp), Owner: p.SubjectKey}, nil
 }
 
 // stateOf returns the core arguments that give p its own state directory

@@ -82,6 +82,10 @@ func NewObserver(t Sessions) *Observer {
 // through rate.
 func (o *Observer) WarmCores(rate func() (hits, misses int64)) { o.metrics.WarmCores(rate) }
 
+// Egress counts the egress proxy's connections and refusals in /metrics,
+// read through read.
+func (o *Observer) Egress(read func() metrics.Egress) { o.metrics.Egress(read) }
+
 // notify wakes every dashboard stream. Called with mu held.
 func (o *Observer) notify() {
 	close(o.changed)

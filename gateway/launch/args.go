@@ -69,6 +69,9 @@ type Spec struct {
 	Args  []string
 	Env   []string
 	Group *cgroup.Group // nil: no session cgroup
+	// Owner is the principal (its subject key) whose quotas the core's
+	// resources count against, such as its egress connections.
+	Owner string
 }
 
 // SetEnv returns environ with the given NAME, VALUE pairs set.

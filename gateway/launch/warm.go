@@ -76,8 +76,10 @@ func NewWarmPool(max int, grace time.Duration, start func(Spec) (*WarmCore, erro
 }
 
 // WarmKey identifies a launch: cores of equal keys are interchangeable.
+// The owner is part of it: a core counts against its owner's quotas from
+// its start.
 func WarmKey(l Spec) string {
-	return strings.Join(l.Args, "\x00") + "\x01" + strings.Join(l.Env, "\x00")
+	return strings.Join(l.Args, "\x00") + "\x01" + strings.Join(l.Env, "\x00") + "\x01" + l.Owner
 }
 
 // Take removes and returns a live waiting core of key, or nil.

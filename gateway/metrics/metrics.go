@@ -132,3 +132,61 @@ func (m *Metrics) ToolCall(name, outcome string, seconds float64) {
 	m.calls.WithLabelValues(tool, outcome).Inc()
 	m.duration.WithLabelValues(tool).Observe(seconds)
 }
+
+// Egress is what the egress proxy counts (see Metrics.Egress).
+type Egress struct {
+	Open, Tunnels, IdleClosed int64
+	// Refused are connections refused on arrival, by reason
+	// (session_limit, principal_limit, fd_reserve).
+	Refused map[string]int64
+	// Destinations are requests refused for where they lead, by reason
+	// (not_allowed, not_public).
+	Destinations map[string]int64
+}
+
+// Egress registers the egress proxy's gauges and counters, read through
+// read at each scrape: connections and tunnels open, tunnels closed idle,
+// connections refused by cap or descriptor reserve, and requests refused
+// for their destination.
+func (m *Metrics) Egress(read func() Egress) {
+	gauge := func(name, help string, v func(Egress) int64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v(read())) })
+	}
+	m.reg.MustRegister(
+		gauge("boris_gateway_egress_connections", "Connections open through the egress proxy (every session's door), tunnels included.", func(e Egress) int64 { return e.Open }),
+		gauge("boris_gateway_egress_tunnels", "CONNECT tunnels open through the egress proxy.", func(e Egress) int64 { return e.Tunnels }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "boris_gateway_egress_idle_closed_total",
+			Help: "Tunnels through the egress proxy closed because no byte moved for --egress-idle-timeout.",
+		}, func() float64 { return float64(read().IdleClosed) }),
+		egressCounter(read, "boris_gateway_egress_refused_total",
+			"Connections to the egress proxy refused on arrival, by reason: session_limit (--egress-max-per-session, 429), principal_limit (--egress-max-per-principal, 429), fd_reserve (--egress-fd-reserve, 503).",
+			func(e Egress) map[string]int64 { return e.Refused }),
+		egressCounter(read, "boris_gateway_egress_destinations_refused_total",
+			"Requests through the egress proxy refused for where they lead (403), by reason: not_allowed (no --egress-allow rule), not_public (only addresses that are not public, or the gateway host's own).",
+			func(e Egress) map[string]int64 { return e.Destinations }),
+	)
+}
+
+// egressCounterVec is a counter by reason, read at each scrape.
+type egressCounterVec struct {
+	desc *prometheus.Desc
+	read func() map[string]int64
+}
+
+// egressCounter is the counter name by reason, picked from what read
+// returns.
+func egressCounter(read func() Egress, name, help string, pick func(Egress) map[string]int64) prometheus.Collector {
+	return egressCounterVec{
+		desc: prometheus.NewDesc(name, help, []string{"reason"}, nil),
+		read: func() map[string]int64 { return pick(read()) },
+	}
+}
+
+func (c egressCounterVec) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c egressCounterVec) Collect(ch chan<- prometheus.Metric) {
+	for reason, n := range c.read() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), reason)
+	}
+}

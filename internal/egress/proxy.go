@@ -60,14 +60,26 @@ type Proxy struct {
 	DialTimeout time.Duration
 	// Logger gets one line per request. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Dir is where Open makes doors' sockets: a directory of the
+	// gateway's own that no principal can write.
+	Dir string
+	// Limits bound the connections through doors.
+	Limits Limits
 
 	forward *httputil.ReverseProxy
+	counts  counters
+
+	mu      sync.Mutex
+	srv     *http.Server
+	doors   map[*Door]struct{}
+	byOwner map[string]int // admitted connections open, by door owner
+	closed  bool
 }
 
 // NewProxy returns a proxy allowing rules, with its other fields zero
 // (set them before serving).
 func NewProxy(rules []Rule) *Proxy {
-	p := &Proxy{Allow: rules}
+	p := &Proxy{Allow: rules, doors: map[*Door]struct{}{}, byOwner: map[string]int{}}
 	p.forward = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			// The absolute-form target is the destination as it stands.
@@ -77,11 +89,12 @@ func NewProxy(rules []Rule) *Proxy {
 		Transport: &http.Transport{
 			DialContext:         func(ctx context.Context, _, addr string) (net.Conn, error) { return p.dialAddr(ctx, addr) },
 			MaxIdleConnsPerHost: 4,
+			MaxIdleConns:        64, // destinations' kept-alive connections, every session's together
 			IdleConnTimeout:     30 * time.Second,
 			ForceAttemptHTTP2:   false,
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			p.refuse(w, r, statusOf(err), err.Error())
+			p.refuse(w, r, p.statusOf(err), err.Error())
 		},
 		// Bodies are copied through in 256 KiB, not ReverseProxy's 32 KiB:
 		// a download costs an eighth of the reads and writes.
@@ -99,22 +112,60 @@ var copyBuffers = sync.Pool{New: func() any { return new([256 << 10]byte) }}
 func (bufferPool) Get() []byte  { return copyBuffers.Get().(*[256 << 10]byte)[:] }
 func (bufferPool) Put(b []byte) { copyBuffers.Put((*[256 << 10]byte)(b)) }
 
-// Serve answers proxy requests on ln until it is closed or ctx ends.
+// Serve answers proxy requests on ln, as one door counted against no
+// principal, until ln is closed or ctx ends.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
-	err := srv.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
-		return nil
+	d, err := p.serveDoor(ln, "", "")
+	if err != nil {
+		return err
 	}
-	return err
+	select {
+	case <-ctx.Done():
+	case <-d.done():
+	}
+	d.Close()
+	return nil
+}
+
+// server is the HTTP server every door's connections are served by.
+func (p *Proxy) server() *http.Server {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.srv == nil {
+		p.srv = &http.Server{
+			Handler: p, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: p.Limits.withDefaults().IdleTimeout,
+			ConnContext: withConn, ErrorLog: nil,
+		}
+	}
+	return p.srv
+}
+
+// Close closes every door and every connection through them.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	doors := make([]*Door, 0, len(p.doors))
+	for d := range p.doors {
+		doors = append(doors, d)
+	}
+	srv := p.srv
+	p.mu.Unlock()
+	for _, d := range doors {
+		d.Close()
+	}
+	if srv != nil {
+		return srv.Close()
+	}
+	return nil
 }
 
 // ServeHTTP decides and forwards one request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c := connOf(r); c != nil && c.refusal != nil {
+		w.Header().Set("Retry-After", "10")
+		p.refuse(w, r, c.refusal.status, c.refusal.why)
+		return
+	}
 	host, port, err := target(r)
 	if err != nil {
 		p.refuse(w, r, http.StatusBadRequest, err.Error())
@@ -122,6 +173,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rule, ok := match(p.Allow, host, port)
 	if !ok {
+		p.counts.denied.Add(1)
 		p.refuse(w, r, http.StatusForbidden, fmt.Sprintf("%s is not allowed: no --egress-allow rule matches it (rule: deny by default)", net.JoinHostPort(host, strconv.Itoa(port))))
 		return
 	}
@@ -170,19 +222,23 @@ func target(r *http.Request) (string, int, error) {
 func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port int) {
 	up, err := p.dial(r.Context(), host, port)
 	if err != nil {
-		p.refuse(w, r, statusOf(err), err.Error())
+		p.refuse(w, r, p.statusOf(err), err.Error())
 		return
 	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
+	hijacked, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		up.Close()
 		p.refuse(w, r, http.StatusInternalServerError, "cannot take over the connection: "+err.Error())
 		return
 	}
-	defer conn.Close()
+	defer hijacked.Close() // releases the door's count
 	defer up.Close()
-	_ = conn.SetDeadline(time.Time{})
-	if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+	_ = hijacked.SetDeadline(time.Time{})
+	client := hijacked
+	if dc, ok := hijacked.(*conn); ok {
+		client = dc.Conn // the socket itself, so that the copies splice
+	}
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
 	// Bytes the client sent right behind its request (a TLS hello) may
@@ -193,7 +249,12 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port
 			return
 		}
 	}
-	Join(conn, up)
+	p.counts.tunnels.Add(1)
+	defer p.counts.tunnels.Add(-1)
+	if joinIdle(client, up, p.Limits.withDefaults().IdleTimeout) {
+		p.counts.idleClosed.Add(1)
+		p.log(r, slog.LevelInfo, "tunnel closed: idle", "idle_timeout", p.Limits.withDefaults().IdleTimeout)
+	}
 }
 
 // errRefused marks a destination refused after the allow list passed it.
@@ -205,8 +266,11 @@ type refusedAddr struct{ addr, why string }
 func (e *refusedAddr) Error() string        { return e.addr + " is " + e.why }
 func (e *refusedAddr) Is(target error) bool { return target == errRefused }
 
-func statusOf(err error) int {
+// statusOf is the status a dial's error is answered with, counting
+// refused destinations.
+func (p *Proxy) statusOf(err error) int {
 	if errors.Is(err, errRefused) {
+		p.counts.notPublic.Add(1)
 		return http.StatusForbidden
 	}
 	return http.StatusBadGateway
@@ -219,7 +283,11 @@ func (p *Proxy) dialAddr(ctx context.Context, addr string) (net.Conn, error) {
 		return nil, err
 	}
 	n, _ := strconv.Atoi(port)
-	return p.dial(ctx, host, n)
+	c, err := p.dial(ctx, host, n)
+	if err != nil {
+		return nil, err
+	}
+	return idleConn{c, p.Limits.withDefaults().IdleTimeout}, nil
 }
 
 // dial connects to host:port: a pinned name to its pin, whatever it is;
