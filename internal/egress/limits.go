@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -106,7 +107,8 @@ const refuseWithin = 5 * time.Second
 // against d and its owner; refused, to be answered why; or, nil, closed
 // at once (d is closed, or answering too many refusals already).
 func (p *Proxy) admit(d *Door, raw net.Conn) *conn {
-	free, fdErr := freeFDs()
+	lim := p.Limits.withDefaults()
+	free, fdErr := p.freeFDs(lim.FDReserve)
 	c := &conn{Conn: raw, door: d}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -116,7 +118,6 @@ func (p *Proxy) admit(d *Door, raw net.Conn) *conn {
 		raw.Close()
 		return nil
 	}
-	lim := p.Limits.withDefaults()
 	switch {
 	case d.open >= lim.PerSession:
 		p.counts.session.Add(1)
@@ -166,18 +167,41 @@ func (p *Proxy) release(c *conn) {
 	}
 }
 
-// freeFDs returns how many more file descriptors this process may open:
-// its RLIMIT_NOFILE less those open.
-func freeFDs() (int, error) {
+// fdCount is the proxy's last count of the descriptors open. Counting
+// them reads /proc/self/fd, about 1 µs a descriptor (2 ms with a thousand
+// tunnels open: go test -bench Checks ./internal/egress), so a new connection is mostly judged
+// by an estimate: the descriptors open beside the proxy's own
+// connections at the last count, plus those now open.
+type fdCount struct {
+	mu    sync.Mutex
+	other int       // descriptors open beside the proxy's connections, at the count
+	at    time.Time // when counted; zero: never
+}
+
+// fdRecount is how old a count may be before the estimate is not trusted.
+const fdRecount = time.Second
+
+// freeFDs returns how many more file descriptors this process may open,
+// its RLIMIT_NOFILE less those open: estimated while that leaves more
+// than twice reserve free and the last count is recent, counted else.
+func (p *Proxy) freeFDs(reserve int) (int, error) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0, fmt.Errorf("read RLIMIT_NOFILE: %w", err)
+	}
+	limit := int(min(lim.Cur, 1<<30))
+	own := int(p.counts.open.Load() + p.counts.tunnels.Load()) // a tunnel holds two
+	p.fds.mu.Lock()
+	defer p.fds.mu.Unlock()
+	if free := limit - p.fds.other - own; !p.fds.at.IsZero() && time.Since(p.fds.at) < fdRecount && free > 2*reserve {
+		return free, nil
 	}
 	open, err := openFDs()
 	if err != nil {
 		return 0, err
 	}
-	return int(min(lim.Cur, 1<<30)) - open, nil
+	p.fds.other, p.fds.at = open-own, time.Now()
+	return limit - open, nil
 }
 
 // openFDs counts this process's open file descriptors.

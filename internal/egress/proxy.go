@@ -68,6 +68,7 @@ type Proxy struct {
 
 	forward *httputil.ReverseProxy
 	counts  counters
+	fds     fdCount
 
 	mu      sync.Mutex
 	srv     *http.Server
