@@ -232,6 +232,8 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port
 		p.refuse(w, r, http.StatusInternalServerError, "cannot take over the connection: "+err.Error())
 		return
 	}
+	p.counts.tunnels.Add(1)
+	defer p.counts.tunnels.Add(-1)
 	defer hijacked.Close() // releases the door's count
 	defer up.Close()
 	_ = hijacked.SetDeadline(time.Time{})
@@ -250,8 +252,6 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port
 			return
 		}
 	}
-	p.counts.tunnels.Add(1)
-	defer p.counts.tunnels.Add(-1)
 	if joinIdle(client, up, p.Limits.withDefaults().IdleTimeout) {
 		p.counts.idleClosed.Add(1)
 		p.log(r, slog.LevelInfo, "tunnel closed: idle", "idle_timeout", p.Limits.withDefaults().IdleTimeout)
