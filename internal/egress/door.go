@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // A Door is one core's own way into the proxy: a Unix socket of its own,
@@ -137,8 +138,23 @@ const maxRefusing = 16
 type conn struct {
 	net.Conn
 	door    *Door
-	refusal *refusal // nil when admitted
+	refusal *refusal  // nil when admitted
+	until   time.Time // a refused connection's end, whatever the server sets
 	once    sync.Once
+}
+
+// SetDeadline, SetReadDeadline and SetWriteDeadline keep a refused
+// connection's deadlines no later than its end: the HTTP server's own
+// (30 s for a request's header) would hold it longer.
+func (c *conn) SetDeadline(t time.Time) error      { return c.Conn.SetDeadline(c.clamp(t)) }
+func (c *conn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadDeadline(c.clamp(t)) }
+func (c *conn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.clamp(t)) }
+
+func (c *conn) clamp(t time.Time) time.Time {
+	if c.refusal != nil && (t.IsZero() || t.After(c.until)) {
+		return c.until
+	}
+	return t
 }
 
 // refusal is why a connection is refused: an HTTP status and a line.

@@ -138,7 +138,8 @@ func (p *Proxy) admit(d *Door, raw net.Conn) *conn {
 			return nil
 		}
 		d.refused++
-		_ = raw.SetDeadline(time.Now().Add(refuseWithin))
+		c.until = time.Now().Add(refuseWithin)
+		_ = raw.SetDeadline(c.until)
 	} else {
 		d.open++
 		p.byOwner[d.owner]++
