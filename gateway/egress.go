@@ -65,7 +65,7 @@ func (c *Config) validateNet() error {
 	if _, err := c.egressInternal(); err != nil {
 		return err
 	}
-	if c.EgressIdleTimeout <= 0 || c.EgressMaxPerSession < 1 || c.EgressMaxPerPrincipal < 1 || c.EgressFDReserve < 1 {
+	if c.EgressIdleTimeout <= 0 || c.EgressPerSession < 1 || c.EgressPerPrincipal < 1 || c.EgressFDReserve < 1 {
 		return usage("--egress-idle-timeout, --egress-max-per-session, --egress-max-per-principal and --egress-fd-reserve must be positive")
 	}
 	if c.EgressDNS != "" {
@@ -135,7 +135,7 @@ func (c *Config) startEgress(log *slog.Logger) (*egress.Proxy, func(), error) {
 	c.egressDir = dir
 	p := egress.NewProxy(rules)
 	p.Resolve, p.Internal, p.Dir, p.Logger = pins, internal, dir, log.With("component", "egress")
-	p.Limits = egress.Limits{IdleTimeout: c.EgressIdleTimeout, PerSession: c.EgressMaxPerSession, PerPrincipal: c.EgressMaxPerPrincipal, FDReserve: c.EgressFDReserve}
+	p.Limits = egress.Limits{IdleTimeout: c.EgressIdleTimeout, PerSession: c.EgressPerSession, PerPrincipal: c.EgressPerPrincipal, FDReserve: c.EgressFDReserve}
 	if c.EgressDNS != "" {
 		p.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -150,7 +150,7 @@ func (c *Config) startEgress(log *slog.Logger) (*egress.Proxy, func(), error) {
 		log.Warn("the file descriptor limit leaves little room beside --egress-fd-reserve: raise it (ulimit -n, LimitNOFILE=)", "limit", limit, "reserve", c.EgressFDReserve)
 	}
 	log.Info("egress proxy", "dir", dir, "allow", strings.Join(c.egressAllow(), ","), "internal", strings.Join(c.EgressInternal, ","),
-		"idle_timeout", c.EgressIdleTimeout, "max_per_session", c.EgressMaxPerSession, "max_per_principal", c.EgressMaxPerPrincipal,
+		"idle_timeout", c.EgressIdleTimeout, "max_per_session", c.EgressPerSession, "max_per_principal", c.EgressPerPrincipal,
 		"fd_limit", limit, "fd_reserve", c.EgressFDReserve)
 	return p, func() {
 		p.Close()
