@@ -16,6 +16,11 @@
 // actually dialled (see addr.go), and to others only where the operator
 // said so: a pinned name (Resolve) or a network of Internal.
 //
+// Each core has a door of its own (Door: a Unix socket with a random
+// name), so every connection counts against its session and principal;
+// Limits caps them, keeps descriptors for new sessions, and closes idle
+// tunnels.
+//
 // A Unix socket, not a TCP port: a pathname socket is reachable from every
 // network namespace (the kernel finds it by its file), while a loopback
 // port of the host is not; and only processes allowed to open the file
