@@ -1,0 +1,172 @@
+package editmiss
+
+import (
+	"cmp"
+	"slices"
+)
+
+// placement is where an edit's first line sits in the file (0-based;
+// -1 for nowhere) and how well the window there matches it.
+type placement struct {
+	start   int
+	exact   bool    // every line matches but for whitespace and look-alikes
+	score   float64 // similarity of the window, summed over its lines
+	others  []int   // further exact starts
+	escaped bool    // the edit matched once its escapes were read
+}
+
+// better reports whether p places an edit better than q.
+func (p placement) better(q placement) bool {
+	switch {
+	case p.start < 0:
+		return false
+	case q.start < 0:
+		return true
+	case p.exact != q.exact:
+		return p.exact
+	}
+	return p.score > q.score
+}
+
+// fileKeys computes the key of every line once.
+func fileKeys(lines []string) []string {
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		keys[i] = key(l)
+	}
+	return keys
+}
+
+// place finds the window of keys closest to e: every window whose lines
+// match e's but for whitespace and look-alikes, else the most similar.
+func place(keys []string, e edit, lim Limits) placement {
+	if starts := keyMatches(keys, e); len(starts) > 0 {
+		return placement{start: starts[0], exact: true, score: float64(len(e.lines)), others: starts[1:]}
+	}
+	return fuzzy(keys, e, lim)
+}
+
+// keyMatches lists the starts of the windows whose lines all match e's
+// (up to MaxPlaces+1 of them).
+func keyMatches(keys []string, e edit) []int {
+	var starts []int
+	for i := 0; i+len(e.lines) <= len(keys) && len(starts) <= MaxPlaces; i++ {
+		if windowMatches(keys[i:i+len(e.lines)], e) {
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
+// windowMatches reports whether every line of a window matches e's.
+func windowMatches(window []string, e edit) bool {
+	for j, k := range window {
+		if !lineMatches(k, e, j) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineMatches compares a file line's key with the edit's line j: equal,
+// or, for the edit's first and last lines, which may hold part of a
+// line, its end and its start.
+func lineMatches(fk string, e edit, j int) bool {
+	ek := e.keys[j]
+	switch {
+	case fk == ek:
+		return true
+	case ek == "":
+		return false
+	case len(e.lines) == 1:
+		return contains(fk, ek)
+	case j == 0:
+		return len(fk) >= len(ek) && fk[len(fk)-len(ek):] == ek
+	case j == len(e.lines)-1:
+		return len(fk) >= len(ek) && fk[:len(ek)] == ek
+	}
+	return false
+}
+
+// fuzzy places e where most of its lines occur in order (each line of
+// the file votes for the start its match implies), or, when none does,
+// where its longest line is most similar to a line of the file.
+func fuzzy(keys []string, e edit, lim Limits) placement {
+	starts := vote(keys, e, lim.MaxOldLines)
+	if len(starts) == 0 {
+		starts = anchor(keys, e, lim.MaxOldLines)
+	}
+	best := placement{start: -1}
+	for _, s := range starts {
+		if p := (placement{start: s, score: windowScore(keys, s, e)}); p.better(best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// minVoteKey is the shortest line that votes: a lone brace says nothing
+// about where an edit is.
+const minVoteKey = 3
+
+// maxCandidates is how many of the most-voted starts are scored.
+const maxCandidates = 8
+
+// vote returns the starts most lines of e vote for, most votes first.
+func vote(keys []string, e edit, maxOld int) []int {
+	idx := map[string][]int{}
+	for j, k := range e.keys[:min(len(e.keys), maxOld)] {
+		if len(k) >= minVoteKey {
+			idx[k] = append(idx[k], j)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	votes := map[int]int{}
+	for i, k := range keys {
+		for _, j := range idx[k] {
+			votes[i-j]++
+		}
+	}
+	starts := make([]int, 0, len(votes))
+	for s := range votes {
+		starts = append(starts, s)
+	}
+	slices.SortFunc(starts, func(a, b int) int {
+		return cmp.Or(cmp.Compare(votes[b], votes[a]), cmp.Compare(a, b))
+	})
+	return starts[:min(len(starts), maxCandidates)]
+}
+
+// anchor returns the starts implied by the lines of the file most
+// similar to e's longest line.
+func anchor(keys []string, e edit, maxOld int) []int {
+	j := 0
+	for i, k := range e.keys[:min(len(e.keys), maxOld)] {
+		if len(k) > len(e.keys[j]) {
+			j = i
+		}
+	}
+	best, at := 0.0, -1
+	for i, k := range keys {
+		if s := lineSim(k, e, j); s > best {
+			best, at = s, i
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	return []int{at - j}
+}
+
+// windowScore sums the similarity of the window at start to e's lines.
+func windowScore(keys []string, start int, e edit) float64 {
+	total := 0.0
+	for j := range e.lines {
+		if i := start + j; i >= 0 && i < len(keys) {
+			total += lineSim(keys[i], e, j)
+		}
+	}
+	return total
+}
