@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,4 +163,18 @@ func distinctive(data []byte, lines []string) bool {
 	}
 	letters := len(strings.Join(strings.Fields(text), ""))
 	return letters >= 30 && bytes.Count(data, []byte(text)) == 1
+}
+
+// GoSources lists the Go files the corpus is made from: a few packages
+// of the Go installation's own sources (go env GOROOT).
+func GoSources() ([]string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("find Go's sources (go env GOROOT): %w", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, err := os.Stat(filepath.Join(root, "strings")); err != nil {
+		return nil, fmt.Errorf("find Go's sources: %w", err)
+	}
+	return Sources(root, "bufio", "encoding/json", "fmt", "go/parser", "net/http", "strings", "text/template")
 }
