@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
@@ -41,8 +42,9 @@ type Options struct {
 
 // tools are the toolset's tools over their dependencies.
 type tools struct {
-	d   Deps
-	opt Options
+	d    Deps
+	opt  Options
+	seen *seen.Tracker // how the session last saw each file
 }
 
 // Toolset names the toolset.
@@ -52,7 +54,7 @@ const Toolset = "boris"
 // (the editor narrows itself to view); a disabled bash the ones that run
 // commands.
 func Tools(d Deps, opt Options) []toolkit.Tool {
-	b := &tools{d: d, opt: opt}
+	b := &tools{d: d, opt: opt, seen: seen.New()}
 	tools := toolkit.Set(Toolset,
 		toolkit.New(bashTool, b.bash).Running(),
 		toolkit.New(taskOutputTool, b.taskOutput).Running(),
