@@ -12,7 +12,9 @@ import (
 	"github.com/aymanbagabas/go-udiff/myers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/editmiss"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 type fsEdit struct {
@@ -83,7 +85,7 @@ func isCRLF(s string) bool {
 // to oldText's (server-filesystem's algorithm, reproduced exactly,
 // including that whitespace is JavaScript's \s).
 func applyFsEdits(content string, edits []fsEdit) (string, error) {
-	for _, e := range edits {
+	for i, e := range edits {
 		oldText, newText := lfOnly(e.OldText), lfOnly(e.NewText)
 		if strings.Contains(content, oldText) {
 			content = strings.Replace(content, oldText, newText, 1)
@@ -91,11 +93,22 @@ func applyFsEdits(content string, edits []fsEdit) (string, error) {
 		}
 		next, ok := replaceLoose(content, oldText, newText)
 		if !ok {
-			return "", toolkit.Fail(toolkit.NotFoundInFile, "Could not find exact match for edit:\n%s", e.OldText)
+			return "", toolkit.Fail(toolkit.NotFoundInFile, "Could not find exact match for edit:\n%s\n%s", e.OldText, missHint(content, oldText, i))
 		}
 		content = next
 	}
 	return content, nil
+}
+
+// missHint says where the text closest to a missed edit's is and why it
+// differs, in content as the edits before it (index i) left it; nothing
+// is written when an edit misses.
+func missHint(content, oldText string, i int) string {
+	hint := editmiss.Diagnose([]byte(content), oldText, editmiss.Limits{}).String()
+	if i > 0 {
+		hint = fmt.Sprintf("(Lines are numbered as the %s before it left the file.)\n%s", plural.S(i, "edit"), hint)
+	}
+	return hint + "\nNothing was changed."
 }
 
 // replaceLoose replaces the first run of lines of content that matches
