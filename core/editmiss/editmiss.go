@@ -78,12 +78,14 @@ func Diagnose(data []byte, old string, lim Limits) Miss {
 		return m
 	}
 	keys := fileKeys(file.lines)
-	best := place(keys, o, lim)
+	best := place(file.lines, keys, o, lim)
 	if hasEscapes(old) {
-		u := newEdit(unescape(old))
-		if alt := place(keys, u, lim); alt.better(best) {
-			alt.escaped = true
-			best, o = alt, u
+		for _, text := range []string{unescape(old), unescapeBreaks(old)} {
+			u := newEdit(text)
+			if alt := place(file.lines, keys, u, lim); alt.better(best) {
+				alt.escaped = true
+				best, o = alt, u
+			}
 		}
 	}
 	if best.start < 0 {

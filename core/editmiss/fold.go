@@ -85,6 +85,28 @@ func unescape(s string) string {
 	return strings.NewReplacer(`\r\n`, "\n", `\n`, "\n", `\t`, "\t").Replace(s)
 }
 
+// unescapeBreaks reads as line breaks only the \n escapes that do not
+// end a string or character literal of the code (followed by a quote, a
+// comma, a parenthesis), so an edit of code whose strings hold \n
+// escapes themselves is read as the agent meant it.
+func unescapeBreaks(s string) string {
+	var sb strings.Builder
+	for {
+		i := strings.Index(s, `\n`)
+		if i < 0 {
+			sb.WriteString(s)
+			return sb.String()
+		}
+		sb.WriteString(s[:i])
+		s = s[i+2:]
+		if s != "" && strings.ContainsRune("\"'`,);", rune(s[0])) {
+			sb.WriteString(`\n`)
+		} else {
+			sb.WriteString("\n")
+		}
+	}
+}
+
 // hasEscapes reports whether s holds a literal \n or \t.
 func hasEscapes(s string) bool {
 	return strings.Contains(s, `\n`) || strings.Contains(s, `\t`)

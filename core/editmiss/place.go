@@ -3,6 +3,7 @@ package editmiss
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // placement is where an edit's first line sits in the file (0-based;
@@ -37,13 +38,38 @@ func fileKeys(lines []string) []string {
 	return keys
 }
 
-// place finds the window of keys closest to e: every window whose lines
-// match e's but for whitespace and look-alikes, else the most similar.
-func place(keys []string, e edit, lim Limits) placement {
+// place finds the window of the file closest to e: every window whose
+// lines match e's but for whitespace and look-alikes (the one whose
+// whitespace differs least first), else the most similar.
+func place(file, keys []string, e edit, lim Limits) placement {
 	if starts := keyMatches(keys, e); len(starts) > 0 {
-		return placement{start: starts[0], exact: true, score: float64(len(e.lines)), others: starts[1:]}
+		best := 0
+		for i, s := range starts {
+			if rawScore(file, s, e) > rawScore(file, starts[best], e) {
+				best = i
+			}
+		}
+		others := append(append([]int{}, starts[:best]...), starts[best+1:]...)
+		return placement{start: starts[best], exact: true, score: float64(len(e.lines)), others: others}
 	}
 	return fuzzy(keys, e, lim)
+}
+
+// rawScore counts the lines of the window at start whose indentation and
+// whose trailing whitespace are e's.
+func rawScore(file []string, start int, e edit) int {
+	n := 0
+	for j, o := range e.lines {
+		lf, _, tf := split(strings.TrimSuffix(file[start+j], "\r"))
+		lo, _, to := split(strings.TrimSuffix(o, "\r"))
+		if lf == lo {
+			n++
+		}
+		if tf == to {
+			n++
+		}
+	}
+	return n
 }
 
 // keyMatches lists the starts of the windows whose lines all match e's

@@ -38,17 +38,21 @@ func deeper(r *rand.Rand, lines []string) ([]string, bool) {
 	return lines, true
 }
 
-// trailing adds spaces or a tab at the end of one or two lines.
+// trailing adds spaces or a tab at the end of one or two lines that hold
+// text.
 func trailing(r *rand.Rand, lines []string) ([]string, bool) {
 	ends := []string{" ", "  ", "\t", "    "}
-	for range 1 + r.IntN(2) {
-		i := r.IntN(len(lines))
-		if strings.TrimSpace(lines[i]) == "" {
-			continue
+	var text []int
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			text = append(text, i)
 		}
+	}
+	for range 1 + r.IntN(2) {
+		i := text[r.IntN(len(text))]
 		lines[i] = strings.TrimRight(lines[i], " \t") + ends[r.IntN(len(ends))]
 	}
-	return lines, true
+	return lines, len(text) > 0
 }
 
 // multiLine keeps the lines as they are; the class joins them with other
