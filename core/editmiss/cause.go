@@ -102,21 +102,54 @@ func compareLine(cs *causes, n int, f, o string, e edit, j int) {
 	}
 	lf, mf, tf := split(f)
 	lo, mo, to := split(o)
-	whole := fold(mf) == fold(mo) // not part of a line: its ends compare
 	// The edit's first and last lines may be part of a line: their ends
-	// compare only when the edit has some there, or the text is whole.
-	if lf != lo && (whole || j > 0 || lo != "") {
+	// compare only when the edit has some whitespace there.
+	if lf != lo && (j > 0 || lo != "") {
 		cs.add(Indentation, n, indentDetail(lf, lo))
 	}
-	if tf != to && (whole || j < len(e.lines)-1 || to != "") {
+	if tf != to && (j < len(e.lines)-1 || to != "") {
 		cs.add(TrailingSpace, n, trailDetail(tf, to))
 	}
 	if d, ok := lookalikeDetail(mf, mo); ok {
 		cs.add(LookAlike, n, d)
 	}
 	if !lineMatches(key(f), e, j) {
-		cs.add(Differs, n, wordDetail(fold(mf), fold(mo)))
+		ek := fold(mo)
+		cs.add(Differs, n, wordDetail(alignedPart(fold(mf), ek, e, j), ek))
 	}
+}
+
+// alignedPart is the part of a file line's text that the edit's line j
+// stands for: the whole line, or, for a first or last line that may be
+// part of one, the same length at its end, its start, or where the
+// edit's first or last bytes occur, whichever is most alike.
+func alignedPart(fk, ek string, e edit, j int) string {
+	if len(fk) <= len(ek) || ek == "" {
+		return fk
+	}
+	first, last, one := j == 0, j == len(e.lines)-1, len(e.lines) == 1
+	best, part := sim(fk, ek), fk
+	try := func(from int) {
+		if from >= 0 && from+len(ek) <= len(fk) {
+			if s := sim(fk[from:from+len(ek)], ek); s > best {
+				best, part = s, fk[from:from+len(ek)]
+			}
+		}
+	}
+	if first || one {
+		try(len(fk) - len(ek))
+	}
+	if last || one {
+		try(0)
+	}
+	if one {
+		n := min(6, len(ek))
+		try(strings.Index(fk, ek[:n]))
+		if i := strings.LastIndex(fk, ek[len(ek)-n:]); i >= 0 {
+			try(i + n - len(ek))
+		}
+	}
+	return part
 }
 
 // escapeDetail says which escapes the edit held literally.

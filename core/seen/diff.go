@@ -34,7 +34,7 @@ const slack = 3
 func hunksNear(diff string, first, last int) string {
 	var out []string
 	keep := false
-	for _, l := range strings.Split(diff, "\n") {
+	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
 		if strings.HasPrefix(l, "@@") {
 			var a, b, c, d int
 			if _, err := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &a, &b, &c, &d); err != nil {
