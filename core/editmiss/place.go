@@ -114,14 +114,15 @@ func lineMatches(fk string, e edit, j int) bool {
 	return false
 }
 
-// fuzzy places e where most of its lines occur in order (each line of
-// the file votes for the start its match implies), or, when none does,
-// where its longest line is most similar to a line of the file.
+// fuzzy places e at the most similar of the windows most of its lines
+// vote for (each line of the file votes for the start its match implies)
+// and the window where its longest line is most similar to a line of the
+// file.
 func fuzzy(keys []string, e edit, lim Limits) placement {
-	starts := vote(keys, e, lim.MaxOldLines)
-	if len(starts) == 0 {
-		starts = anchor(keys, e, lim.MaxOldLines)
-	}
+	// The votes of common lines can outnumber the true window's when
+	// its distinctive line differs: that line's most similar match is
+	// scored too.
+	starts := append(vote(keys, e, lim.MaxOldLines), anchor(keys, e, lim.MaxOldLines)...)
 	best := placement{start: -1}
 	for _, s := range starts {
 		if p := (placement{start: s, score: windowScore(keys, s, e)}); p.better(best) {
