@@ -88,6 +88,9 @@ func Diagnose(data []byte, old string, lim Limits) Miss {
 			}
 		}
 	}
+	if best.stopped > 0 && (m.GaveUp == 0 || best.stopped < m.GaveUp) {
+		m.GaveUp = best.stopped
+	}
 	if best.start < 0 {
 		return m
 	}

@@ -86,6 +86,11 @@ func TestDiagnoseBounded(t *testing.T) {
 	if len(m.Window) != MaxWindow || !strings.Contains(m.String(), fmt.Sprintf("[... lines %d–60 not shown]", MaxWindow+1)) {
 		t.Errorf("got a window of %d lines: %q, want %d and a note", len(m.Window), m.String(), MaxWindow)
 	}
+	repeats := strings.Repeat("a line\n", 50_000)
+	m = Diagnose([]byte(repeats), strings.Repeat("a line\n", 40_000)+"b line\n", Limits{})
+	if m.GaveUp == 0 || !strings.Contains(m.String(), fmt.Sprintf("The search gave up after line %d", m.GaveUp)) {
+		t.Errorf("40,000 repeated lines in 50,000: got GaveUp %d, want the comparisons' budget to stop the search", m.GaveUp)
+	}
 	wide := strings.Repeat("w", 5000)
 	if s := Diagnose([]byte(wide+"\n"), wide[:4000]+"x", Limits{}).String(); len(s) > 1000 {
 		t.Errorf("a 5,000-byte line: got %d bytes of diagnosis, want the line cut", len(s))

@@ -10,6 +10,7 @@ import (
 // -1 for nowhere) and how well the window there matches it.
 type placement struct {
 	start   int
+	stopped int     // the line at which the comparisons' budget ran out; 0 if it did not
 	exact   bool    // every line matches but for whitespace and look-alikes
 	score   float64 // similarity of the window, summed over its lines
 	others  []int   // further exact starts
@@ -42,7 +43,8 @@ func fileKeys(lines []string) []string {
 // lines match e's but for whitespace and look-alikes (the one whose
 // whitespace differs least first), else the most similar.
 func place(file, keys []string, e edit, lim Limits) placement {
-	if starts := keyMatches(keys, e); len(starts) > 0 {
+	starts, stopped := keyMatches(keys, e)
+	if len(starts) > 0 {
 		best := 0
 		for i, s := range starts {
 			if rawScore(file, s, e) > rawScore(file, starts[best], e) {
@@ -50,10 +52,17 @@ func place(file, keys []string, e edit, lim Limits) placement {
 			}
 		}
 		others := append(append([]int{}, starts[:best]...), starts[best+1:]...)
-		return placement{start: starts[best], exact: true, score: float64(len(e.lines)), others: others}
+		return placement{start: starts[best], stopped: stopped, exact: true, score: float64(len(e.lines)), others: others}
 	}
-	return fuzzy(keys, e, lim)
+	p := fuzzy(keys, e, lim)
+	p.stopped = stopped
+	return p
 }
+
+// matchBudget bounds the line comparisons of keyMatches: a file of
+// repeated lines and an edit of as many repeats would otherwise cost
+// their product.
+const matchBudget = 5_000_000
 
 // rawScore counts the lines of the window at start whose indentation and
 // whose trailing whitespace are e's.
@@ -73,25 +82,31 @@ func rawScore(file []string, start int, e edit) int {
 }
 
 // keyMatches lists the starts of the windows whose lines all match e's
-// (up to MaxPlaces+1 of them).
-func keyMatches(keys []string, e edit) []int {
-	var starts []int
+// (up to MaxPlaces+1 of them), and the line at which it stopped when the
+// comparisons reached matchBudget.
+func keyMatches(keys []string, e edit) (starts []int, stopped int) {
+	spent := 0
 	for i := 0; i+len(e.lines) <= len(keys) && len(starts) <= MaxPlaces; i++ {
-		if windowMatches(keys[i:i+len(e.lines)], e) {
+		ok, n := windowMatches(keys[i:i+len(e.lines)], e)
+		if ok {
 			starts = append(starts, i)
 		}
-	}
-	return starts
-}
-
-// windowMatches reports whether every line of a window matches e's.
-func windowMatches(window []string, e edit) bool {
-	for j, k := range window {
-		if !lineMatches(k, e, j) {
-			return false
+		if spent += n; spent > matchBudget {
+			return starts, i + 1
 		}
 	}
-	return true
+	return starts, 0
+}
+
+// windowMatches reports whether every line of a window matches e's, and
+// how many lines it compared.
+func windowMatches(window []string, e edit) (bool, int) {
+	for j, k := range window {
+		if !lineMatches(k, e, j) {
+			return false, j + 1
+		}
+	}
+	return true, len(window)
 }
 
 // lineMatches compares a file line's key with the edit's line j: equal,
@@ -136,6 +151,11 @@ func fuzzy(keys []string, e edit, lim Limits) placement {
 // about where an edit is.
 const minVoteKey = 3
 
+// maxRepeats is how many times one line of an edit votes: a line
+// repeated more often says little about where the edit is, and would
+// multiply the votes.
+const maxRepeats = 4
+
 // maxCandidates is how many of the most-voted starts are scored.
 const maxCandidates = 8
 
@@ -143,7 +163,7 @@ const maxCandidates = 8
 func vote(keys []string, e edit, maxOld int) []int {
 	idx := map[string][]int{}
 	for j, k := range e.keys[:min(len(e.keys), maxOld)] {
-		if len(k) >= minVoteKey {
+		if len(k) >= minVoteKey && len(idx[k]) < maxRepeats {
 			idx[k] = append(idx[k], j)
 		}
 	}

@@ -58,7 +58,7 @@ func (m Miss) writeWindow(sb *strings.Builder) {
 // writeGaveUp says when the search did not reach the end of the file.
 func (m Miss) writeGaveUp(sb *strings.Builder) {
 	if m.GaveUp > 0 {
-		fmt.Fprintf(sb, "\nThe search gave up after line %d: files this long are searched only that far.", m.GaveUp)
+		fmt.Fprintf(sb, "\nThe search gave up after line %d of the file: what lies past it was not compared.", m.GaveUp)
 	}
 }
 
