@@ -120,3 +120,30 @@ func TestStrReplaceMissDiagnosis(t *testing.T) {
 		}
 	}
 }
+
+// TestEditFileMissNamesTheChange: edit_file's miss, after
+// server-filesystem's text, shows the closest text and why it differs,
+// and, when the file changed since the session read it, what changed it;
+// with --toolset all, a file viewed by view counts as read.
+func TestEditFileMissNamesTheChange(t *testing.T) {
+	tree := realTempDir(t)
+	c, _ := startCheckpointCore(t, tree, "--toolset", "all")
+	path := tree + "/f.go"
+	for _, read := range []struct{ tool, arg string }{{"read_text_file", "path"}, {"view", "path"}} {
+		t.Run(read.tool, func(t *testing.T) {
+			writeFile(t, path, missFile)
+			c.ok("bash", map[string]any{"command": "true"}) // the fixture is recorded before the agent reads it
+			c.ok(read.tool, map[string]any{read.arg: path})
+			writeFile(t, path, strings.Replace(missFile, "sum := 0", "sum := 1", 1))
+			got := c.fails("NOT_FOUND_IN_FILE", "edit_file", map[string]any{"path": path, "edits": []map[string]any{{"oldText": "sum := 0\n\tfor", "newText": "x"}}})
+			for _, want := range []string{"[NOT_FOUND_IN_FILE] Could not find exact match for edit:\nsum := 0\n\tfor\n", "is at lines 4–5,", "the file has `1` where old_str has `0`", "Nothing was changed.", "The text changed since you last read it: cp_", "a change made outside Boris."} {
+				if !strings.Contains(got, want) {
+					t.Errorf("got %q, want it to say %q", got, want)
+				}
+			}
+			if got := readFile(t, path); got != strings.Replace(missFile, "sum := 0", "sum := 1", 1) {
+				t.Errorf("file after the missed edit: %q, want it as the outside change left it", got)
+			}
+		})
+	}
+}

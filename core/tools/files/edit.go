@@ -49,7 +49,7 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	before := lfOnly(text)
 	after, err := applyFsEdits(before, p.Edits)
 	if err != nil {
-		return nil, err
+		return nil, b.staleMiss(ctx, abs, err)
 	}
 	diff := fencedDiff(unifiedPatch(abs, before, after))
 	if p.DryRun {
@@ -62,6 +62,7 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if err := b.d.Policy().WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("edit_file", b.d.Recorder().Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }

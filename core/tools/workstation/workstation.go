@@ -38,6 +38,9 @@ type Options struct {
 	BackgroundTaskTimeout int             // --background-task-timeout, seconds; 0: none
 	BackgroundTaskLimit   int             // --background-task-limit
 	Log                   *slog.Logger
+	// Seen is how the session last saw each file, shared with the other
+	// file tools; if nil, the toolset keeps its own.
+	Seen *seen.Tracker
 }
 
 // tools are the toolset's tools over their dependencies.
@@ -54,7 +57,10 @@ const Toolset = "boris"
 // (the editor narrows itself to view); a disabled bash the ones that run
 // commands.
 func Tools(d Deps, opt Options) []toolkit.Tool {
-	b := &tools{d: d, opt: opt, seen: seen.New()}
+	b := &tools{d: d, opt: opt, seen: opt.Seen}
+	if b.seen == nil {
+		b.seen = seen.New()
+	}
 	tools := toolkit.Set(Toolset,
 		toolkit.New(bashTool, b.bash).Running(),
 		toolkit.New(taskOutputTool, b.taskOutput).Running(),
