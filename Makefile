@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 # staticcheck, pinned, built by go run from the module proxy (no install step)
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-extension bench-fstools bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-edit-miss bench-extension bench-fstools bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -107,6 +107,10 @@ BENCH_CHECKPOINT_FLAGS ?=
 bench-checkpoint:
 	$(GO) run ./test/bench/checkpoint $(BENCH_CHECKPOINT_FLAGS)
 	cd test/bench/checkpoint/machinery && $(GO) run .
+
+## bench-edit-miss: str_replace on a 10,000-line file, a successful edit against misses of each kind (wall and CPU per call)
+bench-edit-miss:
+	$(GO) test -run '^$$' -bench BenchmarkStrReplace10k -count 5 ./core/tools/workstation/
 
 ## bench-fstools: boris --toolset filesystem against server-filesystem: start-up, read_text_file,
 ##   directory_tree and search_files on a 10,000-file tree, edit_file dryRun

@@ -25,6 +25,7 @@ import (
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/history"
@@ -249,7 +250,7 @@ func (e *eofReader) Close() error { return e.r.Close() }
 // newBoris opens the policy, the sandbox and the shell from cfg. Commands
 // start through rp when it is non-nil, and close kills all it has left.
 func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slog.Logger) (_ *boris, err error) {
-	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, log)}
+	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, log), seen: seen.New()}
 	b.workspaces = &workspace.Paths{Files: b}
 	defer func() {
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mjkoo/boris/core/checkpoint"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
+	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/extensions"
@@ -38,6 +39,7 @@ import (
 type boris struct {
 	cfg           *Config
 	policy        *scope.Policy
+	seen          *seen.Tracker // how the session last saw each file, shared by the file tools
 	sandbox       *sandbox.Sandbox
 	reaper        *reaper.Reaper   // nil where the process cannot be a subreaper
 	spawner       *sandbox.Spawner // starts commands under the sandbox; nil without one
@@ -68,7 +70,7 @@ type boris struct {
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
 	if b.cfg.Toolset != "boris" {
-		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != ""})...)
+		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
 	}
 	tools = append(tools, b.workspaceTools()...)
 	tools = append(tools, b.ext.Tools()...)
@@ -86,6 +88,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 	return workstation.Tools(b, workstation.Options{
 		MaxFileSize: c.MaxFileSize, ReadOnly: c.ReadOnly, AnthropicCompat: c.AnthropicCompat, Timeout: c.Timeout,
 		BackgroundTaskTimeout: c.BackgroundTaskTimeout, BackgroundTaskLimit: c.BackgroundTaskLimit, Log: b.log,
+		Seen: b.seen,
 	})
 }
 

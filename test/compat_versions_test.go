@@ -118,7 +118,6 @@ func TestCompatVersionCommands(t *testing.T) {
 		{"view range", map[string]any{"command": "view", "path": "f.txt", "view_range": []int{2, -1}}, "", "     2\tb"},
 		{"view directory", map[string]any{"command": "view", "path": "dir"}, "", "inner.txt"},
 		{"str_replace", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "b", "new_str": "B"}, "", "B"},
-		{"str_replace no match", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "zzz", "new_str": "y"}, "NOT_FOUND_IN_FILE", "old_str was not found"},
 		{"str_replace several matches", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "a", "new_str": "y"}, "AMBIGUOUS_MATCH", "1, 3"},
 		{"insert at the beginning", map[string]any{"command": "insert", "path": "f.txt", "insert_line": 0, "insert_text": "top"}, "", "Inserted"},
 		{"insert after the last line", map[string]any{"command": "insert", "path": "f.txt", "insert_line": 3, "new_str": "end"}, "", "Inserted"},
@@ -133,6 +132,8 @@ func TestCompatVersionCommands(t *testing.T) {
 		{"view missing path", map[string]any{"command": "view", "path": "nope.txt"}, "PATH_NOT_FOUND", "The path nope.txt does not exist. Please provide a valid path."},
 		{"str_replace missing path", map[string]any{"command": "str_replace", "path": "nope.txt", "old_str": "a"}, "PATH_NOT_FOUND", "does not exist"},
 		{"create existing file", map[string]any{"command": "create", "path": "f.txt", "file_text": "x"}, "INVALID_INPUT", "File already exists at: f.txt. Cannot overwrite files using command `create`."},
+		{"str_replace no match", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "zzz", "new_str": "y"}, "NOT_FOUND_IN_FILE", "[NOT_FOUND_IN_FILE] Error: No match found for replacement. Please check your text and try again.\n"},
+		{"str_replace several matches, documented", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "a", "new_str": "y"}, "AMBIGUOUS_MATCH", "[AMBIGUOUS_MATCH] Error: Found 2 matches for replacement text. Please provide more context to make a unique match. old_str occurs at lines 1, 3 of"},
 		{"str_replace on a directory", map[string]any{"command": "str_replace", "path": "dir", "old_str": "a"}, "IS_DIRECTORY", "only the `view` command can be used on directories"},
 		{"view_range on a directory", map[string]any{"command": "view", "path": "dir", "view_range": []int{1, 2}}, "INVALID_INPUT", "The `view_range` parameter is not allowed when `path` points to a directory."},
 	}
@@ -142,6 +143,7 @@ func TestCompatVersionCommands(t *testing.T) {
 		cases []editorCase
 	}{
 		{"--anthropic-compat", "str_replace_editor", append(slices.Clone(common),
+			editorCase{"str_replace no match", map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "zzz", "new_str": "y"}, "NOT_FOUND_IN_FILE", "old_str was not found"},
 			editorCase{"create overwrites (the bare flag's first meaning)", map[string]any{"command": "create", "path": "f.txt", "file_text": "x"}, "", ""},
 			editorCase{"undo_edit is not a command", map[string]any{"command": "undo_edit", "path": "f.txt"}, "INVALID_INPUT", `unknown command "undo_edit"`},
 			editorCase{"max_characters is not a parameter", map[string]any{"command": "view", "path": "f.txt", "max_characters": 3}, "INVALID_INPUT", "max_characters belongs to text_editor_20250728"},

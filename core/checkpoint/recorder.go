@@ -46,6 +46,7 @@ type Recorder struct {
 	recording gate               // recordings under way, waited for at close
 	gaps      gaps               // changes that could not be recorded
 	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
+	own       ownIDs             // the checkpoints of this session's calls
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
@@ -295,6 +296,7 @@ func (r *Recorder) recorded(tool, summary string, cp *Checkpoint, err error) *Ch
 	}
 	if cp != nil {
 		r.log.Debug("checkpoint recorded", "id", cp.ID, "tool", tool)
+		r.own.note(cp)
 	}
 	return cp
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/aymanbagabas/go-udiff/myers"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mjkoo/boris/core/editmiss"
 	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/internal/plural"
 )
 
 type fsEdit struct {
@@ -47,7 +49,7 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	before := lfOnly(text)
 	after, err := applyFsEdits(before, p.Edits)
 	if err != nil {
-		return nil, err
+		return nil, b.staleMiss(ctx, abs, err)
 	}
 	diff := fencedDiff(unifiedPatch(abs, before, after))
 	if p.DryRun {
@@ -60,6 +62,7 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if err := b.d.Policy().WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("edit_file", b.d.Recorder().Rel(abs), abs)
 	return b.fsCommitted(ctx, ws, "edit_file", "Update", diff, abs)
 }
@@ -83,7 +86,7 @@ func isCRLF(s string) bool {
 // to oldText's (server-filesystem's algorithm, reproduced exactly,
 // including that whitespace is JavaScript's \s).
 func applyFsEdits(content string, edits []fsEdit) (string, error) {
-	for _, e := range edits {
+	for i, e := range edits {
 		oldText, newText := lfOnly(e.OldText), lfOnly(e.NewText)
 		if strings.Contains(content, oldText) {
 			content = strings.Replace(content, oldText, newText, 1)
@@ -91,11 +94,22 @@ func applyFsEdits(content string, edits []fsEdit) (string, error) {
 		}
 		next, ok := replaceLoose(content, oldText, newText)
 		if !ok {
-			return "", toolkit.Fail(toolkit.NotFoundInFile, "Could not find exact match for edit:\n%s", e.OldText)
+			return "", toolkit.Fail(toolkit.NotFoundInFile, "Could not find exact match for edit:\n%s\n%s", e.OldText, missHint(content, oldText, i))
 		}
 		content = next
 	}
 	return content, nil
+}
+
+// missHint says where the text closest to a missed edit's is and why it
+// differs, in content as the edits before it (index i) left it; nothing
+// is written when an edit misses.
+func missHint(content, oldText string, i int) string {
+	hint := editmiss.Diagnose([]byte(content), oldText, editmiss.Limits{}).String()
+	if i > 0 {
+		hint = fmt.Sprintf("(Lines are numbered as the %s before it left the file.)\n%s", plural.S(i, "edit"), hint)
+	}
+	return hint + "\nNothing was changed."
 }
 
 // replaceLoose replaces the first run of lines of content that matches

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,12 +57,43 @@ func TestApplyFsEdits(t *testing.T) {
 func TestApplyFsEditsNotFound(t *testing.T) {
 	_, err := applyFsEdits("a\nb\n", []fsEdit{{"a", "x"}, {"zzz\r\n", "y"}})
 	var e *toolkit.Error
-	if !errors.As(err, &e) || e.Code != toolkit.NotFoundInFile || e.Msg != "Could not find exact match for edit:\nzzz\r\n" {
+	if !errors.As(err, &e) || e.Code != toolkit.NotFoundInFile || !strings.HasPrefix(e.Msg, "Could not find exact match for edit:\nzzz\r\n\n") {
 		t.Errorf("got %v, want [NOT_FOUND_IN_FILE] naming the edit's oldText as given", err)
 	}
 	// U+0085 is whitespace to Go but not to JavaScript: no loose match.
 	if _, err := applyFsEdits("x\u0085\n", []fsEdit{{"x", "y"}, {"y", "z"}, {"q\n", ""}}); err == nil {
 		t.Errorf("got nil, want not found")
+	}
+}
+
+// TestApplyFsEditsMissHint: a missed edit says where the closest text is
+// and why it differs, numbered as the edits before it left the file.
+func TestApplyFsEditsMissHint(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		edits   []fsEdit
+		want    []string
+	}{
+		{"look-alike quotes", "func f() {\n\ts := \"hi\"\n}\n", []fsEdit{{"s := \u201chi\u201d", "x"}},
+			[]string{"The closest text is at line 2,", "     2\t\ts := \"hi\"", "look-alike characters, line 2: old_str has \"\u201c\" (U+201C) where the file has \"\\\"\"", "Nothing was changed."}},
+		{"a word differs", "a\nfunc total(xs []int) int {\n\treturn 0\n}\n", []fsEdit{{"func totals(xs []int) int {\n\treturn 0", "x"}},
+			[]string{"is at lines 2–3,", "the file has `total` where old_str has `totals`"}},
+		{"after an earlier edit", "one\ntwo\nthree value\n", []fsEdit{{"one\n", ""}, {"three valeu", "x"}},
+			[]string{"numbered as the 1 edit before it left the file", "at line 2,", "the file has `value` where old_str has `valeu`"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := applyFsEdits(tc.content, tc.edits)
+			if err == nil {
+				t.Fatal("got nil, want NOT_FOUND_IN_FILE")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want it to say %q", err, w)
+				}
+			}
+		})
 	}
 }
 

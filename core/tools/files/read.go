@@ -36,6 +36,7 @@ func (b *tools) fsReadTextFile(_ context.Context, _ *mcp.CallToolRequest, p fsRe
 	if err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	text := decodeText(data)
 	switch {
 	case tail != 0:
@@ -120,7 +121,11 @@ func (b *tools) fsReadOne(workspaceID, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
+	data, err := toolkit.ReadForEdit(b.d.Policy(), abs, b.opt.MaxFileSize)
+	if err == nil {
+		b.saw(abs)
+	}
+	return data, err
 }
 
 type fsPathParams struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/flagenv"
@@ -96,6 +97,9 @@ type Deps interface {
 type Options struct {
 	MaxFileSize flagenv.Size // --max-file-size
 	Workspaces  bool         // --workspaces-root is set: the tools take workspaceId
+	// Seen is how the session last saw each file, shared with the other
+	// file tools; nil remembers nothing.
+	Seen *seen.Tracker
 }
 
 // tools are the filesystem tools over their dependencies.

@@ -38,6 +38,7 @@ func (b *tools) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("write_file", b.d.Recorder().Rel(abs), abs)
 	action := "Create"
 	if existed {

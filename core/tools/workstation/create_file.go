@@ -40,6 +40,7 @@ func (b *tools) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("create_file", b.d.Recorder().Rel(abs), abs)
 	verb := "Created"
 	if existed {

@@ -35,6 +35,7 @@ func (b *tools) insert(ctx context.Context, path string, after int, text string)
 	if err := b.d.Policy().WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("insert", b.d.Recorder().Rel(abs), abs)
 	added := countLines([]byte(text))
 	return toolkit.TextResult(fmt.Sprintf("Inserted %s after line %d of %s. The region now reads:\n%s",

@@ -46,15 +46,24 @@ func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err != nil {
 		return nil, err
 	}
-	e, err := planEdit(data, p, abs)
-	if err != nil {
-		return nil, err
+	st := b.staleness(ctx, abs)
+	e := planEdit(data, p)
+	switch {
+	case e.count == 0:
+		return nil, b.notFound(ctx, data, p.OldStr, abs, st)
+	case e.count > 1 && !p.ReplaceAll:
+		return nil, b.ambiguous(e.count, data, e.old, abs)
 	}
 	if err := b.d.Policy().WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
+	b.saw(abs)
 	b.d.Recorder().RecordFiles("str_replace", b.d.Recorder().Rel(abs), abs)
-	return toolkit.TextResult(e.report(abs)), nil
+	report := e.report(abs)
+	if st != nil {
+		report += "\n" + st.Line(b.d.Recorder().Rel(abs))
+	}
+	return toolkit.TextResult(report), nil
 }
 
 // edit is a planned replacement.
@@ -65,10 +74,11 @@ type edit struct {
 	firstLine int // line of the first replacement, in the result
 }
 
-// planEdit finds old_str in data and computes the new contents. A CRLF file
-// edited with LF-only strings (as agents usually send them) is matched with
-// its own line endings, so the file keeps them.
-func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
+// planEdit finds old_str in data and computes the new contents when it
+// occurs once (or replace_all is set); count says how often it occurs. A
+// CRLF file edited with LF-only strings (as agents usually send them) is
+// matched with its own line endings, so the file keeps them.
+func planEdit(data []byte, p strReplaceParams) *edit {
 	e := &edit{old: []byte(p.OldStr), new: []byte(p.NewStr)}
 	e.count = bytes.Count(data, e.old)
 	if e.count == 0 && bytes.Contains(data, []byte("\r\n")) && !strings.Contains(p.OldStr, "\r") {
@@ -79,22 +89,18 @@ func planEdit(data []byte, p strReplaceParams, abs string) (*edit, error) {
 			e.new = bytes.ReplaceAll(e.new, []byte("\n"), []byte("\r\n"))
 		}
 	}
-	switch {
-	case e.count == 0:
-		return nil, toolkit.Fail(toolkit.NotFoundInFile, "old_str was not found in %s. It must match exactly, including whitespace and indentation: view the file and copy the current text", abs)
-	case e.count > 1 && !p.ReplaceAll:
-		return nil, toolkit.Fail(toolkit.AmbiguousMatch, "old_str occurs %d times in %s, %s. Add surrounding lines to old_str to make it unique, or set replace_all to replace every occurrence",
-			e.count, abs, matchLines(data, e.old))
+	if e.count == 0 || e.count > 1 && !p.ReplaceAll {
+		return e
 	}
 	at := bytes.Index(data, e.old)
 	e.firstLine = lineOf(data, at)
 	if p.ReplaceAll {
 		e.result = bytes.ReplaceAll(data, e.old, e.new)
-		return e, nil
+		return e
 	}
 	e.result = make([]byte, 0, len(data)-len(e.old)+len(e.new))
 	e.result = append(append(append(e.result, data[:at]...), e.new...), data[at+len(e.old):]...)
-	return e, nil
+	return e
 }
 
 // maxMatchLines is how many occurrences an AMBIGUOUS_MATCH error places.

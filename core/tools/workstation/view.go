@@ -57,7 +57,11 @@ func (b *tools) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*
 		}
 		return b.listDir(abs)
 	}
-	return b.viewFile(f, abs, fi.Size(), rng)
+	res, err := b.viewFile(f, abs, fi.Size(), rng)
+	if err == nil {
+		b.seen.Saw(abs, fi, b.d.Recorder())
+	}
+	return res, err
 }
 
 // lineRange is a validated view_range; end 0 means to the end of the file.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/internal/flagenv"
@@ -37,12 +38,16 @@ type Options struct {
 	BackgroundTaskTimeout int             // --background-task-timeout, seconds; 0: none
 	BackgroundTaskLimit   int             // --background-task-limit
 	Log                   *slog.Logger
+	// Seen is how the session last saw each file, shared with the other
+	// file tools; if nil, the toolset keeps its own.
+	Seen *seen.Tracker
 }
 
 // tools are the toolset's tools over their dependencies.
 type tools struct {
-	d   Deps
-	opt Options
+	d    Deps
+	opt  Options
+	seen *seen.Tracker // how the session last saw each file
 }
 
 // Toolset names the toolset.
@@ -52,7 +57,10 @@ const Toolset = "boris"
 // (the editor narrows itself to view); a disabled bash the ones that run
 // commands.
 func Tools(d Deps, opt Options) []toolkit.Tool {
-	b := &tools{d: d, opt: opt}
+	b := &tools{d: d, opt: opt, seen: opt.Seen}
+	if b.seen == nil {
+		b.seen = seen.New()
+	}
 	tools := toolkit.Set(Toolset,
 		toolkit.New(bashTool, b.bash).Running(),
 		toolkit.New(taskOutputTool, b.taskOutput).Running(),
