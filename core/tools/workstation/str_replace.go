@@ -50,6 +50,7 @@ func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err != nil {
 		return nil, err
 	}
+	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
