@@ -49,8 +49,9 @@ type server struct {
 	stopping bool
 }
 
-// start launches argv for lang with its root at root and initializes it.
-func start(launch Launcher, lang Language, argv []string, root string, env []string, deadline time.Duration) (*server, error) {
+// launch starts argv for lang in root; the handshake (initialize) is
+// the caller's.
+func launch(launch Launcher, lang Language, argv []string, root string, env []string) (*server, error) {
 	s := &server{lang: lang, argv: argv, exited: make(chan struct{}), stderr: &tail{},
 		docs: map[string]*doc{}, diags: map[string]published{}, changed: make(chan struct{})}
 	inR, inW, err := os.Pipe()
@@ -89,10 +90,6 @@ func start(launch Launcher, lang Language, argv []string, root string, env []str
 		close(s.exited)
 	}()
 	s.conn = newConn(outR, inW, s.handle)
-	if err := s.initialize(root, deadline); err != nil {
-		s.kill()
-		return nil, fmt.Errorf("initialize %s: %w%s", argv[0], err, s.stderr.say())
-	}
 	return s, nil
 }
 

@@ -111,38 +111,74 @@ func (s *slot) retry(j *job, do func(srv *server, j *job, warm bool) bool) {
 // start, or exits unasked) is started again once; at the second failure,
 // or when there is no server to start, the language is off for the
 // session, which is said once.
-func (s *slot) server() (srv *server, warm bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil && s.srv.alive() {
-		return s.srv, true, nil
-	}
-	if s.srv != nil && s.srv.crashed() {
-		if s.fail(fmt.Sprintf("crashed (%s)", s.srv.why())) {
-			return nil, false, errOff
+func (s *slot) server() (*server, bool, error) {
+	for {
+		srv, warm, again, err := s.tryServer()
+		if !again {
+			return srv, warm, err
 		}
+	}
+}
+
+// tryServer is one attempt of server; again reports that the server
+// failed to start and should be tried once more. The slot's lock is not
+// held while a server starts, which takes seconds: results and the idle
+// timer do not wait for it.
+func (s *slot) tryServer() (srv *server, warm, again bool, err error) {
+	s.mu.Lock()
+	if s.srv != nil && s.srv.alive() {
+		defer s.mu.Unlock()
+		return s.srv, true, false, nil
+	}
+	if s.srv != nil && s.srv.crashed() && s.fail(fmt.Sprintf("crashed (%s)", s.srv.why())) {
+		s.mu.Unlock()
+		return nil, false, false, errOff
 	}
 	s.srv = nil
-	if s.off || s.closed {
-		return nil, false, errOff
+	off := s.off || s.closed
+	s.mu.Unlock()
+	if off {
+		return nil, false, false, errOff
 	}
 	if _, err := s.m.lookPath(s.argv[0]); err != nil {
+		s.mu.Lock()
 		s.off = true
+		s.mu.Unlock()
 		s.m.say("none:"+s.lang.Name, fmt.Sprintf("no %s language server (%s is not on PATH): %s edits are not checked. Install it (%s) or name one with --lsp %s=COMMAND", s.lang.Title, s.argv[0], s.lang.Title, s.lang.Install, s.lang.Name))
-		return nil, false, fmt.Errorf("%w for %s", errNoServer, s.lang.Title)
+		return nil, false, false, fmt.Errorf("%w for %s", errNoServer, s.lang.Title)
 	}
-	for {
-		began := time.Now()
-		srv, err = start(s.m.opts.Launch, s.lang, s.argv, s.m.opts.Root, s.m.opts.Env, settleBound)
-		if err == nil {
-			s.m.opts.Log.Info("language server started", "language", s.lang.Name, "command", strings.Join(s.argv, " "), "pid", srv.pid, "took", time.Since(began).Round(time.Millisecond))
-			s.srv = srv
-			return srv, false, nil
-		}
-		if s.fail(fmt.Sprintf("did not start (%v)", err)) {
-			return nil, false, errOff
+	began := time.Now()
+	srv, err = launch(s.m.opts.Launch, s.lang, s.argv, s.m.opts.Root, s.m.opts.Env)
+	if err == nil && !s.adopt(srv) {
+		srv.kill()
+		return nil, false, false, errOff
+	}
+	if err == nil {
+		if err = srv.initialize(s.m.opts.Root, settleBound); err != nil {
+			err = fmt.Errorf("initialize: %w%s", err, srv.stderr.say())
+			srv.kill()
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.srv = nil
+		return nil, false, !s.closed && !s.fail(fmt.Sprintf("did not start (%v)", err)), err
+	}
+	s.m.opts.Log.Info("language server started", "language", s.lang.Name, "command", strings.Join(s.argv, " "), "pid", srv.pid, "took", time.Since(began).Round(time.Millisecond))
+	return srv, false, false, nil
+}
+
+// adopt makes srv, launched, the slot's server (so that close stops it
+// even while it starts); false when the slot closed meanwhile.
+func (s *slot) adopt(srv *server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.srv = srv
+	return true
 }
 
 // fail counts a failure of the server, said how: the first is logged and
