@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Language is one language Boris knows a server for.
@@ -13,6 +14,10 @@ type Language struct {
 	Command []string          // the server's command line when --lsp does not name one
 	IDs     map[string]string // file extension to LSP languageId
 	Install string            // how to install the server, for the line said when there is none
+	// Settle is how long the server must be quiet before a file's
+	// diagnostics are taken as complete, for a server that publishes
+	// them in parts without saying for which version: 0 for the others.
+	Settle time.Duration
 }
 
 // Languages are the languages Boris starts servers for, by name.
@@ -35,6 +40,9 @@ func Languages() map[string]Language {
 				".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
 			},
 			Install: "npm install -g typescript-language-server typescript",
+			// It publishes syntax, then semantic, then suggestion
+			// diagnostics, each with the others as they were.
+			Settle: 300 * time.Millisecond,
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"syscall"
@@ -40,6 +41,7 @@ type server struct {
 	exited chan struct{} // closed once the process has ended
 	status syscall.WaitStatus
 	stderr *tail
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	docs     map[string]*doc      // by URI
@@ -51,8 +53,8 @@ type server struct {
 
 // launch starts argv for lang in root; the handshake (initialize) is
 // the caller's.
-func launch(launch Launcher, lang Language, argv []string, root string, env []string) (*server, error) {
-	s := &server{lang: lang, argv: argv, exited: make(chan struct{}), stderr: &tail{},
+func launch(launch Launcher, lang Language, argv []string, root string, env []string, log *slog.Logger) (*server, error) {
+	s := &server{lang: lang, argv: argv, exited: make(chan struct{}), stderr: &tail{}, log: log,
 		docs: map[string]*doc{}, diags: map[string]published{}, changed: make(chan struct{})}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -97,7 +99,10 @@ func launch(launch Launcher, lang Language, argv []string, root string, env []st
 func (s *server) initialize(root string, deadline time.Duration) error {
 	uri := pathURI(root)
 	params := map[string]any{
-		"processId":        os.Getpid(),
+		// No processId: servers watch the pid they are given and exit when
+		// they cannot signal it, which a confined server (Landlock signal
+		// scoping, a PID namespace) cannot. Boris ends them itself.
+		"processId":        nil,
 		"rootUri":          uri,
 		"rootPath":         root,
 		"clientInfo":       map[string]string{"name": "boris"},
@@ -166,6 +171,7 @@ func (s *server) publish(raw json.RawMessage) {
 		pub.version = *p.Version
 	}
 	s.diags[p.URI] = pub
+	s.log.Debug("diagnostics published", "uri", p.URI, "version", pub.version, "count", len(pub.diags))
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -204,19 +210,44 @@ func (s *server) sync(uri, languageID, text string) (version, seq int, sent bool
 
 // await waits until the server has published diagnostics for version of
 // uri (or, when it does not say versions, any published after change seq
-// was sent), the deadline passes or the server exits.
+// was sent), the deadline passes or the server exits. For a language
+// whose server publishes a file's problems in parts (Language.Settle), it
+// then waits until the server has been quiet that long.
 func (s *server) await(uri string, version, seq int, stop <-chan struct{}) ([]Diagnostic, bool) {
 	for {
 		s.mu.Lock()
 		p, ch := s.diags[uri], s.changed
 		s.mu.Unlock()
 		if p.seen && (p.version >= version || p.version < 0 && p.afterSeq >= seq) {
-			return p.diags, true
+			return s.settle(uri, p.diags, ch, stop), true
 		}
 		select {
 		case <-ch:
 		case <-stop:
 			return nil, false
+		}
+	}
+}
+
+// settle waits for the server to be quiet for the language's Settle,
+// returning uri's latest diagnostics.
+func (s *server) settle(uri string, ds []Diagnostic, ch <-chan struct{}, stop <-chan struct{}) []Diagnostic {
+	if s.lang.Settle == 0 {
+		return ds
+	}
+	for {
+		quiet := time.NewTimer(s.lang.Settle)
+		select {
+		case <-ch:
+			quiet.Stop()
+			s.mu.Lock()
+			ds, ch = s.diags[uri].diags, s.changed
+			s.mu.Unlock()
+		case <-quiet.C:
+			return ds
+		case <-stop:
+			quiet.Stop()
+			return ds
 		}
 	}
 }

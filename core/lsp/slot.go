@@ -148,7 +148,7 @@ func (s *slot) tryServer() (srv *server, warm, again bool, err error) {
 		return nil, false, false, fmt.Errorf("%w for %s", errNoServer, s.lang.Title)
 	}
 	began := time.Now()
-	srv, err = launch(s.m.opts.Launch, s.lang, s.argv, s.m.opts.Root, s.m.opts.Env)
+	srv, err = launch(s.m.opts.Launch, s.lang, s.argv, s.m.opts.Root, s.m.opts.Env, s.m.opts.Log)
 	if err == nil && !s.adopt(srv) {
 		srv.kill()
 		return nil, false, false, errOff
