@@ -45,7 +45,7 @@ func Render(changes []Change, dir, lead string) string {
 		sb.WriteString("\n")
 	}
 	if hidden > 0 {
-		fmt.Fprintf(&sb, "[diagnostics] … %s more not shown: the diagnostics tool lists every current problem\n", plural.S(hidden, "change"))
+		fmt.Fprintf(&sb, "[diagnostics] … and %d more not shown: the diagnostics tool lists every current problem\n", hidden)
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
 }
@@ -54,7 +54,7 @@ func Render(changes []Change, dir, lead string) string {
 func counts(c Change) string {
 	var parts []string
 	if len(c.New) > 0 {
-		parts = append(parts, fmt.Sprintf("%s", plural.S(len(c.New), "new problem")))
+		parts = append(parts, plural.S(len(c.New), "new problem"))
 	}
 	if len(c.Fixed) > 0 {
 		parts = append(parts, fmt.Sprintf("%d fixed", len(c.Fixed)))
