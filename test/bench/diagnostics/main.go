@@ -51,10 +51,13 @@ func first(s []string) string {
 	return s[0]
 }
 
-// project is one language's tree and the edit made to it.
+// project is one language's tree and the edits made to it: base, a
+// text of file, becomes harmless and broken in turn, inside a function
+// body (an edit of a Go package clause would reload the module).
 type project struct {
-	name, lsp, file, marker string
-	make                    func(dir string) error
+	name, lsp, file        string
+	base, harmless, broken string
+	make                   func(dir string) error
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -72,8 +75,12 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	projects := []project{
-		{name: "Go (go-sdk module copy)", lsp: "go=" + cfg.gopls, file: "mcp/tool.go", marker: "package mcp", make: func(dir string) error { return copyTree(ctx, sdk, dir) }},
-		{name: "TypeScript (40 files)", lsp: "typescript=" + cfg.tsserver + " --stdio", file: "src/m0.ts", marker: "export const", make: tsProject},
+		{name: "Go (go-sdk module copy)", lsp: "go=" + cfg.gopls, file: "mcp/tool.go",
+			base: "\n\treturn false\n}", harmless: "\n\treturn false // ok\n}", broken: "\n\treturn undefinedThing42\n}",
+			make: func(dir string) error { return copyTree(ctx, sdk, dir) }},
+		{name: "TypeScript (40 files)", lsp: "typescript=" + cfg.tsserver + " --stdio", file: "src/m0.ts",
+			base: "export const v0: number = 0;", harmless: "export const v0: number = 0; // ok", broken: "export const v0: number = \"zero\";",
+			make: tsProject},
 	}
 	fmt.Printf("%-26s %-5s %12s %12s %12s %12s %10s %10s\n", "project", "diag", "first edit", "warm p50", "warm p99", "added p50", "server MB", "idle CPU")
 	for _, p := range projects {
@@ -128,15 +135,15 @@ func measure(ctx context.Context, boris, dir, mode string, p project, cfg config
 		return d, benchkit.ResultText(res), nil
 	}
 	var r result
-	if r.first, _, err = edit(p.marker, p.marker+" "); err != nil {
+	if r.first, _, err = edit(p.base, p.harmless); err != nil {
 		return r, err
 	}
-	cur := p.marker + " "
+	cur := p.harmless
 	var times []time.Duration
 	for i := range cfg.edits {
-		next := p.marker + " // ok"
+		next := p.harmless
 		if i%2 == 0 {
-			next = p.marker + "; undefinedThing42 "
+			next = p.broken
 		}
 		d, text, err := edit(cur, next)
 		if err != nil {
