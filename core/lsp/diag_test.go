@@ -6,8 +6,12 @@ import (
 )
 
 func TestDiff(t *testing.T) {
-	e := func(line int, msg string) Diagnostic { return Diagnostic{Severity: Error, Line: line, Col: 1, Message: msg, Source: "x"} }
-	w := func(line int, msg string) Diagnostic { return Diagnostic{Severity: Warning, Line: line, Col: 1, Message: msg, Source: "x"} }
+	e := func(line int, msg string) Diagnostic {
+		return Diagnostic{Severity: Error, Line: line, Col: 1, Message: msg, Source: "x"}
+	}
+	w := func(line int, msg string) Diagnostic {
+		return Diagnostic{Severity: Warning, Line: line, Col: 1, Message: msg, Source: "x"}
+	}
 	cases := []struct {
 		name          string
 		before, after []Diagnostic
