@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 # staticcheck, pinned, built by go run from the module proxy (no install step)
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-edit-miss bench-extension bench-fstools bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-edit-miss bench-extension bench-fstools bench-diagnostics bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -111,6 +111,12 @@ bench-checkpoint:
 ## bench-edit-miss: str_replace on a 10,000-line file, a successful edit against misses of each kind (wall and CPU per call)
 bench-edit-miss:
 	$(GO) test -run '^$$' -bench BenchmarkStrReplace10k -count 5 ./core/tools/workstation/
+
+## bench-diagnostics: what diagnostics after edits cost: str_replace latency with a language server
+##   (first edit, warm p50/p99) against --diagnostics off, on a go-sdk module copy and a TypeScript
+##   project; the server's memory and idle CPU (needs the servers make test installs)
+bench-diagnostics:
+	$(GO) run ./test/bench/diagnostics
 
 ## bench-fstools: boris --toolset filesystem against server-filesystem: start-up, read_text_file,
 ##   directory_tree and search_files on a 10,000-file tree, edit_file dryRun

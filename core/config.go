@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/extension"
+	"github.com/mjkoo/boris/core/lsp"
 	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
@@ -40,6 +42,9 @@ type Config struct {
 	Extensions            []string                    `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
 	StateDir              string                      `flag:"state-dir" env:"BORIS_STATE_DIR" helpDefault:"$XDG_STATE_HOME/boris, else ~/.local/state/boris" help:"directory of Boris's own state (checkpoint repositories), always refused to the file tools; boris-gateway gives each principal one outside its directory"`
 	TasksDB               string                      `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"SQLite database of the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use"`
+	Diagnostics           string                      `flag:"diagnostics" env:"BORIS_DIAGNOSTICS" envDefault:"auto" oneof:"auto,off" help:"after every edit, the problems it introduced or fixed, from a language server (gopls, pyright-langserver, typescript-language-server): auto (when the file's server is found) or off"`
+	DiagnosticsWait       time.Duration               `flag:"diagnostics-wait" env:"BORIS_DIAGNOSTICS_WAIT" envDefault:"1.5s" help:"how long an edit's result waits for its diagnostics (later ones come with the next call's result), 10ms to 1m"`
+	LSP                   []string                    `flag:"lsp" env:"BORIS_LSP" help:"language server of a language, LANG=COMMAND with LANG go, python or typescript, e.g. go=/opt/bin/gopls (repeatable or comma-separated; default: gopls, pyright-langserver --stdio, typescript-language-server --stdio on PATH)"`
 	Check                 bool                        `flag:"check" help:"check the settings, print what would be enforced as JSON, and exit"`
 	LogLevel              string                      `flag:"log-level" env:"BORIS_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat             string                      `flag:"log-format" env:"BORIS_LOG_FORMAT" envDefault:"text" oneof:"text,json" help:"text or json"`
@@ -110,6 +115,12 @@ func (c *Config) validate() error {
 	}
 	if c.SandboxNet == "proxy" && c.EgressSocket == "" {
 		return usage("--sandbox-net proxy (BORIS_SANDBOX_NET) needs --egress-socket (BORIS_EGRESS_SOCKET), the egress proxy's Unix socket, which boris-gateway runs and sets; without a proxy use --sandbox-net none")
+	}
+	if c.DiagnosticsWait < 10*time.Millisecond || c.DiagnosticsWait > time.Minute {
+		return usage("invalid value %s for --diagnostics-wait (BORIS_DIAGNOSTICS_WAIT): want a duration from 10ms to 1m, such as 1.5s", c.DiagnosticsWait)
+	}
+	if _, err := lsp.ParseCommands(c.LSP); err != nil {
+		return usage("invalid value for --lsp (BORIS_LSP): %v", err)
 	}
 	return c.validateTools()
 }

@@ -283,6 +283,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
 	}
+	b.openDiagnostics(workdir, sc.Env, environ)
 	if err := b.openWorkspaces(workdir, environ); err != nil {
 		return nil, err
 	}
@@ -430,6 +431,9 @@ func (b *boris) close() {
 	b.closeCheckpoints()
 	b.board.Close()
 	b.ext.Close()
+	if b.diag != nil {
+		b.diag.Close() // before the spawner, which would kill the servers unasked
+	}
 	if b.spawnerReady != nil {
 		b.spawnerOnce.Do(func() { close(b.spawnerReady) }) // never started: never will
 		<-b.spawnerReady

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/lsp"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/seen"
@@ -54,6 +55,7 @@ type boris struct {
 	ext           *extensions.Set      // --extensions; nil without
 	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
+	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
@@ -79,6 +81,7 @@ func (b *boris) offered() []toolkit.Tool {
 	}
 	tools = append(tools, b.borisTools()...)
 	tools = append(tools, b.checkpointTools()...)
+	tools = append(tools, b.diagnosticsTools()...)
 	return append(tools, tracking.Tools(b.board)...)
 }
 
@@ -307,12 +310,13 @@ func (b *boris) sandboxNote() string {
 
 // around is what every call of a Boris tool goes through: the CPUs of the
 // machine (procs.Busy), the recorder started, the client's roots awaited,
-// and the changes that could not be recorded said in its result.
-func (b *boris) around(ctx context.Context, tool string, run func() *mcp.CallToolResult) *mcp.CallToolResult {
+// the diagnostics of what it wrote (aroundDiagnostics), and the changes
+// that could not be recorded said in its result.
+func (b *boris) around(ctx context.Context, tool string, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
 	defer procs.Busy()() // overlapping calls get every CPU
 	b.rec.Start()
 	b.awaitRoots(ctx)
-	res := run()
+	res := b.aroundDiagnostics(ctx, run)
 	if tc, ok := firstContent(res).(*mcp.TextContent); ok && res.IsError {
 		b.log.Debug("tool error", "tool", tool, "err", tc.Text)
 	}

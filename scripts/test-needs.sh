@@ -15,6 +15,12 @@ else
   echo "  - npm packages of test/interop (the MCP TypeScript clients, the conformance suite and the Node 22+ it needs,"
   echo "    about 260 MB) with npm ci, into $cache/npm (not the checkout; BORIS_TEST_CACHE moves it)."
 fi
+if [[ -x $cache/gopls/v0.23.0/gopls ]] && compgen -G "$cache/npm/boris-lsp-servers-*/.boris-installed" >/dev/null; then
+  echo "  - language servers of the diagnostics tests: already in $cache."
+else
+  echo "  - language servers of the diagnostics tests: gopls v0.23.0 (go install, a few minutes of compiling) into"
+  echo "    $cache/gopls, and pyright and typescript-language-server pinned in test/lsp (npm ci, about 65 MB) into $cache/npm."
+fi
 apt=$(command -v apt-get || true)
 need() { # program, Debian package, why; found in PATH or sbin
   if PATH="$PATH:/usr/sbin:/sbin" command -v "$1" >/dev/null; then return; fi

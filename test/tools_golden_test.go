@@ -16,7 +16,7 @@ import (
 
 // toolsGoldenConfigs are the core flag combinations whose tools/list is
 // kept as a golden file: every toolset, --read-only, each
-// --anthropic-compat version, checkpoints off, disabled tools, workspaces
+// --anthropic-compat version, checkpoints off, diagnostics off, disabled tools, workspaces
 // and extensions. What the gateway passes for a token's scopes is among
 // them too (TestToolsGoldenGatewayScopes).
 var toolsGoldenConfigs = []struct {
@@ -27,6 +27,7 @@ var toolsGoldenConfigs = []struct {
 	{"boris-read-only", []string{"--read-only"}},
 	{"boris-checkpoints-off", []string{"--checkpoints", "off"}},
 	{"boris-no-exec", []string{"--disable-tools", "bash,task_output,task_stop"}},
+	{"boris-diagnostics-off", []string{"--diagnostics", "off"}},
 	{"filesystem", []string{"--toolset", "filesystem"}},
 	{"filesystem-read-only", []string{"--toolset", "filesystem", "--read-only"}},
 	{"filesystem-workspaces", []string{"--toolset", "filesystem", "--workspaces-root", "$WORKDIR/ws"}},

@@ -36,8 +36,9 @@ type Handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) 
 
 // Around is what the composition root does around every call of a tool
 // built with New: run reads the arguments and runs the handler, giving
-// its result or the error's (never nil).
-type Around func(ctx context.Context, tool string, run func() *mcp.CallToolResult) *mcp.CallToolResult
+// its result or the error's (never nil), with the context it is given
+// (which may carry more than the call's, such as Edits).
+type Around func(ctx context.Context, tool string, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult
 
 // New builds a tool whose input schema is derived from In. Arguments are
 // validated here rather than by the SDK so that malformed input gets the
@@ -75,7 +76,7 @@ func NewFrom[In any](name string, def func() *mcp.Tool, h Handler[In]) Tool {
 			tool.InputSchema = PlainOptional(in)
 		}
 		s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return around(ctx, name, func() *mcp.CallToolResult {
+			return around(ctx, name, func(ctx context.Context) *mcp.CallToolResult {
 				res, err := call(ctx, req, h, resolved(), check())
 				if err != nil {
 					return ErrorResult(err)

@@ -35,6 +35,7 @@ func (b *tools) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 		return nil, err
 	}
 	b.d.Recorder().BeforeChange(ctx)
+	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ func (b *tools) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err != nil {
 		return nil, err
 	}
+	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
 	}

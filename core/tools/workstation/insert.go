@@ -32,6 +32,7 @@ func (b *tools) insert(ctx context.Context, path string, after int, text string)
 		return nil, toolkit.Fail(toolkit.InvalidInput, "insert_line %d is past the end of %s, which has %s", after, abs, plural.S(lines, "line"))
 	}
 	result := insertAt(data, after, []byte(text))
+	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, result, 0o644); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	case e.count > 1 && !p.ReplaceAll:
 		return nil, b.ambiguous(e.count, data, e.old, abs)
 	}
+	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, e.result, 0o644); err != nil {
 		return nil, err
 	}
