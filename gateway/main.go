@@ -111,7 +111,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, Dashboard: dash,
-		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores,
+		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores, SSEPath: cfg.ssePath(),
 		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
 	})
 	if as.middleware == nil {
