@@ -778,3 +778,53 @@ func (b *baseline) judge(r scenarioResult) (excused []string, failing []check) {
 	}
 	return excused, failing
 }
+
+// bareChecks are the checks that must pass against cores without
+// extensions, at the stateless revision: the protocol's own rules, and
+// that what server/discover declares is exactly what is served (a core
+// without extensions declares tools alone, and answers prompts/list with
+// -32601). The suite's fixture scenarios need the conformance extension
+// and are not judged here.
+var bareChecks = []string{
+	"sep-2575-server-implements-discover", "sep-2575-server-identifies-in-result-meta",
+	"sep-2575-server-declares-prompts-in-discover",
+	"sep-2575-request-meta-invalid-missing-meta", "sep-2575-request-meta-invalid-missing-protocol-version",
+	"sep-2575-request-meta-invalid-missing-client-capabilities", "sep-2575-http-server-meta-invalid-400",
+	"sep-2575-server-unsupported-version-error", "sep-2575-http-server-unsupported-version-400",
+	"sep-2575-http-server-header-mismatch-400", "sep-2575-http-server-method-not-found-404",
+	"sep-2575-http-server-method-not-found-404-initialize", "sep-2575-http-server-method-not-found-404-ping",
+	"sep-2575-http-server-method-not-found-404-logging-setlevel",
+	"sep-2575-http-server-method-not-found-404-resources-subscribe",
+	"sep-2575-http-server-method-not-found-404-resources-unsubscribe",
+	"sep-2575-http-server-error-jsonrpc-id",
+}
+
+// TestConformanceNoExtensions runs the suite's server scenarios at
+// 2026-07-28 against cores without extensions, as most deployments run
+// them, and requires bareChecks to pass there.
+func TestConformanceNoExtensions(t *testing.T) {
+	ready(t)
+	t.Parallel()
+	g := startGateway(t, workdir(t), "--max-sessions", "256")
+	results := runSuite(t, g, stateless)
+	i := slices.IndexFunc(results, func(r scenarioResult) bool { return r.scenario == "server-stateless" })
+	if i < 0 {
+		t.Fatalf("scenario server-stateless did not run at %s", stateless)
+	}
+	for _, id := range bareChecks {
+		if st := results[i].status(id); st != "SUCCESS" {
+			t.Errorf("server-stateless without extensions: check %s is %q, want SUCCESS:\n%s", id, st, describe(results[i], results[i].checks))
+		}
+	}
+	var summary []string
+	for _, r := range results {
+		failing := 0
+		for _, c := range r.checks {
+			if c.failing() {
+				failing++
+			}
+		}
+		summary = append(summary, fmt.Sprintf("%s: %d of %d checks failing", r.scenario, failing, len(r.checks)))
+	}
+	t.Logf("without extensions at %s (fixture scenarios need the conformance extension):\n  %s", stateless, strings.Join(summary, "\n  "))
+}
