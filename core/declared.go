@@ -1,5 +1,7 @@
 package core
 
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision, but 2025 clients still set its level, and it is served only where declared
+
 import (
 	"context"
 	"fmt"
