@@ -1,13 +1,17 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // legacyStream is an open 2024-11-05 SSE stream of a test gateway.
@@ -220,5 +224,57 @@ func TestSSEPathFlag(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("--sse-path %q: got error %v, want ok=%v", tt.value, err, tt.ok)
 		}
+	}
+}
+
+// TestLegacySSEUnreadBounded: a client that opens a stream, sends calls
+// and stops reading cannot make the gateway hold their answers without
+// bound: once it has read nothing for --write-timeout it is cut off, and
+// its session and core end with the stream.
+func TestLegacySSEUnreadBounded(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) {
+		o.SSEPath, o.WriteTimeout, o.MaxBuffered = "/sse", time.Second, 4<<20
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, g.srv.URL+"/sse", nil)
+	resp, err := g.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	var endpoint string
+	for endpoint == "" {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the endpoint event: %v", err)
+		}
+		if rest, ok := strings.CutPrefix(line, "data: "); ok {
+			endpoint = g.srv.URL + "/" + strings.TrimSpace(rest)
+		}
+	}
+	sid := endpoint[strings.LastIndex(endpoint, "=")+1:]
+	core := g.coreOf(sid)
+	post := func(body string) int {
+		code, _ := g.postLegacy(endpoint, "", body)
+		return code
+	}
+	post(initializeBody(1))
+	post(initializedBody)
+	// About 1 MiB a view, far more than the socket buffers hold once the
+	// client reads nothing more.
+	line := strings.Repeat("x", 1900) + "\n"
+	if err := os.WriteFile(filepath.Join(g.dir, "big.txt"), []byte(strings.Repeat(line, 520)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 24 {
+		if code := post(callBody(10+i, "view", map[string]any{"path": "big.txt", "view_range": []int{1, 520}}, "")); code != http.StatusAccepted {
+			break // the session already ended: what the test waits for
+		}
+	}
+	waitFor(t, "the session of a client that stopped reading to end", func() bool { return g.h.Sessions() == 0 && coreExited(core) })
+	if n := g.h.lim.total.inUse(); n != 0 {
+		t.Errorf("the gateway still holds %d bytes of the ended session's messages, want 0", n)
 	}
 }
