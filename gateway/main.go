@@ -122,6 +122,9 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if cfg.NodeID != "" {
 		attrs = append(attrs, "node", cfg.NodeID)
 	}
+	if p := cfg.ssePath(); p != "" {
+		attrs = append(attrs, "sse", "http://"+ln.Addr().String()+p)
+	}
 	log.Info("boris-gateway listening", attrs...)
 	printConnect(stderr, url, as.generated, cfg.onePrincipal() || slices.Contains(cfg.DashboardOperators, generatedSubject) || cfg.MetricsAuth == "none")
 	return serve(ctx, ln, h, as.static, cfg.ShutdownTimeout, cfg.drainLinger(), log)
