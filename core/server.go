@@ -157,7 +157,7 @@ func (b *boris) newServer() *mcp.Server {
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}
-	s.AddReceivingMiddleware(b.awaitTools, b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
+	s.AddReceivingMiddleware(b.declaredOnly, b.awaitTools, b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
 	b.registerTools = sync.OnceFunc(func() {
 		for _, t := range tools {

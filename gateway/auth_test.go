@@ -55,6 +55,7 @@ func newAuthGateway(t *testing.T, environ []string, args ...string) (*testGatewa
 		o.CoreArgs = append(o.CoreArgs, cfg.CoreArgs...)
 		o.PublicURL, o.Loopback = cfg.PublicURL, cfg.loopback()
 		o.Authenticate, o.Principal, o.Metadata = as.middleware, cfg.principal, as.metadata
+		o.SSEPath = cfg.ssePath()
 	})
 	return g, as
 }

@@ -47,6 +47,7 @@ type Config struct {
 	EgressFDReserve     int           `flag:"egress-fd-reserve" env:"BORIS_GATEWAY_EGRESS_FD_RESERVE" envDefault:"256" help:"file descriptors the gateway keeps for new sessions: a connection through the egress proxy that would leave fewer free gets 503"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
 	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
+	SSEPath             string        `flag:"sse-path" env:"BORIS_GATEWAY_SSE_PATH" envDefault:"/sse" help:"path of the 2024-11-05 HTTP+SSE transport, for clients without Streamable HTTP: GET opens a session and its event stream, POST ?sessionId= sends it messages; off serves none"`
 	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
 	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
 	ReplayBuffer        flagenv.Size  `flag:"replay-buffer" env:"BORIS_GATEWAY_REPLAY_BUFFER" envDefault:"1MB" help:"bytes of events each SSE stream keeps so a client that lost its connection resumes it with Last-Event-ID (its newest event always; counted in the memory held for the session)"`
@@ -144,6 +145,9 @@ func (c *Config) validate() error {
 	if c.DrainLinger < 0 && c.DrainLinger != autoLinger {
 		return usage("invalid value %s for --drain-linger: want 0 or a positive duration such as 10s", c.DrainLinger)
 	}
+	if why := validSSEPath(c.SSEPath); c.SSEPath != "off" && why != "" {
+		return usage("invalid value %q for --sse-path: %s", c.SSEPath, why)
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return usage("invalid value %q for --listen: want host:port", c.Listen)
 	}
@@ -187,6 +191,14 @@ func (c *Config) drainLinger() time.Duration {
 		return 10 * time.Second
 	}
 	return 0
+}
+
+// ssePath is the effective --sse-path: "" when it is off.
+func (c *Config) ssePath() string {
+	if c.SSEPath == "off" {
+		return ""
+	}
+	return c.SSEPath
 }
 
 // perSubject is the effective --max-sessions-per-subject.

@@ -27,9 +27,13 @@ import (
 	"github.com/mjkoo/boris/internal/reaper"
 )
 
-// supportedVersions are the MCP revisions whose Streamable HTTP transport
-// the gateway speaks.
-var supportedVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+// supportedVersions are the MCP revisions of sessions, whose
+// MCP-Protocol-Version the gateway accepts on a session's requests. A
+// 2024-11-05 client has its own transport (see legacy.go), but one that
+// speaks Streamable HTTP is served too: the core negotiates 2024-11-05 in
+// initialize, so the header that follows it is accepted, and
+// server/discover lists the revision.
+var supportedVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 // Principal is who made a request, as the authentication layer decided.
 type Principal struct {
@@ -161,6 +165,10 @@ type Options struct {
 	// of the sessions that will take them: a principal's next core is
 	// started as soon as one is taken (see launch.WarmPool).
 	WarmCores int
+	// SSEPath, if set, is where the 2024-11-05 HTTP+SSE transport is served
+	// (see legacy.go): GET opens a session, POST ?sessionId= sends it a
+	// message. "" serves no such transport.
+	SSEPath string
 
 	Logger *slog.Logger // nil means no logs
 }
@@ -298,6 +306,13 @@ func (h *Handler) routes() http.Handler {
 		mcp = h.opts.Authenticate(mcp)
 	}
 	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
+	if h.opts.SSEPath != "" {
+		var sse http.Handler = http.HandlerFunc(h.serveSSE)
+		if h.opts.Authenticate != nil {
+			sse = h.opts.Authenticate(sse)
+		}
+		mux.Handle(h.opts.SSEPath, h.cors(h.checkOrigin(sse)))
+	}
 	h.dash.Routes(mux)
 	if h.opts.NodeID != "" {
 		return h.logRequests(h.boundReads(h.nodeHeader(mux)))
@@ -411,7 +426,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 		return nil
 	}
 	s := h.table.lookup(sid, h.opts.Principal(r).Key)
-	if s == nil {
+	if s == nil || s.legacy() { // a 2024-11-05 session is reached at SSEPath only
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil
 	}

@@ -111,7 +111,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
 		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, Dashboard: dash,
-		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores,
+		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores, SSEPath: cfg.ssePath(),
 		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
 	})
 	if as.middleware == nil {
@@ -121,6 +121,9 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	attrs := []any{"url", url, "dashboard", "http://" + ln.Addr().String() + "/dashboard", "core", corePath, "version", version.Version}
 	if cfg.NodeID != "" {
 		attrs = append(attrs, "node", cfg.NodeID)
+	}
+	if p := cfg.ssePath(); p != "" {
+		attrs = append(attrs, "sse", "http://"+ln.Addr().String()+p)
 	}
 	log.Info("boris-gateway listening", attrs...)
 	printConnect(stderr, url, as.generated, cfg.onePrincipal() || slices.Contains(cfg.DashboardOperators, generatedSubject) || cfg.MetricsAuth == "none")

@@ -45,6 +45,9 @@ type replayLimits struct {
 type stream struct {
 	id  string // 64 random bits in hex: no other session's stream has it
 	get bool   // the session's GET stream, which never ends
+	// legacy marks a 2024-11-05 SSE session's stream: not resumable, so an
+	// event is dropped as soon as it is written.
+	legacy bool
 
 	seq       uint64  // the last sequence number given (to an event or a priming id)
 	events    []event // kept, oldest first
@@ -288,6 +291,17 @@ func (s *session) sent(st *stream, seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.delivered = max(st.delivered, seq)
+	if !st.legacy {
+		return
+	}
+	n := 0
+	for n < len(st.events) && st.events[n].seq <= seq {
+		s.release(st.events[n].msg)
+		st.bytes -= int64(len(st.events[n].msg.raw)) + eventOverhead
+		n++
+	}
+	clear(st.events[:n])
+	st.events = st.events[n:]
 }
 
 // Refusals of resumeLocked: answered 400, never 404, which would tell the

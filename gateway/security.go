@@ -136,6 +136,9 @@ func (h *Handler) logRequests(next http.Handler) http.Handler {
 		if sid == "" {
 			sid = r.Header.Get("Mcp-Session-Id")
 		}
+		if sid == "" && r.URL.Path == h.opts.SSEPath && h.opts.SSEPath != "" {
+			sid = r.URL.Query().Get(sessionParam) // a 2024-11-05 POST names it there
+		}
 		h.log.Info("http request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 			"session", sid, "remote", h.clientAddr(r), "duration", time.Since(start).Round(time.Microsecond))
 	})

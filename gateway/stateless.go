@@ -28,7 +28,7 @@ const statelessVersion = "2026-07-28"
 
 // allVersions are the revisions the gateway serves, newest first, as an
 // UnsupportedProtocolVersionError lists them.
-var allVersions = []string{statelessVersion, "2025-11-25", "2025-06-18", "2025-03-26"}
+var allVersions = []string{statelessVersion, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // principalCore is what a core kept for one principal's 2026-07-28
 // requests holds beside its session: the ids it gives requests, the

@@ -132,7 +132,7 @@ func TestStatusCodes(t *testing.T) {
 		{"protocol version 2025-03-26", "POST", postHeader(sid, "MCP-Protocol-Version", "2025-03-26"), listTools, 200, []check{result(false)}},
 		{"protocol version 2025-06-18", "POST", postHeader(sid, "MCP-Protocol-Version", "2025-06-18"), listTools, 200, []check{result(false)}},
 		{"protocol version 2025-11-25", "POST", postHeader(sid, "MCP-Protocol-Version", "2025-11-25"), listTools, 200, []check{result(false)}},
-		{"protocol version 2024-11-05", "POST", postHeader(sid, "MCP-Protocol-Version", "2024-11-05"), listTools, 400, []check{anyRPCError}},
+		{"protocol version 2024-11-05", "POST", postHeader(sid, "MCP-Protocol-Version", "2024-11-05"), listTools, 200, []check{result(false)}},
 		{"protocol version garbage", "POST", postHeader(sid, "MCP-Protocol-Version", "latest"), listTools, 400, []check{anyRPCError}},
 		{"foreign Origin", "POST", postHeader(sid, "Origin", "http://evil.example"), listTools, 403, []check{anyRPCError}},
 		{"foreign Origin on initialize", "POST", postHeader("", "Origin", "https://evil.example"), initializeBody(1), 403, []check{anyRPCError}},

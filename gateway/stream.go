@@ -125,7 +125,9 @@ func (s *session) pump(c *call, st *stream) {
 			break
 		}
 		s.appendLocked(st, m)
-		s.finishLocked(st)
+		if !st.get { // a session's GET stream never ends
+			s.finishLocked(st)
+		}
 	}
 	for {
 		select {
@@ -161,7 +163,7 @@ func (h *Handler) follow(r *http.Request, sse *wire.SSEWriter, s *session, st *s
 	for {
 		evs, over, wake := s.next(st, cursor)
 		for _, ev := range evs {
-			if sse.EventID(st.eventID(ev.seq), ev.msg.raw) != nil {
+			if h.writeEvent(sse, st, ev) != nil {
 				return nil
 			}
 			cursor = ev.seq
@@ -192,6 +194,15 @@ func (h *Handler) follow(r *http.Request, sse *wire.SSEWriter, s *session, st *s
 			return nil
 		}
 	}
+}
+
+// writeEvent writes one event of st: with its id, for resumption, except
+// on a 2024-11-05 stream, which has none.
+func (h *Handler) writeEvent(sse *wire.SSEWriter, st *stream, ev event) error {
+	if st.legacy {
+		return sse.Event(ev.msg.raw)
+	}
+	return sse.EventID(st.eventID(ev.seq), ev.msg.raw)
 }
 
 // noteOrStream delivers a request-scoped message on the request's stream,

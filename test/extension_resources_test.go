@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -366,11 +367,50 @@ func TestExtensionPromptsAndCompletions(t *testing.T) {
 }
 
 // TestExtensionContentCapabilities: an extension of tools only adds no
-// resources, prompts or completions capability.
+// resources, prompts or completions capability, and what is not declared
+// is not served: those requests get "method not found", not empty lists.
 func TestExtensionContentCapabilities(t *testing.T) {
 	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t), "--extensions", extFixture(t)}})
 	if caps := c.session.InitializeResult().Capabilities; caps.Resources != nil || caps.Prompts != nil || caps.Completions != nil {
 		t.Errorf("capabilities %+v: want no resources, prompts or completions", caps)
+	}
+}
+
+// TestUndeclaredNotServed: what a server does not declare it does not
+// serve. The SDK's client refuses such calls itself, so this one speaks
+// JSON-RPC on the core's stdio: without extensions, and with an
+// extension of tools only, the content and logging requests get -32601
+// (method not found), not empty lists.
+func TestUndeclaredNotServed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no extensions", nil},
+		{"tools-only extension", []string{"--extensions", extFixture(t)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(borisBin, append([]string{"--workdir", realTempDir(t)}, tc.args...)...)
+			cmd.Env = cleanEnv()
+			stdin, stdout := startPiped(t, cmd)
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			s := &rawSession{t: t, stdin: stdin, lines: rawLines(stdout)}
+			s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			s.await(1)
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			methods := []string{"prompts/list", "resources/list", "resources/templates/list", "completion/complete"}
+			if tc.args == nil {
+				methods = append(methods, "logging/setLevel") // extensions declare logging
+			}
+			for i, m := range methods {
+				s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, i+2, m))
+				msg := s.await(i + 2)
+				e, _ := msg["error"].(map[string]any)
+				if e == nil || e["code"] != float64(-32601) {
+					t.Errorf("%s: got %v, want error -32601 (method not found): the capability is not declared", m, msg)
+				}
+			}
+		})
 	}
 }
 

@@ -50,6 +50,14 @@ func (s *SSEWriter) EventID(id string, raw []byte) error {
 	return WriteParts(s.w, s.rc, s.timeout, []byte("id: "+id+"\nevent: message\ndata: "), bytes.TrimSpace(raw), []byte("\n\n"))
 }
 
+// Endpoint sends the 2024-11-05 HTTP+SSE transport's endpoint event: "When
+// a client connects, the server MUST send an endpoint event containing a
+// URI for the client to use for sending messages". uri has no newline: the
+// gateway makes it.
+func (s *SSEWriter) Endpoint(uri string) error {
+	return WriteParts(s.w, s.rc, s.timeout, []byte("event: endpoint\ndata: "+uri+"\n\n"))
+}
+
 // Prime sends an event of id id and no data: it carries no message, but
 // gives the client a cursor to resume the stream from before any message
 // came (2025-11-25: "The server SHOULD immediately send an SSE event

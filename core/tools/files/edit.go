@@ -51,7 +51,11 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if err != nil {
 		return nil, b.staleMiss(ctx, abs, err)
 	}
-	diff := fencedDiff(unifiedPatch(abs, before, after))
+	// The diff is of the texts with CRLF as LF, the result included, as
+	// server-filesystem's createUnifiedDiff normalizes both: an edit whose
+	// newText ends in a CR before the line's LF shows "+x", not "+x\r",
+	// though the CR is written.
+	diff := fencedDiff(unifiedPatch(abs, before, lfOnly(after)))
 	if p.DryRun {
 		return fsResult(diff), nil
 	}

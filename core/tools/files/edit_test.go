@@ -1,11 +1,15 @@
 package files
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/toolkit"
 )
@@ -161,5 +165,40 @@ func TestHeadTailLines(t *testing.T) {
 		if got := tailLines(text, n); got != want {
 			t.Errorf("tailLines(%v) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestFsEditDiffLineEnds: the diff is of the texts with CRLF as LF, the
+// edited one included, as server-filesystem's (its createUnifiedDiff
+// normalizes both sides): a newText ending in a CR before the line's LF
+// shows "+x", not "+x\r", while the CR is written as given.
+func TestFsEditDiffLineEnds(t *testing.T) {
+	tests := []struct {
+		name, file, newText, hunk, written string
+	}{
+		{"LF file, newText ending in CR", "a\nb\n", "x\r", "@@ -1,2 +1,2 @@\n-a\n+x\n b\n", "x\r\nb\n"},
+		{"LF file, plain newText", "a\nb\n", "x", "@@ -1,2 +1,2 @@\n-a\n+x\n b\n", "x\nb\n"},
+		{"CRLF file, newText with CRLF", "a\r\nb\r\n", "a\r\nx", "@@ -1,2 +1,3 @@\n a\n+x\n b\n", "a\r\nx\r\nb\r\n"},
+		{"lone CRs stay", "a\rb\r", "x\r", "-a\rb\r\n\\ No newline at end of file\n+x\r\rb\r\n", "x\r\rb\r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b := newTestTools(t, dir)
+			path := filepath.Join(b.d.Dir(), "f.txt")
+			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := b.fsEditFile(context.Background(), nil, fsEditParams{Path: path, Edits: []fsEdit{{OldText: "a", NewText: tt.newText}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, tt.hunk) {
+				t.Errorf("diff: got %q, want it to hold %q", text, tt.hunk)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.written {
+				t.Errorf("written: got %q, want %q", got, tt.written)
+			}
+		})
 	}
 }
