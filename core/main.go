@@ -427,6 +427,7 @@ func (b *boris) close() {
 		b.shell.Close()
 	}
 	b.closeCheckpoints()
+	b.wsGit.close()
 	b.board.Close()
 	b.ext.Close()
 	if b.spawnerReady != nil {

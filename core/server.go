@@ -51,6 +51,7 @@ type boris struct {
 	cursors       *cursorSeal          // seals list cursors (cursors.go)
 	ext           *extensions.Set      // --extensions; nil without
 	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	registerTools func()               // registers the tools on the server, once (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
