@@ -21,6 +21,10 @@ import (
 // other tenant's Unix socket, no gateway socket, no cgroup named after a
 // session; workspace git never connects over TCP.
 
+// isoRefusedOrAbsentRe matches isoRefusedRe's refusals and the answer of
+// a path that is not in a session's private root at all.
+var isoRefusedOrAbsentRe = regexp.MustCompile(isoRefusedRe.String() + `|No such file or directory`)
+
 // viewNeeds skips unless the private root can be built here: namespaces
 // and Landlock (the root is built from Landlock's rules).
 func viewNeeds(t *testing.T, programs ...string) {
