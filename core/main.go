@@ -429,6 +429,7 @@ func (b *boris) close() {
 		b.shell.Close()
 	}
 	b.closeCheckpoints()
+	b.wsGit.close()
 	b.board.Close()
 	b.ext.Close()
 	if b.diag != nil {

@@ -54,6 +54,7 @@ type boris struct {
 	cursors       *cursorSeal          // seals list cursors (cursors.go)
 	ext           *extensions.Set      // --extensions; nil without
 	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 
@@ -49,7 +50,9 @@ func (c *Config) workspaceRules(workdir string) (allow, deny []string) {
 }
 
 // openWorkspaces opens --workspaces-root. git runs confined as commands
-// are, since a workspace's .git/config is within the commands' reach.
+// are, since a workspace's .git/config is within the commands' reach, in
+// namespaces of its own when they have them (see workspaceGit), and never
+// connects over TCP.
 func (b *boris) openWorkspaces(workdir string, environ []string) error {
 	root := b.cfg.workspacesRoot(workdir)
 	if root == "" {
@@ -67,7 +70,14 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 	if b.reaper != nil {
 		start, done = b.reaper.Start, b.reaper.Done
 	}
-	run := workspace.ExecRunner(gitPath, environ, b.sandbox.Wrap, start, done)
+	run := workspace.ExecRunner(gitPath, environ, b.sandbox.WrapGit, start, done)
+	if b.sandbox.Spawns() {
+		g := &workspaceGit{sandbox: b.sandbox, start: start, done: done, fallback: run, log: b.log}
+		g.spawned = workspace.SpawnRunner(gitPath, environ, func(ctx context.Context, argv []string, dir string, env []string) ([]byte, []byte, error) {
+			return g.sp.Run(ctx, argv, dir, env)
+		})
+		b.wsGit, run = g, g.run
+	}
 	if b.workspaces.Root, err = workspace.Open(root, run); err != nil {
 		return usage("invalid value %q for --workspaces-root: %v", b.cfg.WorkspacesRoot, err)
 	}

@@ -35,7 +35,8 @@ func (c *Config) isolation(corePath string, environ []string, log *slog.Logger) 
 	}
 	c.warnCommandLineTokens(log)
 	iso := &launch.Isolation{Sandbox: "none", LandlockABI: rep.Sandbox.LandlockABI, Cgroup: "off", PerPrincipal: c.WorkdirTemplate != "",
-		Net: rep.Sandbox.Net, NetEnforced: rep.Sandbox.NetEnforced, PIDNamespace: rep.Sandbox.PIDNamespace}
+		Net: rep.Sandbox.Net, NetEnforced: rep.Sandbox.NetEnforced, PIDNamespace: rep.Sandbox.PIDNamespace,
+		PrivateRoot: rep.Sandbox.PrivateRoot}
 	if rep.Sandbox.NotEnforced != "" && slices.Contains(rep.Tools, "bash") {
 		log.Warn("cores' commands run without namespaces of their own: sessions see each other's processes and share the host's network beyond what Landlock's TCP rules stop",
 			"net", rep.Sandbox.Net, "net_enforced", rep.Sandbox.NetEnforced, "why", rep.Sandbox.NotEnforced)

@@ -393,6 +393,14 @@ func (h *Handler) newSessionID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// groupName returns a session cgroup's name: 96 random bits, tied to
+// nothing a client sends or receives.
+func groupName() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "s-" + hex.EncodeToString(b[:])
+}
+
 // StartDrain begins a node's drain (SIGTERM): from now on no session or
 // principal core starts (503, so a load balancer retries elsewhere),
 // /healthz answers 503, and GET streams end. Requests to open sessions

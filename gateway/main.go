@@ -81,7 +81,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	}
 	log.Info("isolation", "sandbox", iso.Sandbox, "landlock_abi", iso.LandlockABI, "cgroup", iso.Cgroup,
 		"limits", iso.Limits, "subreaper", iso.Subreaper, "per_principal", iso.PerPrincipal,
-		"net", iso.Net, "net_enforced", iso.NetEnforced, "pid_namespace", iso.PIDNamespace)
+		"net", iso.Net, "net_enforced", iso.NetEnforced, "pid_namespace", iso.PIDNamespace, "private_root", iso.PrivateRoot)
 	shared, err := cfg.sharedTasksDB()
 	if err != nil {
 		return err

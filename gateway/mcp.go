@@ -170,11 +170,15 @@ func (h *Handler) startSession(p Principal, principal bool) (_ *session, err err
 // spawnFor starts a core of l for a session it names, in a cgroup of its
 // own when sessions have them, with a door of its own to the egress
 // proxy when there is one.
+//
+// The cgroup is not named after the session: /sys/fs/cgroup is readable
+// wherever commands see the host's (--sandbox-net host), and a session id
+// is the credential that reaches the session (Mcp-Session-Id).
 func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
 	id := h.newSessionID()
 	var err error
 	if h.opts.Cgroups != nil {
-		if l.Group, err = h.opts.Cgroups.New(id); err != nil {
+		if l.Group, err = h.opts.Cgroups.New(groupName()); err != nil {
 			return "", nil, err
 		}
 	}

@@ -23,7 +23,11 @@
 // proxy, the spawner is born in namespaces of its own (PID, IPC, mount,
 // network), so a session's commands see only their own processes and
 // reach only their own loopback, plus, with proxy, the gateway's egress
-// proxy through a bridge on that loopback. Landlock's TCP rules (ABI 4)
+// proxy through a bridge on that loopback. In its mount namespace the
+// spawner builds a private root from its rules (netns.PrivateRoot): a
+// path the rules do not grant is not there at all, which also keeps
+// other tenants' Unix sockets (which Landlock checks only from ABI 9)
+// and the egress socket out of reach. Landlock's TCP rules (ABI 4)
 // are not used beside the namespaces: they name ports, not addresses, so
 // any rule strict enough to matter would also cut a session off from its
 // own servers on its own loopback, which the namespace already keeps
@@ -398,6 +402,9 @@ type Report struct {
 	// PIDNamespace is true when commands see only their session's
 	// processes (and have a private IPC namespace and /dev/shm).
 	PIDNamespace bool `json:"pid_namespace"`
+	// PrivateRoot is true when commands see only what their rules grant
+	// (netns.PrivateRoot): namespaces and Landlock both in force.
+	PrivateRoot bool `json:"private_root"`
 	// NotEnforced says why namespaces are not in force, outside host mode.
 	NotEnforced string `json:"not_enforced,omitempty"`
 	Spec
@@ -416,7 +423,8 @@ func (s *Sandbox) Report() Report {
 // it leaves unprepared: what a core logs as it starts.
 func (s *Sandbox) Summary() Report {
 	r := Report{Mode: s.mode, Enforced: s.enforced, LandlockABI: s.abi,
-		Net: cmpOr(s.net, netns.Host), NetEnforced: "none", PIDNamespace: s.ns, NotEnforced: s.nsWhy}
+		Net: cmpOr(s.net, netns.Host), NetEnforced: "none", PIDNamespace: s.ns, NotEnforced: s.nsWhy,
+		PrivateRoot: s.ns && s.enforced}
 	switch {
 	case s.ns:
 		r.NetEnforced = "namespace"

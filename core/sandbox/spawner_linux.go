@@ -346,12 +346,7 @@ func RunSpawner(args []string) int {
 	c, err := parseSpawnerArgs(args)
 	hostProc := -1
 	if err == nil && c.namespaces {
-		if hostProc, err = netns.OpenHostProc(); err == nil {
-			err = netns.Setup()
-			// Landlock must let the spawner read the host's /proc, which
-			// the new one now covers: by its descriptor, the only way to it.
-			c.spec.Read = append(c.spec.Read, "/proc/self/fd/"+strconv.Itoa(hostProc))
-		}
+		hostProc, err = setupNamespaces(&c)
 	}
 	if err == nil && c.probe {
 		return 0

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -45,3 +46,16 @@ func RunSpawner([]string) int { return helperFailed }
 
 // Probe has nothing to test off Linux.
 func (s *Sandbox) Probe() error { return nil }
+
+// StartGitSpawner fails off Linux: there is no sandbox to spawn in.
+func (s *Sandbox) StartGitSpawner(func(*exec.Cmd) error) (*Spawner, error) {
+	return nil, errors.New("sandbox: Linux only")
+}
+
+// WrapGit returns argv as it is off Linux.
+func (s *Sandbox) WrapGit(argv []string) []string { return argv }
+
+// Run fails off Linux.
+func (sp *Spawner) Run(context.Context, []string, string, []string) ([]byte, []byte, error) {
+	return nil, nil, errors.New("sandbox: Linux only")
+}

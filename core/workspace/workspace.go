@@ -314,13 +314,13 @@ func (r *Root) History(ctx context.Context, ws *Workspace, path string, limit in
 // above it, and signing as Boris.
 func ExecRunner(gitPath string, environ []string, wrap func([]string) []string, start func(*exec.Cmd) error, done func(int)) Runner {
 	return func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		argv := append(append([]string{gitPath}, gitenv.Args...), args...)
+		argv, env := gitCommand(gitPath, environ, dir, args)
 		if wrap != nil {
 			argv = wrap(argv)
 		}
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
-		cmd.Env = gitenv.Env(environ, "GIT_DIR="+filepath.Join(dir, ".git"), "GIT_WORK_TREE="+dir, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+		cmd.Env = env
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.WaitDelay = 5 * time.Second
@@ -340,4 +340,26 @@ func ExecRunner(gitPath string, environ []string, wrap func([]string) []string, 
 		}
 		return stdout.Bytes(), nil
 	}
+}
+
+// SpawnRunner returns a Runner that runs git as ExecRunner does, through
+// spawn (which runs argv in dir with env and returns its output: a
+// sandbox spawner's Run).
+func SpawnRunner(gitPath string, environ []string, spawn func(ctx context.Context, argv []string, dir string, env []string) (stdout, stderr []byte, err error)) Runner {
+	return func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		argv, env := gitCommand(gitPath, environ, dir, args)
+		stdout, stderr, err := spawn(ctx, argv, dir, env)
+		if err != nil {
+			return stdout, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(stderr)+" "+string(stdout)))
+		}
+		return stdout, nil
+	}
+}
+
+// gitCommand is the argv and environment of git args on the repository
+// dir/.git with dir as its tree (see ExecRunner).
+func gitCommand(gitPath string, environ []string, dir string, args []string) (argv, env []string) {
+	argv = append(append([]string{gitPath}, gitenv.Args...), args...)
+	env = gitenv.Env(environ, "GIT_DIR="+filepath.Join(dir, ".git"), "GIT_WORK_TREE="+dir, "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+	return argv, env
 }

@@ -26,4 +26,7 @@ type Isolation struct {
 	Net          string `json:"net"`
 	NetEnforced  string `json:"net_enforced"`
 	PIDNamespace bool   `json:"pid_namespace"`
+	// PrivateRoot is true when each session's commands see only what
+	// their rules grant of the file system.
+	PrivateRoot bool `json:"private_root"`
 }

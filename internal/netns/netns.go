@@ -1,8 +1,9 @@
 // Package netns provides the namespaces a session's commands run in
 // (SPEC §6, "Tenants neither see nor reach each other"): a PID namespace
 // with a private /proc, an IPC namespace with a private /dev/shm, a mount
-// namespace to hold those two mounts, and a network namespace whose only
-// interface is its own loopback.
+// namespace to hold those mounts and a private root that holds only what
+// the session's rules grant (PrivateRoot), and a network namespace whose
+// only interface is its own loopback.
 //
 // The namespaces are made by clone(2) when the sandbox's spawner starts
 // (Attr), and the spawner sets them up from inside (Setup) before it

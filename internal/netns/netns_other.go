@@ -24,3 +24,6 @@ func OpenHostProc() (int, error) { return -1, fmt.Errorf("%w: Linux only", ErrUn
 
 // HostPid is Linux only.
 func HostPid(int, int) (int, error) { return 0, fmt.Errorf("%w: Linux only", ErrUnavailable) }
+
+// PrivateRoot is Linux only.
+func PrivateRoot(View) error { return fmt.Errorf("%w: Linux only", ErrUnavailable) }
