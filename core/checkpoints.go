@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
 	// calls a tool writes nothing (SPEC §7), and start-up runs no git.
+	session := rand.Text()[:16]
 	open := func(ctx context.Context) (*checkpoint.Store, error) {
 		return checkpoint.Open(ctx, checkpoint.Options{
 			Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
@@ -57,7 +59,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 			// granted through the descriptor the store opened without links.
 			Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
 			Spawn:   b.gitSpawn(tree),
-			Environ: environ, Log: b.log,
+			Environ: environ, Log: b.log, Session: session,
 		})
 	}
 	b.rec = checkpoint.NewRecorder(tree, open, b.tasksRunning, b.log)

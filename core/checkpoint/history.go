@@ -64,6 +64,9 @@ func parseEntry(rec string) (Checkpoint, bool) {
 		if line == mixedTrailer {
 			cp.Mixed = true
 		}
+		if v, ok := strings.CutPrefix(line, sessionTrailer); ok {
+			cp.Session = strings.TrimSpace(v)
+		}
 	}
 	cp.Summary = strings.TrimPrefix(subject, cp.Tool+": ")
 	for _, line := range strings.Split(f[3], "\n") {
@@ -72,6 +75,16 @@ func parseEntry(rec string) (Checkpoint, bool) {
 		}
 	}
 	return cp, cp.ID != ""
+}
+
+// HasCheckpoints reports whether any checkpoint of the tree is kept.
+func (s *Store) HasCheckpoints(ctx context.Context) bool {
+	var has bool
+	_ = s.locked(func() error {
+		has = s.hasHead(ctx)
+		return nil
+	})
+	return has
 }
 
 // hasHead reports whether any checkpoint was recorded.
@@ -126,13 +139,26 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 	return id, err
 }
 
+// notOurs reports whether cp, recorded after undone, holds work the
+// agent undoing undone may not have made: an outside change, a mixed one,
+// or one another session recorded while this one or undone's ran (a
+// session named in neither).
+func (s *Store) notOurs(cp, undone Checkpoint) bool {
+	if cp.Tool == OutsideTool || cp.Mixed {
+		return true
+	}
+	return cp.Session != "" && cp.Session != s.opts.Session && cp.Session != undone.Session
+}
+
 // OutsideTool names the checkpoints of changes no Boris call made.
 const OutsideTool = "outside"
 
 // OutsideAfter lists the checkpoints after id recorded as OutsideTool
-// or Mixed, and id itself when it is Mixed, that changed any of paths
-// (tree-relative, slash-separated), newest first: changes an undo of id
-// would overwrite that the agent may never have made.
+// or Mixed, or by another session than this store's and id's (one open
+// on the same tree at the same time), and id itself when it is Mixed,
+// that changed any of paths (tree-relative, slash-separated), newest
+// first: changes an undo of id would overwrite that the agent may never
+// have made.
 func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
 	var out []Checkpoint
 	err := s.locked(func() error {
@@ -150,8 +176,12 @@ func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]
 		for _, p := range paths {
 			want[p] = true
 		}
+		if len(later) == 0 {
+			return nil
+		}
+		undone := later[len(later)-1] // newest first: the last is id itself
 		for _, cp := range later {
-			if cp.commit == commit && !cp.Mixed || cp.Tool != OutsideTool && !cp.Mixed {
+			if cp.commit == commit && !cp.Mixed || !s.notOurs(cp, undone) {
 				continue // id itself counts only when it is mixed
 			}
 			var hit []Change

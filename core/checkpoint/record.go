@@ -24,8 +24,11 @@ type Checkpoint struct {
 	// Mixed marks a change recorded when a call that ran alongside others
 	// ended (a background task): it may hold changes made outside Boris
 	// while it ran, which no watcher can tell apart.
-	Mixed  bool
-	commit string
+	Mixed bool
+	// Session names the session that recorded it ("" for checkpoints
+	// recorded before sessions were named).
+	Session string
+	commit  string
 }
 
 // Change is one path a checkpoint changed: A(dded), M(odified), D(eleted),
@@ -40,10 +43,24 @@ const idPrefix = "cp_"
 
 // Trailers in a checkpoint's commit message.
 const (
-	seqTrailer   = "Boris-Checkpoint: "
-	toolTrailer  = "Boris-Tool: "
-	mixedTrailer = "Boris-Mixed: yes"
+	seqTrailer     = "Boris-Checkpoint: "
+	toolTrailer    = "Boris-Tool: "
+	mixedTrailer   = "Boris-Mixed: yes"
+	sessionTrailer = "Boris-Session: "
 )
+
+// message is the commit message of checkpoint seq: a subject line, then
+// the trailers history reads back.
+func (s *Store) message(tool, summary string, seq int, mixed bool) string {
+	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
+	if mixed {
+		msg += mixedTrailer + "\n"
+	}
+	if s.opts.Session != "" {
+		msg += sessionTrailer + s.opts.Session + "\n"
+	}
+	return msg
+}
 
 // Record records what changed in the tree since the last checkpoint, at
 // paths (relative or absolute, within the tree) or, with none, anywhere in
@@ -66,11 +83,8 @@ func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []st
 		return nil, err
 	}
 	seq := s.readInt("seq") + 1
-	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
 	mixed := c != nil && c.Mixed
-	if mixed {
-		msg += mixedTrailer + "\n"
-	}
+	msg := s.message(tool, summary, seq, mixed)
 	committed, err := s.commit(ctx, msg)
 	if err != nil || !committed {
 		return nil, err // nothing changed but over-large or refused files

@@ -141,7 +141,7 @@ func (r *Recorder) run(ctx context.Context) {
 	if r.openErr != nil {
 		done()
 		r.log.Warn("checkpoints are off for this session: the shadow repository could not be opened", "err", r.openErr)
-		r.gaps.add("start", "the working tree as the session found it", r.openErr)
+		r.gaps.add("start", StartSummary, r.openErr)
 		r.recording.leave()
 		close(r.ready)
 		for j := range r.queue { // only markers: nothing is recorded without a store
@@ -155,7 +155,7 @@ func (r *Recorder) run(ctx context.Context) {
 	if err := r.store.Watch(); err != nil {
 		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
 	}
-	r.recordIn(ctx, "start", "the working tree as the session found it")
+	r.recordStart(ctx)
 	done()
 	r.recording.leave()
 	close(r.ready)
@@ -177,6 +177,26 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		r.recording.leave()
 	}
+}
+
+// StartSummary is the summary of the first checkpoint of a tree.
+const StartSummary = "the working tree as the session found it"
+
+// BetweenSummary is the summary of the outside checkpoint a session
+// records when it finds the tree changed since its last checkpoint.
+const BetweenSummary = OutsideSummary + " since the tree's last checkpoint (between sessions, or by another session)"
+
+// recordStart records the tree as the session found it. On a tree with
+// checkpoints already, whatever differs from the latest is work no call of
+// this session made (the user's, between sessions, or another session's
+// not yet recorded): an outside checkpoint, which undo does not overwrite
+// without force. On a new one it is the start, the state undo goes back to.
+func (r *Recorder) recordStart(ctx context.Context) {
+	if r.store.HasCheckpoints(ctx) {
+		r.recordIn(ctx, OutsideTool, BetweenSummary)
+		return
+	}
+	r.recordIn(ctx, "start", StartSummary)
 }
 
 // prune prunes old checkpoints if it is due.

@@ -71,6 +71,10 @@ type Options struct {
 	Spawn func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
 	// Environ is the environment git's PATH comes from; nil means os.Environ().
 	Environ []string
+	// Session names the session recording (a Boris-Session trailer on
+	// each checkpoint), so that an undo can tell the checkpoints of
+	// another session on the same tree from its own; "" names none.
+	Session string
 	// Log receives warnings; nil discards them.
 	Log *slog.Logger
 }
