@@ -91,15 +91,19 @@ func TestOutsideWorkBetweenSessions(t *testing.T) {
 // share its history; an undo in one never silently takes back what the
 // other did. Session A creates a file, session B edits it, and A's undo of
 // its creation answers [CONFLICT] and keeps B's edit. B can undo its own
-// edit.
+// edit. (Each step waits for the one before it to be recorded: which session
+// records a change made the moment another's start reads the tree is a race
+// this test does not measure.)
 func TestOutsideWorkOfAnotherSession(t *testing.T) {
 	tree, state := realTempDir(t), realTempDir(t)
 	path := filepath.Join(tree, "f.txt")
 	writeFile(t, filepath.Join(tree, "README"), "a tree\n") // a start to undo to
 	a := startSessionOn(t, tree, state)
 	b := startSessionOn(t, tree, state)
+	a.ok("history", map[string]any{}) // both starts recorded
+	b.ok("history", map[string]any{})
 	a.ok("create_file", map[string]any{"path": "f.txt", "content": "from A\n"})
-	created := latestID(t, a)
+	created := latestID(t, a) // history waits for A's recording: B finds it recorded
 	b.ok("str_replace", map[string]any{"path": "f.txt", "old_str": "from A", "new_str": "from B"})
 	got := a.fails("CONFLICT", "undo", map[string]any{"checkpoint": created})
 	if !strings.Contains(got, "f.txt") {
@@ -108,6 +112,15 @@ func TestOutsideWorkOfAnotherSession(t *testing.T) {
 	wantContent("from B\n")(t, path)
 	b.ok("undo", map[string]any{})
 	wantContent("from A\n")(t, path)
+}
+
+// awaitStart waits until the core has recorded the tree as its session
+// found it (history waits for it): a change made on disk while that is
+// being taken may be read into it, and a test of what is recorded as
+// outside makes its change after.
+func awaitStart(c *core) {
+	c.t.Helper()
+	c.ok("history", map[string]any{"limit": 1})
 }
 
 func wantContent(want string) func(t *testing.T, path string) {

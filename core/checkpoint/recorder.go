@@ -46,6 +46,8 @@ type Recorder struct {
 	recording gate               // recordings under way, waited for at close
 	gaps      gaps               // changes that could not be recorded
 	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
+	startup   startState         // what calls left for the start while it was taken
+	hold      func(ctx context.Context)
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
@@ -57,7 +59,7 @@ type Recorder struct {
 func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), running func() bool, log *slog.Logger) *Recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
-		ready: make(chan struct{}), queue: make(chan job, 64), stop: cancel}
+		ready: make(chan struct{}), queue: make(chan job, 4096), stop: cancel}
 	r.start = sync.OnceFunc(func() { go r.run(ctx) })
 	return r
 }
@@ -154,7 +156,9 @@ func (r *Recorder) run(ctx context.Context) {
 	}
 	if err := r.store.Watch(); err != nil {
 		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+		r.gaps.note(watchNote(err))
 	}
+	r.watching()
 	r.recordStart(ctx)
 	done()
 	r.recording.leave()
@@ -169,6 +173,9 @@ func (r *Recorder) run(ctx context.Context) {
 			case j.tool == pruneJob:
 				r.prune()
 			case j.capture != nil:
+				if j.capture.skip != nil {
+					j.capture.skip = r.keptPaths() // final: the start is sealed
+				}
 				r.recordCaptured(j.tool, j.summary, j.capture)
 			default:
 				r.recordIn(context.Background(), j.tool, j.summary, j.paths...)
@@ -192,11 +199,17 @@ const BetweenSummary = OutsideSummary + " since the tree's last checkpoint (betw
 // not yet recorded): an outside checkpoint, which undo does not overwrite
 // without force. On a new one it is the start, the state undo goes back to.
 func (r *Recorder) recordStart(ctx context.Context) {
-	if r.store.HasCheckpoints(ctx) {
-		r.recordIn(ctx, OutsideTool, BetweenSummary)
-		return
+	if r.hold != nil {
+		r.hold(ctx)
 	}
-	r.recordIn(ctx, "start", StartSummary)
+	tool, summary := "start", StartSummary
+	if r.store.HasCheckpoints(ctx) {
+		tool, summary = OutsideTool, BetweenSummary
+	}
+	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
+	defer cancel()
+	cp, err := r.store.RecordStart(ctx, tool, summary, r.seal)
+	r.recorded(tool, summary, cp, err)
 }
 
 // prune prunes old checkpoints if it is due.
@@ -290,7 +303,20 @@ func (r *Recorder) queueRecording(tool, summary string, paths []string, mixed bo
 	}
 	r.Start()
 	j := job{tool: tool, summary: summary, paths: paths}
-	if tool != OutsideTool && tool != pruneJob {
+	switch {
+	case r.starting() && len(paths) > 0 && tool != OutsideTool && tool != pruneJob:
+		// The start holds the store: what the call left is read without it.
+		j.capture = r.store.captureNamed(paths)
+		j.capture.Mixed = mixed
+	case r.starting() && tool == OutsideTool:
+		// What changed outside Boris while the start was taken, but
+		// what file tools wrote meanwhile: their recordings take it.
+		j.capture = &Capture{late: true, skip: map[string]bool{}}
+	case r.starting():
+		// A command's change, recorded from what the watcher has seen
+		// by then (the start's gap names what it may have taken).
+		j.capture = &Capture{Mixed: mixed, late: true}
+	case tool != OutsideTool && tool != pruneJob:
 		j.capture = r.store.Capture(paths...)
 		j.capture.Mixed = mixed
 	}
@@ -327,6 +353,11 @@ func (r *Recorder) recorded(tool, summary string, cp *Checkpoint, err error) *Ch
 // call's: the next call finds it and records it as outside.
 func (r *Recorder) RecordFiles(tool, summary string, paths ...string) {
 	if r.Store() == nil || !r.recording.enter() {
+		return
+	}
+	if r.starting() {
+		r.recording.leave()
+		r.Record(tool, summary, paths...) // after the start, which holds the store
 		return
 	}
 	cp, err := r.store.RecordFiles(tool, summary, paths...)

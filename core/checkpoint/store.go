@@ -91,6 +91,10 @@ type Store struct {
 	mu    sync.Mutex // with the file lock: one operation at a time
 	lock  *os.File
 	watch *watcher // nil: every recording without paths scans the tree
+	// startSeq is the sequence number of the latest checkpoint when this
+	// session's start was recorded: checkpoints after it by other
+	// sessions were recorded while this one ran.
+	startSeq int
 }
 
 // DefaultKeep is how many checkpoints are kept when Options.Keep is 0.
