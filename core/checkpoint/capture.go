@@ -2,10 +2,10 @@ package checkpoint
 
 import (
 	"bytes"
-	"maps"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"

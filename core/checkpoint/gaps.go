@@ -3,10 +3,10 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mjkoo/boris/internal/plural"
