@@ -39,15 +39,17 @@ type Recorder struct {
 	store   *Store
 	openErr error
 
-	ready     chan struct{}      // closed once the starting state is recorded
-	queue     chan job           // recordings for the recorder, in order
-	stop      context.CancelFunc // stops that first recording at close
-	start     func()             // starts the recorder goroutine, once
-	recording gate               // recordings under way, waited for at close
-	gaps      gaps               // changes that could not be recorded
-	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
-	startup   startState         // what calls left for the start while it was taken
-	hold      func(ctx context.Context)
+	ready       chan struct{}      // closed once the starting state is recorded
+	queue       chan job           // recordings for the recorder, in order
+	stop        context.CancelFunc // stops that first recording at close
+	start       func()             // starts the recorder goroutine, once
+	recording   gate               // recordings under way, waited for at close
+	gaps        gaps               // changes that could not be recorded
+	tasks       taskRecordings     // background tasks whose checkpoint is not queued yet
+	startup     startState         // what calls left for the start while it was taken
+	watchUp     chan struct{}      // closed once the watcher is up, or will not be
+	watchUpOnce func()
+	hold        func(ctx context.Context)
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
@@ -61,6 +63,8 @@ func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), ru
 	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
 		ready: make(chan struct{}), queue: make(chan job, 4096), stop: cancel}
 	r.start = sync.OnceFunc(func() { go r.run(ctx) })
+	r.watchUp = make(chan struct{})
+	r.watchUpOnce = sync.OnceFunc(func() { close(r.watchUp) })
 	return r
 }
 

@@ -22,10 +22,10 @@ import (
 //     so it can be undone like any other;
 //   - a command (bash, an extension tool) may change any path, at any
 //     moment of the start's scan, so the start cannot know whether it read
-//     a path before or after the command changed it: the command's result
-//     says so, and once the start is recorded every path changed while it
-//     was taken is named in a gap (the next result and history), unless a
-//     file tool kept its earlier state first.
+//     a path before or after the command changed it: once the start is
+//     recorded, every path changed while it was taken is named in a gap
+//     (the next result and history), unless a file tool kept its earlier
+//     state first.
 //
 // Calls that read the history (history, diff, undo) wait for the start.
 
@@ -45,12 +45,6 @@ type preCapture struct {
 	known        bool // false: it could not be read (the start's reading stands)
 	afterCommand bool // a command had run before it was read: it may hold that command's change
 }
-
-// StartNote is what a command's result says when it ran while the tree's
-// starting checkpoint was being taken.
-const StartNote = "[checkpoint] The starting checkpoint of this tree was still being taken while this command ran: " +
-	"what it changed is recorded, but a path it changed may have been read into the starting state already; " +
-	"the next result and history name every such path, whose change undo cannot take back."
 
 // starting reports whether the starting checkpoint is still being taken.
 func (r *Recorder) starting() bool {
@@ -124,14 +118,19 @@ func (r *Recorder) keepForStart(paths []string) bool {
 
 // BeforeCommand runs before a command that may change any file (bash,
 // an extension tool): while the starting checkpoint is being taken, it
-// notes the command and returns StartNote for its result, at once;
-// otherwise it is BeforeChange and returns "".
-func (r *Recorder) BeforeCommand(ctx context.Context, summary string) string {
+// notes the command and returns at once (once the start is recorded, a
+// gap names every path changed meanwhile); otherwise it is BeforeChange.
+func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
 	if r == nil {
-		return ""
+		return
 	}
 	r.Start()
 	if r.starting() && r.Store() != nil {
+		select { // what the command changes is seen
+		case <-r.watchUp:
+		case <-ctx.Done():
+			return
+		}
 		r.startup.mu.Lock()
 		sealed := r.startup.sealed
 		if !sealed {
@@ -140,11 +139,10 @@ func (r *Recorder) BeforeCommand(ctx context.Context, summary string) string {
 		}
 		r.startup.mu.Unlock()
 		if !sealed {
-			return StartNote
+			return
 		}
 	}
 	r.BeforeChange(ctx)
-	return ""
 }
 
 // seal is called by the start's recording once it has read the tree, with
@@ -209,6 +207,7 @@ func (r *Recorder) watching() {
 	r.startup.mu.Lock()
 	r.startup.watching = true
 	r.startup.mu.Unlock()
+	r.watchUpOnce()
 }
 
 // SetStartHold sets a function the starting checkpoint runs before it

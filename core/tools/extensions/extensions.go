@@ -211,11 +211,8 @@ func (b *Set) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		if err := resolved.Validate(args); err != nil {
 			return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "%v", err)), nil
 		}
-		note := b.d.Recorder().BeforeCommand(ctx, "extension tool "+t.Name)
+		b.d.Recorder().BeforeCommand(ctx, "extension tool "+t.Name)
 		res, err := b.runExtension(ctx, req, t, args)
-		if note != "" && res != nil {
-			res.Content = append(res.Content, &mcp.TextContent{Text: note})
-		}
 		b.d.Recorder().Record(t.Name, "extension tool "+t.Name)
 		if err != nil || res.IsError || out == nil || res.InputRequests != nil {
 			return res, err

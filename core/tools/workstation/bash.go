@@ -43,10 +43,9 @@ func (b *tools) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, err
 	}
-	note := b.d.Recorder().BeforeCommand(ctx, p.Command)
+	b.d.Recorder().BeforeCommand(ctx, p.Command)
 	if p.RunInBackground {
-		res, err := b.startTask(p.Command)
-		return withNote(res, note), err
+		return b.startTask(p.Command)
 	}
 	opts := shell.Options{Timeout: timeout, Progress: progressFunc(ctx, req, timeout)}
 	res, err := b.d.Shell().Run(ctx, p.Command, opts)
@@ -55,25 +54,7 @@ func (b *tools) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	}
 	b.d.Recorder().Record("bash", p.Command)
 	b.opt.Log.Debug("bash done", "exit_code", res.ExitCode, "timed_out", res.TimedOut, "elapsed", res.Elapsed)
-	return withNote(toolkit.TextResult(formatBash(res, timeout)), note), nil
-}
-
-// withNote adds a line to res's text (the checkpoint's note on a command
-// run while the tree's starting checkpoint was being taken).
-func withNote(res *mcp.CallToolResult, note string) *mcp.CallToolResult {
-	if res == nil || note == "" {
-		return res
-	}
-	if len(res.Content) == 0 {
-		res.Content = append(res.Content, &mcp.TextContent{Text: note})
-		return res
-	}
-	if tc, ok := res.Content[len(res.Content)-1].(*mcp.TextContent); ok {
-		tc.Text = strings.TrimRight(tc.Text, "\n") + "\n" + note
-		return res
-	}
-	res.Content = append(res.Content, &mcp.TextContent{Text: note})
-	return res
+	return toolkit.TextResult(formatBash(res, timeout)), nil
 }
 
 // bashTimeout turns the timeout parameter (ms) into a duration: 0 means the
