@@ -17,6 +17,10 @@ import (
 // call for ever.
 const RecordTimeout = 2 * time.Minute
 
+// StartTimeout bounds the starting checkpoint, which no call but history,
+// diff and undo waits for: a whole tree read on a busy machine.
+const StartTimeout = 30 * time.Minute
+
 // OutsideSummary is the summary of outside checkpoints.
 const OutsideSummary = "changes made outside Boris"
 
@@ -210,7 +214,7 @@ func (r *Recorder) recordStart(ctx context.Context) {
 	if r.store.HasCheckpoints(ctx) {
 		tool, summary = OutsideTool, BetweenSummary
 	}
-	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
 	cp, err := r.store.RecordStart(ctx, tool, summary, r.seal)
 	r.recorded(tool, summary, cp, err)

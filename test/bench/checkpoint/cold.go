@@ -99,21 +99,39 @@ func coldOnce(ctx context.Context, boris, tree, stateRoot, mode, kind string, i 
 	return r, nil
 }
 
-// processCPU is the user and system time of pid and of its children it
-// has waited for (git), from /proc; 0 when it cannot be read.
+// processCPU is the user and system time of pid and of every live
+// descendant (the core's git spawner), each with the children it has
+// waited for (git), from /proc.
 func processCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
+	entries, _ := os.ReadDir("/proc")
+	parent, ticks := map[int]int{}, map[int]int64{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		parent[p], _ = strconv.Atoi(f[1])
+		for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime, after the state field
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks[p] += n
+		}
 	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	var ticks int64
-	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime, after the state field
-		n, _ := strconv.ParseInt(f[i], 10, 64)
-		ticks += n
+	var total int64
+	for p, t := range ticks {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				total += t
+				break
+			}
+		}
 	}
-	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(total) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // diskUsage is du -sbl of dir, in bytes, hard links counted each time
