@@ -102,6 +102,8 @@ bench-isolation:
 
 ## bench-checkpoint: str_replace and bash latency with checkpoints on vs off, 10,000-file and small trees
 ##   (BENCH_CHECKPOINT_FLAGS=-linux adds the Linux sources, installed and extracted the first time);
+##   cold rows: the first str_replace and bash after initialize, fresh state, on about 10k, 40k, 80k
+##   files (copies of Go's src; -cold-sizes, -cold-runs), the starting checkpoint's wall and CPU time and size;
 ##   then one recording through the git binary vs go-git (a module of its own: go-git is never Boris's)
 BENCH_CHECKPOINT_FLAGS ?=
 bench-checkpoint:

@@ -16,6 +16,6 @@ func (b *boris) sayGaps(res *mcp.CallToolResult) {
 		return
 	}
 	res.Content = append(res.Content, &mcp.TextContent{
-		Text: "[checkpoint] a change was not recorded: " + strings.Join(gaps, "\n[checkpoint] a change was not recorded: "),
+		Text: "[checkpoint] " + strings.Join(gaps, "\n[checkpoint] "),
 	})
 }

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"crypto/rand"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +49,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
 	// calls a tool writes nothing (SPEC §7), and start-up runs no git.
+	session := rand.Text()[:16]
 	open := func(ctx context.Context) (*checkpoint.Store, error) {
 		return checkpoint.Open(ctx, checkpoint.Options{
 			Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
@@ -57,10 +60,49 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 			// granted through the descriptor the store opened without links.
 			Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
 			Spawn:   b.gitSpawn(tree),
-			Environ: environ, Log: b.log,
+			Environ: environ, Log: b.log, Session: session,
 		})
 	}
 	b.rec = checkpoint.NewRecorder(tree, open, b.tasksRunning, b.log)
+	if fifo := lookupEnv(environ, holdStartEnv); fifo != "" {
+		b.rec.SetStartHold(holdOn(fifo))
+	}
+}
+
+// holdStartEnv names a FIFO the starting checkpoint waits on before it
+// reads the tree, until a writer has opened and closed it: the end-to-end
+// tests hold the start with it, to show that no call waits for the start.
+const holdStartEnv = "BORIS_TEST_HOLD_CHECKPOINT_START"
+
+// holdOn returns a hold that reads the FIFO at path to its end, or
+// returns when ctx ends.
+func holdOn(path string) func(ctx context.Context) {
+	return func(ctx context.Context) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f, err := os.Open(path) // blocks until the test opens it to write
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			_, _ = io.Copy(io.Discard, f)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// lookupEnv is the value of key in environ, "" when unset.
+func lookupEnv(environ []string, key string) string {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // gitSpawn returns how checkpoint git starts from a confined spawner of

@@ -206,6 +206,7 @@ func (b *boris) startRegistering() {
 				b.started()
 			}
 			b.registerTools()
+			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
 			b.settle()
 		}()
 	})

@@ -77,6 +77,7 @@ func TestCheckpointOfABackgroundTaskLeavesOutChangesWhileItRan(t *testing.T) {
 	tree := realTempDir(t)
 	writeFile(t, filepath.Join(tree, "a.txt"), "before\n")
 	c, _ := startCheckpointCore(t, tree)
+	awaitStart(c) // the task runs after the tree as the session found it is recorded
 	gate := makeFifo(t)
 	out := c.ok("bash", map[string]any{"command": "cat " + gate + " >/dev/null && echo agent >> a.txt", "run_in_background": true})
 	m := taskIDRe.FindStringSubmatch(out)

@@ -88,7 +88,8 @@ type mCheckpoint struct {
 	tree  mTree // the tree as recorded by it
 	// mixed: a background task's, which may hold changes made outside
 	// Boris while it ran; undo treats it as it treats outside ones.
-	mixed bool
+	mixed   bool
+	session int // the session that recorded it: 0 the first, then each restart's; otherSessionID the second
 }
 
 // maybeOutside reports whether cp may hold changes made outside Boris.
@@ -119,6 +120,9 @@ type model struct {
 	disk mTree          // the tree as it is
 	rec  mTree          // the tree as of the latest checkpoint
 	cps  []*mCheckpoint // every checkpoint, oldest first; cp_N is cps[N-1]
+	// session is the core's current session (the one undoing), startSeq
+	// the latest checkpoint when it started (checkpoint_model_sessions_test.go).
+	session, startSeq int
 }
 
 // record is a recording after a call of tool that changed paths (nil:
@@ -150,7 +154,7 @@ func (m *model) record(tool string, paths []string) *mCheckpoint {
 	if len(files) == 0 {
 		return nil
 	}
-	cp := &mCheckpoint{id: len(m.cps) + 1, tool: tool, files: files, tree: maps.Clone(m.rec)}
+	cp := &mCheckpoint{id: len(m.cps) + 1, tool: tool, files: files, tree: maps.Clone(m.rec), session: m.session}
 	m.cps = append(m.cps, cp)
 	return cp
 }
@@ -201,7 +205,7 @@ func (m *model) undo(id int, at string, force bool) (code string, target, made *
 func (m *model) outsideAfter(cp *mCheckpoint, paths []string) []*mCheckpoint {
 	var out []*mCheckpoint
 	for _, later := range m.cps[cp.id-1:] {
-		if !later.maybeOutside() || (later == cp && !cp.mixed) {
+		if !m.notOurs(later) || (later == cp && !cp.mixed) {
 			continue
 		}
 		for _, p := range paths {
@@ -221,7 +225,7 @@ func (m *model) outsideMade() []string {
 	for _, p := range modelPaths {
 		for _, cp := range slices.Backward(m.cps) {
 			if _, ok := cp.files[p]; ok {
-				if cp.maybeOutside() {
+				if m.notOurs(cp) {
 					out = append(out, p)
 				}
 				break
@@ -240,7 +244,7 @@ func (m *model) initialPlusOutside() mTree {
 		t[p] = *c.after
 	}
 	for _, cp := range m.cps[1:] {
-		if !cp.maybeOutside() {
+		if !m.notOurs(cp) {
 			continue
 		}
 		for p, c := range cp.files {

@@ -25,7 +25,10 @@ import (
 // makes on disk itself, as an editor would (outside Boris: create, edit,
 // delete, rename, chmod), and undos of every kind: of the latest
 // checkpoint, of an earlier one, with a path, of the previous undo,
-// forced. The model (checkpoint_model_state_test.go) says what each
+// forced; restarts of the core's session with the tree changed while none
+// runs, and a second session on the same tree, open alongside, editing
+// files (checkpoint_model_sessions_test.go). The model
+// (checkpoint_model_state_test.go) says what each
 // checkpoint holds, which undos must refuse with CONFLICT and what the
 // tree must hold. After every step the tree must equal the model, byte
 // for byte and mode for mode; history must list the model's checkpoints;
@@ -60,6 +63,7 @@ func TestCheckpointModel(t *testing.T) {
 type modelRun struct {
 	t          *testing.T
 	c          *core
+	c2         *core // a second session on the tree, once otherSession has started it
 	dir        string
 	seed       uint64
 	steps      int
@@ -110,6 +114,10 @@ func (r *modelRun) randomStep() {
 		r.background()
 	case n < 68:
 		r.outside()
+	case n < 70:
+		r.restart()
+	case n < 73:
+		r.otherSession()
 	default:
 		r.randomUndo()
 	}
@@ -349,7 +357,7 @@ func (r *modelRun) outsideChange() string {
 func (r *modelRun) randomUndo() {
 	var agent []int
 	for _, cp := range r.m.cps {
-		if cp.tool != "outside" && cp.tool != "start" {
+		if !r.m.notOurs(cp) && cp.tool != "start" {
 			agent = append(agent, cp.id)
 		}
 	}
@@ -403,7 +411,7 @@ func (r *modelRun) undo(id int, at string, force bool) string {
 	r.logf("undo %s -> %s", desc, orStr(code, cpName(made)))
 	res := r.callResult("undo", args)
 	got := text(res)
-	if !res.IsError && !force && (target == nil || target.tool != "outside") {
+	if !res.IsError && !force && (target == nil || !r.m.notOurs(target)) {
 		r.checkOutsideKept(desc, outside)
 	}
 	undid, own := undidRe.FindStringSubmatch(got), undoCPRe.FindStringSubmatch(got)
@@ -456,7 +464,7 @@ func (r *modelRun) unwind() {
 	r.logf("--- undo every agent checkpoint, newest first")
 	var agent []*mCheckpoint
 	for _, cp := range slices.Backward(r.m.cps[1:]) {
-		if cp.tool != "outside" {
+		if !r.m.notOurs(cp) {
 			agent = append(agent, cp)
 		}
 	}

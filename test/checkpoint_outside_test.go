@@ -21,6 +21,7 @@ func TestOutsideChangesAreTheirOwnCheckpoint(t *testing.T) {
 	tree := realTempDir(t)
 	c, _ := startCheckpointCore(t, tree)
 	c.ok("create_file", map[string]any{"path": "a.txt", "content": "a\n"})
+	awaitStart(c)
 	writeFile(t, filepath.Join(tree, "ext.txt"), "w1\n") // outside Boris
 	c.ok("str_replace", map[string]any{"path": "ext.txt", "old_str": "w1", "new_str": "w2"})
 	hist := c.ok("history", map[string]any{})

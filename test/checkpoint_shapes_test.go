@@ -85,6 +85,7 @@ func TestCheckpointTreeShapes(t *testing.T) {
 			env := append([]string{"XDG_STATE_HOME=" + realTempDir(t), "BORIS_STATE_DIR="}, sh.setup(t, tree)...)
 			c := startCoreWith(t, coreOptions{args: []string{"--workdir", tree}, env: env})
 			c.ok("str_replace", map[string]any{"path": "a.txt", "old_str": "one", "new_str": "two"})
+			awaitStart(c) // b.txt is made after the tree as the session found it is recorded
 			writeFile(t, filepath.Join(tree, "b.txt"), "outside\n")
 			if _, err := os.Stat(filepath.Join(tree, "sub")); err == nil {
 				writeFile(t, filepath.Join(tree, "sub", "outside.txt"), "outside\n")

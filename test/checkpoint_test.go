@@ -26,6 +26,10 @@ func startCheckpointCore(t *testing.T, tree string, args ...string) (*core, stri
 	t.Helper()
 	state := realTempDir(t)
 	c := startCoreWith(t, coreOptions{args: append([]string{"--workdir", tree}, args...), env: []string{"XDG_STATE_HOME=" + state}})
+	// The tree as the session found it is recorded in the background from
+	// initialize; these tests start from it (TestNoCallWaitsForTheStart
+	// tests what happens while it is taken).
+	awaitStart(c)
 	return c, state
 }
 

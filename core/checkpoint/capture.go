@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,19 @@ type Capture struct {
 	seen    []string            // what the watcher saw (named nil)
 	all     bool                // the watcher could not say: scan everything
 	entries map[string]captured // the bytes of the changed files and links
+	// late: what changed is what the watcher has seen when it is
+	// recorded (a command that ended while the start held the store).
+	late bool
+	// skip: paths left out (those file tools wrote while the start held
+	// the store, which their own recordings take).
+	skip map[string]bool
+	// exact: the captured bytes are the call's, whatever the watcher saw
+	// (a file tool's change made while the start held the store): each is
+	// set, and left for the next recording to compare with the disk.
+	exact bool
+	// seal, when set, gives once the tree has been read the paths to set
+	// to a state of their own, whatever the tree holds (RecordStart).
+	seal func() map[string]captured
 }
 
 // captured is one path as the call left it.
@@ -141,7 +155,26 @@ func (s *Store) RecordCaptured(ctx context.Context, tool, summary string, c *Cap
 // hand the next recording, an outside one. A path git left out as
 // ignored stays out. It returns the paths it set.
 func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) {
-	if c == nil || s.watch == nil || len(c.entries) == 0 {
+	if c != nil && c.seal != nil {
+		entries := c.seal()
+		rels := make([]string, 0, len(entries))
+		for rel := range entries {
+			rels = append(rels, rel)
+		}
+		slices.Sort(rels)
+		return s.setCaptured(ctx, entries, rels)
+	}
+	if c == nil || len(c.entries) == 0 {
+		return nil, nil
+	}
+	if c.exact {
+		rels := slices.Sorted(maps.Keys(c.entries))
+		if s.watch != nil {
+			s.watch.markPending(rels) // the disk may hold a later change
+		}
+		return s.setCaptured(ctx, c.entries, rels)
+	}
+	if s.watch == nil {
 		return nil, nil
 	}
 	s.watch.drain()
@@ -153,6 +186,12 @@ func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) 
 			s.watch.forgetPending([]string{rel})
 		}
 	}
+	return s.setCaptured(ctx, c.entries, raced)
+}
+
+// setCaptured sets rels in the index to their captured state, but those
+// .gitignore leaves out; it returns the paths it set.
+func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, raced []string) ([]string, error) {
 	if len(raced) == 0 {
 		return nil, nil
 	}
@@ -174,7 +213,7 @@ func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) 
 	var info bytes.Buffer
 	var set []string
 	for _, rel := range raced {
-		switch e := c.entries[rel]; {
+		switch e := entries[rel]; {
 		case ignored[rel]:
 			continue
 		case e.mode == "":

@@ -96,8 +96,7 @@ func (s *Store) recordFiles(tool, summary string, paths []string) (*Checkpoint, 
 		return nil, nil
 	}
 	seq := s.readInt("seq") + 1
-	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
-	commit, err := s.writeObject("commit", commitBody(newRoot, head, msg, time.Now()))
+	commit, err := s.writeObject("commit", commitBody(newRoot, head, s.message(tool, summary, seq, false), time.Now()))
 	if err != nil {
 		return nil, err
 	}

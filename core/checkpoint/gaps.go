@@ -1,9 +1,12 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mjkoo/boris/internal/plural"
@@ -18,9 +21,12 @@ const maxGaps = 50
 // lists every gap of the session, so no agent is led to believe an undo
 // is available when it is not.
 
-// gaps holds the session's gaps.
+// gaps holds the session's gaps, and its notes: limits the recording
+// meets that lose nothing but cost time (the watcher given up), said once
+// in a result and listed by history like the gaps.
 type gaps struct {
 	mu      sync.Mutex
+	notes   []string // for history, oldest first
 	all     []string // newest last, for history
 	dropped int      // gaps beyond maxGaps, oldest first
 	unsaid  []string // not yet said in a result
@@ -46,8 +52,31 @@ func (g *gaps) add(tool, summary string, err error) {
 	}
 	g.all = append(g.all, line)
 	if len(g.unsaid) < maxGaps {
-		g.unsaid = append(g.unsaid, line)
+		g.unsaid = append(g.unsaid, "a change was not recorded: "+line)
 	}
+}
+
+// note records a note: said once in the next result, listed by history.
+func (g *gaps) note(line string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if slices.Contains(g.notes, line) {
+		return
+	}
+	g.notes = append(g.notes, line)
+	g.unsaid = append(g.unsaid, line)
+}
+
+// watchNote says why the watcher could not start and what it costs.
+func watchNote(err error) string {
+	const cost = "after every command the checkpoints scan the whole tree instead: nothing is lost, each recording is slower"
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "the tree has more directories than inotify may watch (fs.inotify.max_user_watches); " + cost
+	case errors.Is(err, syscall.EMFILE):
+		return "no inotify instance is left for this user (fs.inotify.max_user_instances); " + cost
+	}
+	return fmt.Sprintf("the tree's directories cannot be watched (%v); %s", err, cost)
 }
 
 // take returns the gaps not yet said, once.
@@ -64,6 +93,9 @@ func (g *gaps) list() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []string
+	for _, n := range g.notes {
+		out = append(out, "note "+n)
+	}
 	for i := len(g.all) - 1; i >= 0; i-- {
 		out = append(out, "gap  "+g.all[i])
 	}
@@ -82,8 +114,9 @@ func (r *Recorder) Gaps() []string {
 	return r.gaps.list()
 }
 
-// TakeGaps returns the changes that could not be recorded and were not
-// said yet, for a tool's result to say.
+// TakeGaps returns the changes that could not be recorded and the notes
+// not said yet, each a line for a tool's result to say after
+// "[checkpoint] ".
 func (r *Recorder) TakeGaps() []string {
 	if r == nil {
 		return nil

@@ -64,6 +64,9 @@ func parseEntry(rec string) (Checkpoint, bool) {
 		if line == mixedTrailer {
 			cp.Mixed = true
 		}
+		if v, ok := strings.CutPrefix(line, sessionTrailer); ok {
+			cp.Session = strings.TrimSpace(v)
+		}
 	}
 	cp.Summary = strings.TrimPrefix(subject, cp.Tool+": ")
 	for _, line := range strings.Split(f[3], "\n") {
@@ -72,6 +75,16 @@ func parseEntry(rec string) (Checkpoint, bool) {
 		}
 	}
 	return cp, cp.ID != ""
+}
+
+// HasCheckpoints reports whether any checkpoint of the tree is kept.
+func (s *Store) HasCheckpoints(ctx context.Context) bool {
+	var has bool
+	_ = s.locked(func() error {
+		has = s.hasHead(ctx)
+		return nil
+	})
+	return has
 }
 
 // hasHead reports whether any checkpoint was recorded.
@@ -87,7 +100,7 @@ func (s *Store) find(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("%w: %q is not a checkpoint id (they look like cp_12; see history)", ErrNotFound, id)
 	}
 	if !s.hasHead(ctx) {
-		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+		return "", fmt.Errorf("%w: no checkpoint has been recorded yet%s", ErrNotFound, s.where())
 	}
 	out, err := s.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
 	if err != nil {
@@ -95,9 +108,15 @@ func (s *Store) find(ctx context.Context, id string) (string, error) {
 	}
 	commit := strings.TrimSpace(string(out))
 	if commit == "" {
-		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history", ErrNotFound, id, s.opts.Keep)
+		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history%s", ErrNotFound, id, s.opts.Keep, s.where())
 	}
 	return commit, nil
+}
+
+// where says where this history lives, for a "not found": a client that
+// starts boris with another state directory keeps another history.
+func (s *Store) where() string {
+	return fmt.Sprintf(" (this history of the tree is kept in the state directory %s; a client that starts boris with another --state-dir, XDG_STATE_HOME or HOME keeps another)", s.opts.StateDir)
 }
 
 // latest returns the newest checkpoint's commit, or ErrNotFound.
@@ -126,13 +145,28 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 	return id, err
 }
 
+// notOurs reports whether cp holds work the agent undoing may not have
+// made: an outside change, a mixed one, or one another session recorded
+// while this one ran (after its start: a session open on the same tree at
+// the same time). What sessions that ended before this one began recorded
+// is the history it found, as its own is.
+func (s *Store) notOurs(cp Checkpoint) bool {
+	if cp.Tool == OutsideTool || cp.Mixed {
+		return true
+	}
+	seq, _ := strconv.Atoi(strings.TrimPrefix(cp.ID, idPrefix))
+	return cp.Session != "" && cp.Session != s.opts.Session && seq > s.startSeq
+}
+
 // OutsideTool names the checkpoints of changes no Boris call made.
 const OutsideTool = "outside"
 
 // OutsideAfter lists the checkpoints after id recorded as OutsideTool
-// or Mixed, and id itself when it is Mixed, that changed any of paths
-// (tree-relative, slash-separated), newest first: changes an undo of id
-// would overwrite that the agent may never have made.
+// or Mixed, or by another session while this one ran (notOurs), and id
+// itself when it is Mixed,
+// that changed any of paths (tree-relative, slash-separated), newest
+// first: changes an undo of id would overwrite that the agent may never
+// have made.
 func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
 	var out []Checkpoint
 	err := s.locked(func() error {
@@ -151,7 +185,7 @@ func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]
 			want[p] = true
 		}
 		for _, cp := range later {
-			if cp.commit == commit && !cp.Mixed || cp.Tool != OutsideTool && !cp.Mixed {
+			if cp.commit == commit && !cp.Mixed || !s.notOurs(cp) {
 				continue // id itself counts only when it is mixed
 			}
 			var hit []Change

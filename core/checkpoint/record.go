@@ -24,8 +24,11 @@ type Checkpoint struct {
 	// Mixed marks a change recorded when a call that ran alongside others
 	// ended (a background task): it may hold changes made outside Boris
 	// while it ran, which no watcher can tell apart.
-	Mixed  bool
-	commit string
+	Mixed bool
+	// Session names the session that recorded it ("" for checkpoints
+	// recorded before sessions were named).
+	Session string
+	commit  string
 }
 
 // Change is one path a checkpoint changed: A(dded), M(odified), D(eleted),
@@ -40,10 +43,24 @@ const idPrefix = "cp_"
 
 // Trailers in a checkpoint's commit message.
 const (
-	seqTrailer   = "Boris-Checkpoint: "
-	toolTrailer  = "Boris-Tool: "
-	mixedTrailer = "Boris-Mixed: yes"
+	seqTrailer     = "Boris-Checkpoint: "
+	toolTrailer    = "Boris-Tool: "
+	mixedTrailer   = "Boris-Mixed: yes"
+	sessionTrailer = "Boris-Session: "
 )
+
+// message is the commit message of checkpoint seq: a subject line, then
+// the trailers history reads back.
+func (s *Store) message(tool, summary string, seq int, mixed bool) string {
+	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
+	if mixed {
+		msg += mixedTrailer + "\n"
+	}
+	if s.opts.Session != "" {
+		msg += sessionTrailer + s.opts.Session + "\n"
+	}
+	return msg
+}
 
 // Record records what changed in the tree since the last checkpoint, at
 // paths (relative or absolute, within the tree) or, with none, anywhere in
@@ -66,11 +83,8 @@ func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []st
 		return nil, err
 	}
 	seq := s.readInt("seq") + 1
-	msg := fmt.Sprintf("%s: %s\n\n%s%d\n%s%s\n", tool, oneLine(summary), seqTrailer, seq, toolTrailer, tool)
 	mixed := c != nil && c.Mixed
-	if mixed {
-		msg += mixedTrailer + "\n"
-	}
+	msg := s.message(tool, summary, seq, mixed)
 	committed, err := s.commit(ctx, msg)
 	if err != nil || !committed {
 		return nil, err // nothing changed but over-large or refused files
@@ -140,10 +154,16 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string, c 
 		// call ended: c): a scan of just that.
 		var changed []string
 		var all bool
-		if c != nil {
+		switch {
+		case c != nil && !c.late:
 			changed, all = c.seen, c.all
-		} else {
+		case s.watch != nil:
 			changed, all = s.watch.changes()
+		default:
+			all = true
+		}
+		if c != nil && len(c.skip) > 0 {
+			changed = slices.DeleteFunc(changed, func(p string) bool { return c.skip[p] })
 		}
 		if !all && len(changed) == 0 {
 			return nil, nil
@@ -183,7 +203,11 @@ func (s *Store) stage(ctx context.Context, indexEnv []string, paths []string, c 
 	if err != nil {
 		return nil, fmt.Errorf("find changes: %w", err)
 	}
-	added, err := s.add(ctx, indexEnv, parseStatus(out, s.recordable))
+	listed := parseStatus(out, s.recordable)
+	if c != nil && len(c.skip) > 0 {
+		listed = slices.DeleteFunc(listed, func(p string) bool { return c.skip[p] })
+	}
+	added, err := s.addListed(ctx, indexEnv, listed)
 	if err != nil || indexEnv != nil {
 		return added, err
 	}
@@ -204,6 +228,35 @@ func parseStatus(out []byte, recordable func(string, bool) bool) []string {
 		}
 	}
 	return add
+}
+
+// addListed adds paths status listed (none ignored) to the index and
+// returns them. Files go through update-index, which takes each path as
+// it is: git add with a pathspec per path matches every path of the tree
+// against every pathspec, quadratic in the tree's size (minutes on a
+// tree of 80,000 files). Nested repositories ("dir/") go through add,
+// which records them as references; so does everything again when
+// update-index refuses a path (one that became a directory since).
+func (s *Store) addListed(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
+	var files, repos []string
+	for _, p := range paths {
+		if strings.HasSuffix(p, "/") {
+			repos = append(repos, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	if len(files) > 0 {
+		list := []byte(strings.Join(files, "\x00") + "\x00")
+		if _, err := s.run(ctx, list, indexEnv, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			s.opts.Log.Debug("update-index refused a path; adding with git add", "err", err)
+			return s.add(ctx, indexEnv, paths)
+		}
+	}
+	if _, err := s.add(ctx, indexEnv, repos); err != nil {
+		return paths, err
+	}
+	return paths, nil
 }
 
 // add adds paths (changed or not) to the index and returns them.

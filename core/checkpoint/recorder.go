@@ -17,6 +17,10 @@ import (
 // call for ever.
 const RecordTimeout = 2 * time.Minute
 
+// StartTimeout bounds the starting checkpoint, which no call but history,
+// diff and undo waits for: a whole tree read on a busy machine.
+const StartTimeout = 30 * time.Minute
+
 // OutsideSummary is the summary of outside checkpoints.
 const OutsideSummary = "changes made outside Boris"
 
@@ -39,14 +43,18 @@ type Recorder struct {
 	store   *Store
 	openErr error
 
-	ready     chan struct{}      // closed once the starting state is recorded
-	queue     chan job           // recordings for the recorder, in order
-	stop      context.CancelFunc // stops that first recording at close
-	start     func()             // starts the recorder goroutine, once
-	recording gate               // recordings under way, waited for at close
-	gaps      gaps               // changes that could not be recorded
-	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
-	own       ownIDs             // the checkpoints of this session's calls
+	ready       chan struct{}      // closed once the starting state is recorded
+	queue       chan job           // recordings for the recorder, in order
+	stop        context.CancelFunc // stops that first recording at close
+	start       func()             // starts the recorder goroutine, once
+	recording   gate               // recordings under way, waited for at close
+	gaps        gaps               // changes that could not be recorded
+	tasks       taskRecordings     // background tasks whose checkpoint is not queued yet
+	own         ownIDs             // the checkpoints of this session's calls
+	startup     startState         // what calls left for the start while it was taken
+	watchUp     chan struct{}      // closed once the watcher is up, or will not be
+	watchUpOnce func()
+	hold        func(ctx context.Context)
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
@@ -58,8 +66,10 @@ type Recorder struct {
 func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), running func() bool, log *slog.Logger) *Recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
-		ready: make(chan struct{}), queue: make(chan job, 64), stop: cancel}
+		ready: make(chan struct{}), queue: make(chan job, 4096), stop: cancel}
 	r.start = sync.OnceFunc(func() { go r.run(ctx) })
+	r.watchUp = make(chan struct{})
+	r.watchUpOnce = sync.OnceFunc(func() { close(r.watchUp) })
 	return r
 }
 
@@ -142,7 +152,7 @@ func (r *Recorder) run(ctx context.Context) {
 	if r.openErr != nil {
 		done()
 		r.log.Warn("checkpoints are off for this session: the shadow repository could not be opened", "err", r.openErr)
-		r.gaps.add("start", "the working tree as the session found it", r.openErr)
+		r.gaps.add("start", StartSummary, r.openErr)
 		r.recording.leave()
 		close(r.ready)
 		for j := range r.queue { // only markers: nothing is recorded without a store
@@ -155,8 +165,10 @@ func (r *Recorder) run(ctx context.Context) {
 	}
 	if err := r.store.Watch(); err != nil {
 		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+		r.gaps.note(watchNote(err))
 	}
-	r.recordIn(ctx, "start", "the working tree as the session found it")
+	r.watching()
+	r.recordStart(ctx)
 	done()
 	r.recording.leave()
 	close(r.ready)
@@ -170,6 +182,9 @@ func (r *Recorder) run(ctx context.Context) {
 			case j.tool == pruneJob:
 				r.prune()
 			case j.capture != nil:
+				if j.capture.skip != nil {
+					j.capture.skip = r.keptPaths() // final: the start is sealed
+				}
 				r.recordCaptured(j.tool, j.summary, j.capture)
 			default:
 				r.recordIn(context.Background(), j.tool, j.summary, j.paths...)
@@ -178,6 +193,32 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		r.recording.leave()
 	}
+}
+
+// StartSummary is the summary of the first checkpoint of a tree.
+const StartSummary = "the working tree as the session found it"
+
+// BetweenSummary is the summary of the outside checkpoint a session
+// records when it finds the tree changed since its last checkpoint.
+const BetweenSummary = OutsideSummary + " since the tree's last checkpoint (between sessions, or by another session)"
+
+// recordStart records the tree as the session found it. On a tree with
+// checkpoints already, whatever differs from the latest is work no call of
+// this session made (the user's, between sessions, or another session's
+// not yet recorded): an outside checkpoint, which undo does not overwrite
+// without force. On a new one it is the start, the state undo goes back to.
+func (r *Recorder) recordStart(ctx context.Context) {
+	if r.hold != nil {
+		r.hold(ctx)
+	}
+	tool, summary := "start", StartSummary
+	if r.store.HasCheckpoints(ctx) {
+		tool, summary = OutsideTool, BetweenSummary
+	}
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	cp, err := r.store.RecordStart(ctx, tool, summary, r.seal)
+	r.recorded(tool, summary, cp, err)
 }
 
 // prune prunes old checkpoints if it is due.
@@ -271,7 +312,20 @@ func (r *Recorder) queueRecording(tool, summary string, paths []string, mixed bo
 	}
 	r.Start()
 	j := job{tool: tool, summary: summary, paths: paths}
-	if tool != OutsideTool && tool != pruneJob {
+	switch {
+	case r.starting() && len(paths) > 0 && tool != OutsideTool && tool != pruneJob:
+		// The start holds the store: what the call left is read without it.
+		j.capture = r.store.captureNamed(paths)
+		j.capture.Mixed = mixed
+	case r.starting() && tool == OutsideTool:
+		// What changed outside Boris while the start was taken, but
+		// what file tools wrote meanwhile: their recordings take it.
+		j.capture = &Capture{late: true, skip: map[string]bool{}}
+	case r.starting():
+		// A command's change, recorded from what the watcher has seen
+		// by then (the start's gap names what it may have taken).
+		j.capture = &Capture{Mixed: mixed, late: true}
+	case tool != OutsideTool && tool != pruneJob:
 		j.capture = r.store.Capture(paths...)
 		j.capture.Mixed = mixed
 	}
@@ -309,6 +363,11 @@ func (r *Recorder) recorded(tool, summary string, cp *Checkpoint, err error) *Ch
 // call's: the next call finds it and records it as outside.
 func (r *Recorder) RecordFiles(tool, summary string, paths ...string) {
 	if r.Store() == nil || !r.recording.enter() {
+		return
+	}
+	if r.starting() {
+		r.recording.leave()
+		r.Record(tool, summary, paths...) // after the start, which holds the store
 		return
 	}
 	cp, err := r.store.RecordFiles(tool, summary, paths...)

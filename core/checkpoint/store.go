@@ -71,6 +71,10 @@ type Options struct {
 	Spawn func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
 	// Environ is the environment git's PATH comes from; nil means os.Environ().
 	Environ []string
+	// Session names the session recording (a Boris-Session trailer on
+	// each checkpoint), so that an undo can tell the checkpoints of
+	// another session on the same tree from its own; "" names none.
+	Session string
 	// Log receives warnings; nil discards them.
 	Log *slog.Logger
 }
@@ -87,6 +91,10 @@ type Store struct {
 	mu    sync.Mutex // with the file lock: one operation at a time
 	lock  *os.File
 	watch *watcher // nil: every recording without paths scans the tree
+	// startSeq is the sequence number of the latest checkpoint when this
+	// session's start was recorded: checkpoints after it by other
+	// sessions were recorded while this one ran.
+	startSeq int
 }
 
 // DefaultKeep is how many checkpoints are kept when Options.Keep is 0.

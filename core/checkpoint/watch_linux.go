@@ -33,6 +33,7 @@ type watcher struct {
 	pending map[string]bool       // changed paths not yet handed out
 	all     bool                  // anything may have changed
 	broken  bool                  // a directory went unwatched: always all
+	lost    bool                  // an event was lost (the queue overflowed), ever
 	buf     []byte
 }
 
@@ -129,6 +130,29 @@ func (w *watcher) changes() (paths []string, all bool) {
 	return paths, all
 }
 
+// pendingPaths drains the queue and lists the changed paths not handed
+// out yet, keeping them; all when it cannot say (a directory unwatched,
+// an event ever lost, too many paths).
+func (w *watcher) pendingPaths() (paths []string, all bool) {
+	w.drain()
+	if w.broken || w.lost || len(w.pending) > maxPending {
+		return nil, true
+	}
+	paths = make([]string, 0, len(w.pending))
+	for p := range w.pending {
+		paths = append(paths, p)
+	}
+	return paths, false
+}
+
+// markPending adds paths to what changes will hand out.
+func (w *watcher) markPending(paths []string) {
+	w.drain()
+	for _, p := range paths {
+		w.pending[p] = true
+	}
+}
+
 // forgetPending drops paths from what changes will hand out: they have
 // been recorded by name.
 func (w *watcher) forgetPending(paths []string) {
@@ -200,7 +224,7 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 // directory created meanwhile may be unwatched, so watch the tree again
 // (adding a watch to a watched directory is harmless).
 func (w *watcher) overflowed() {
-	w.all = true
+	w.all, w.lost = true, true
 	if err := w.addTree(""); err != nil {
 		w.broken = true
 	}

@@ -12,7 +12,9 @@ func newWatcher(string, func(string) bool) (*watcher, error) {
 	return nil, errors.New("changed-path tracking needs Linux's inotify")
 }
 
-func (*watcher) close()                    {}
-func (*watcher) drain()                    {}
-func (*watcher) changes() ([]string, bool) { return nil, true }
-func (*watcher) forgetPending([]string)    {}
+func (*watcher) close()                         {}
+func (*watcher) drain()                         {}
+func (*watcher) changes() ([]string, bool)      { return nil, true }
+func (*watcher) forgetPending([]string)         {}
+func (*watcher) pendingPaths() ([]string, bool) { return nil, true }
+func (*watcher) markPending([]string)           {}

@@ -211,7 +211,7 @@ func (b *Set) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 		if err := resolved.Validate(args); err != nil {
 			return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "%v", err)), nil
 		}
-		b.d.Recorder().BeforeChange(ctx)
+		b.d.Recorder().BeforeCommand(ctx, "extension tool "+t.Name)
 		res, err := b.runExtension(ctx, req, t, args)
 		b.d.Recorder().Record(t.Name, "extension tool "+t.Name)
 		if err != nil || res.IsError || out == nil || res.InputRequests != nil {

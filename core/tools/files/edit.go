@@ -62,7 +62,7 @@ func (b *tools) fsEditFile(ctx context.Context, _ *mcp.CallToolRequest, p fsEdit
 	if isCRLF(raw) {
 		after = strings.ReplaceAll(after, "\n", "\r\n")
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, []byte(keepUndecodable(raw, text, after)), 0o644); err != nil {
 		return nil, err

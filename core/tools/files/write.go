@@ -34,7 +34,7 @@ func (b *tools) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWri
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	toolkit.Editing(ctx, abs) // diagnostics compare against the file as it was
 	if err := b.d.Policy().WriteFile(abs, []byte(p.Content), 0o644); err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (b *tools) fsCreateDirectory(ctx context.Context, _ *mcp.CallToolRequest, p
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	if err := b.d.Policy().MkdirAll(abs); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (b *tools) fsMoveFile(ctx context.Context, _ *mcp.CallToolRequest, p fsMove
 	if err := b.d.Workspaces().RefuseRepositoryMove(src, dst); err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, src, dst)
 	if err := b.d.Policy().Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, toolkit.Fail(toolkit.InvalidInput, "Destination already exists: %s", dst)

@@ -43,7 +43,7 @@ func (b *tools) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeCommand(ctx, p.Command)
 	if p.RunInBackground {
 		return b.startTask(p.Command)
 	}

@@ -32,7 +32,7 @@ func (b *tools) createFile(ctx context.Context, _ *mcp.CallToolRequest, p create
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	existed, err := b.isFile(abs)
 	if err != nil {
 		return nil, err

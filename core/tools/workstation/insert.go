@@ -22,7 +22,7 @@ func (b *tools) insert(ctx context.Context, path string, after int, text string)
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err

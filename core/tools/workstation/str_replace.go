@@ -41,7 +41,7 @@ func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strRep
 	if err != nil {
 		return nil, err
 	}
-	b.d.Recorder().BeforeChange(ctx)
+	b.d.Recorder().BeforeWrite(ctx, abs)
 	data, err := b.readForEdit(abs)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,12 @@
 // The four cores run at once and are measured in rounds that visit each in
 // turn, so drift in the machine's load favours none.
 //
+// Then the cold rows (cold.go): the first str_replace and the first bash
+// of a session right after initialize, with a fresh state directory and
+// no warm-up, checkpoints on and off, on trees of about 10,000, 40,000
+// and 80,000 files (-cold-sizes), with the wall time and CPU seconds the
+// starting checkpoint took and the shadow's size.
+//
 // Run it from the module root with `go run ./test/bench/checkpoint`. It
 // never fails on a speed target; it exits non-zero when a call fails.
 package main
@@ -34,6 +40,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,6 +58,9 @@ type config struct {
 	files  int    // files in the large tree
 	linux  bool   // also measure on the kernel sources
 	cache  string // where the kernel sources are extracted
+	// the cold rows
+	coldSizes []int // files in each tree (rounded to copies of Go's src); none: no cold rows
+	coldRuns  int   // fresh cores per row, the median reported
 }
 
 func main() {
@@ -63,9 +74,18 @@ func main() {
 		cacheDir = os.TempDir()
 	}
 	flag.StringVar(&cfg.cache, "cache", filepath.Join(cacheDir, "boris-bench"), "where the kernel sources are extracted and kept between runs")
+	sizes := flag.String("cold-sizes", "10000,40000,80000", "files in the trees of the cold rows (copies of Go's src), comma-separated; empty: no cold rows")
+	flag.IntVar(&cfg.coldRuns, "cold-runs", 3, "fresh cores per cold row (the median is reported)")
 	flag.Parse()
-	if cfg.calls < 1 || cfg.files < 100 {
-		benchkit.ExitUsage(prog, "-calls must be at least 1 and -files at least 100")
+	for _, f := range strings.FieldsFunc(*sizes, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			benchkit.ExitUsage(prog, "-cold-sizes must list positive numbers of files")
+		}
+		cfg.coldSizes = append(cfg.coldSizes, n)
+	}
+	if cfg.calls < 1 || cfg.files < 100 || cfg.coldRuns < 1 {
+		benchkit.ExitUsage(prog, "-calls and -cold-runs must be at least 1 and -files at least 100")
 	}
 	os.Exit(benchkit.Run(prog, os.Stderr, func(ctx context.Context) error { return run(ctx, cfg) }))
 }
@@ -129,7 +149,7 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	report(targets)
-	return nil
+	return cold(ctx, cfg, boris, ws.Dir)
 }
 
 // generate writes n small files in directories of 100 under dir, and the
@@ -164,7 +184,7 @@ func connect(ctx context.Context, boris, dir, mode, state string) (*mcp.ClientSe
 	if err != nil {
 		return nil, fmt.Errorf("start boris on %s: %w", dir, err)
 	}
-	// The first call waits for the tree's first recording; keep it untimed.
+	// The first call is measured by the cold rows; keep it untimed here.
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "true"}})
 	return cs, err
 }

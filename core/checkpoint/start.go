@@ -1,0 +1,270 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The starting checkpoint, the tree as the session found it, reads every
+// file of the tree: seconds on a large one. It is taken in the background
+// from initialize, and no call waits for it:
+//
+//   - calls that only read (view, grep, ...) never touch the recorder;
+//   - a file tool that writes while it is under way keeps the state of
+//     each path it is about to write (BeforeWrite), and the start records
+//     that state for the path, whatever it read there; the tool's own
+//     change is captured as it ends and recorded right after the start,
+//     so it can be undone like any other;
+//   - a command (bash, an extension tool) may change any path, at any
+//     moment of the start's scan, so the start cannot know whether it read
+//     a path before or after the command changed it: once the start is
+//     recorded, every path changed while it was taken is named in a gap
+//     (the next result and history), unless a file tool kept its earlier
+//     state first.
+//
+// Calls that read the history (history, diff, undo) wait for the start.
+
+// startState is what writers left for the start while it was taken.
+type startState struct {
+	mu       sync.Mutex
+	sealed   bool                  // the start has taken what it needs: later writers wait for it
+	pre      map[string]preCapture // the state each path had before the first write to it
+	commands []string              // commands that ran while the start was taken
+	watching bool                  // the watcher is up (or failed): what changes from now on is seen
+	unseen   bool                  // a command ran before it was: what it changed went unseen
+}
+
+// preCapture is one path's state before a file tool wrote it.
+type preCapture struct {
+	c            captured
+	known        bool // false: it could not be read (the start's reading stands)
+	afterCommand bool // a command had run before it was read: it may hold that command's change
+}
+
+// starting reports whether the starting checkpoint is still being taken.
+func (r *Recorder) starting() bool {
+	select {
+	case <-r.ready:
+		return false
+	default:
+		return true
+	}
+}
+
+// BeforeWrite runs before a file tool writes paths: while the starting
+// checkpoint is being taken, it keeps each path's state for the start
+// (so the write stays undoable) and returns at once; otherwise it is
+// BeforeChange.
+func (r *Recorder) BeforeWrite(ctx context.Context, paths ...string) {
+	if r == nil {
+		return
+	}
+	r.Start()
+	if r.keepForStart(paths) {
+		// What changed outside Boris meanwhile is recorded before this
+		// call's change, as BeforeChange does, once the start is.
+		r.Record(OutsideTool, r.outsideSummary())
+		return
+	}
+	r.BeforeChange(ctx)
+}
+
+// keptPaths are the paths file tools wrote while the start was taken.
+func (r *Recorder) keptPaths() map[string]bool {
+	r.startup.mu.Lock()
+	defer r.startup.mu.Unlock()
+	kept := make(map[string]bool, len(r.startup.pre))
+	for rel := range r.startup.pre {
+		kept[rel] = true
+	}
+	return kept
+}
+
+// keepForStart keeps the state of paths for a start under way; false when
+// there is none (it is recorded, sealed, or checkpoints are off).
+func (r *Recorder) keepForStart(paths []string) bool {
+	if !r.starting() || r.Store() == nil {
+		return false
+	}
+	r.startup.mu.Lock()
+	defer r.startup.mu.Unlock()
+	if r.startup.sealed {
+		return false
+	}
+	if r.startup.pre == nil {
+		r.startup.pre = map[string]preCapture{}
+	}
+	for _, p := range paths {
+		rel := r.store.rel(p)
+		if _, kept := r.startup.pre[rel]; kept || rel == "." || strings.HasPrefix(rel, "../") || rel == ".." {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel))); err == nil && fi.IsDir() {
+			continue // a directory: git records its files, which a write to it names
+		}
+		pc := preCapture{afterCommand: len(r.startup.commands) > 0}
+		if r.store.capturable(rel) {
+			pc.c, _, pc.known = r.store.captureOne(rel)
+		}
+		r.startup.pre[rel] = pc
+	}
+	return true
+}
+
+// BeforeCommand runs before a command that may change any file (bash,
+// an extension tool): while the starting checkpoint is being taken, it
+// notes the command and returns at once (once the start is recorded, a
+// gap names every path changed meanwhile); otherwise it is BeforeChange.
+func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
+	if r == nil {
+		return
+	}
+	r.Start()
+	if r.starting() && r.Store() != nil {
+		select { // what the command changes is seen
+		case <-r.watchUp:
+		case <-ctx.Done():
+			return
+		}
+		r.startup.mu.Lock()
+		sealed := r.startup.sealed
+		if !sealed {
+			r.startup.commands = append(r.startup.commands, oneLine(summary))
+			r.startup.unseen = r.startup.unseen || !r.startup.watching
+		}
+		r.startup.mu.Unlock()
+		if !sealed {
+			return
+		}
+	}
+	r.BeforeChange(ctx)
+}
+
+// seal is called by the start's recording once it has read the tree, with
+// the paths the watcher saw change while it did (all: it cannot say): it
+// returns the states the writers kept, for the start to record, and notes
+// a gap for every path whose state before a command it cannot know.
+func (r *Recorder) seal(changed []string, all bool) map[string]captured {
+	r.startup.mu.Lock()
+	r.startup.sealed = true
+	pre, cmds := r.startup.pre, r.startup.commands
+	all = all || r.startup.unseen
+	r.startup.mu.Unlock()
+	entries := map[string]captured{}
+	var unsure []string
+	for rel, p := range pre {
+		if p.known {
+			entries[rel] = p.c
+		}
+		if !p.known || (p.afterCommand && !all) {
+			unsure = append(unsure, rel)
+		}
+	}
+	if len(cmds) == 0 {
+		r.sayUnsure("start", StartSummary, unsure)
+		return entries
+	}
+	summary := strings.Join(cmds, "; ")
+	if all {
+		r.gaps.add("bash", summary, fmt.Errorf("it ran while the tree's starting checkpoint was being taken and the watcher could not name what changed meanwhile: "+
+			"any path it changed may hold its change in the starting state"))
+		return entries
+	}
+	for _, rel := range changed {
+		if p, ok := pre[rel]; ok && p.known && !p.afterCommand || slices.Contains(unsure, rel) {
+			continue
+		}
+		unsure = append(unsure, rel)
+	}
+	r.sayUnsure("bash", summary, unsure)
+	return entries
+}
+
+// sayUnsure notes a gap naming the paths whose earlier state the start
+// may not hold.
+func (r *Recorder) sayUnsure(tool, summary string, unsure []string) {
+	if len(unsure) == 0 {
+		return
+	}
+	slices.Sort(unsure)
+	more := ""
+	if len(unsure) > 20 {
+		more = fmt.Sprintf(" and %d more", len(unsure)-20)
+		unsure = unsure[:20]
+	}
+	r.gaps.add(tool, summary, fmt.Errorf("changed while the tree's starting checkpoint was being taken, so its state before may not be recorded: %s%s",
+		strings.Join(unsure, ", "), more))
+}
+
+// watching notes that the watcher is up (or could not start): a command
+// that runs from now on has its changes seen, or the start says it cannot.
+func (r *Recorder) watching() {
+	r.startup.mu.Lock()
+	r.startup.watching = true
+	r.startup.mu.Unlock()
+	r.watchUpOnce()
+}
+
+// SetStartHold sets a function the starting checkpoint runs before it
+// reads the tree, and waits for: a test holds the start with it, to show
+// that no call waits for the start. Call it before Start.
+func (r *Recorder) SetStartHold(hold func(ctx context.Context)) {
+	if r != nil {
+		r.hold = hold
+	}
+}
+
+// RecordStart records the tree as a session finds it: every change, as
+// Record does with no paths, then the paths seal returns set to the state
+// it gives them. seal is called once the tree has been read, with the
+// paths changed since the watcher started (all: it cannot say which).
+func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func(changed []string, all bool) map[string]captured) (*Checkpoint, error) {
+	var cp *Checkpoint
+	err := s.locked(func() (err error) {
+		s.startSeq = s.readInt("seq")
+		before, allBefore := s.pendingNow()
+		if s.watch != nil {
+			s.watch.changes() // the scan reads what changed before it
+		}
+		c := &Capture{all: true, seal: func() map[string]captured {
+			after, allAfter := s.pendingNow()
+			return seal(append(before, after...), allBefore || allAfter)
+		}}
+		cp, err = s.recordWith(ctx, tool, summary, nil, c)
+		return err
+	})
+	return cp, err
+}
+
+// pendingNow lists what the watcher has seen change and not handed out
+// yet, keeping it; all when it cannot say (no watcher, a directory
+// unwatched, an event lost, too many paths).
+func (s *Store) pendingNow() ([]string, bool) {
+	if s.watch == nil {
+		return nil, true
+	}
+	return s.watch.pendingPaths()
+}
+
+// captureNamed captures paths as they are now, without the store's lock
+// (for a call that ended while the start holds it): the bytes of each
+// file the checkpoints take, for RecordCaptured.
+func (s *Store) captureNamed(paths []string) *Capture {
+	c := &Capture{entries: map[string]captured{}, exact: true}
+	for _, p := range paths {
+		if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+			c.named = append(c.named, r)
+			if s.capturable(r) {
+				if e, _, ok := s.captureOne(r); ok {
+					c.entries[r] = e
+				}
+			}
+		}
+	}
+	return c
+}
