@@ -170,6 +170,15 @@ func decodedIDKey(raw json.RawMessage) string {
 		if n, err := x.Int64(); err == nil {
 			return fmt.Sprintf("int64:%d", n)
 		}
+		// Any other number is keyed as Decode keys the request that
+		// carried it (go-sdk's float64, made an ID): the core answers with
+		// the id as the client sent it (1.5, 1e2, 2^63), which must find
+		// that request.
+		if f, err := x.Float64(); err == nil {
+			if id, err := jsonrpc.MakeID(f); err == nil {
+				return IDKey(id)
+			}
+		}
 	}
 	return "raw:" + string(raw)
 }
