@@ -137,14 +137,7 @@ func (pc *principalCore) rewrite(m *wire.Message, p *wire.Request2026) ([]byte, 
 	// The client's id goes back as it was sent, byte for byte (JSON-RPC
 	// 2.0 §5): an id decoded and encoded again would not be its own (1.5
 	// as 1, 2^63 as -2^63).
-	clientID, ok := wire.Member(m.Raw, "id")
-	if !ok {
-		var err error
-		if clientID, err = json.Marshal(m.Req.ID.Raw()); err != nil {
-			return nil, nil, err
-		}
-	}
-	clientID = bytes.Clone(clientID)
+	clientID := wire.RawID(m.Req.ID)
 	var clientToken json.RawMessage
 	if tok := p.Meta["progressToken"]; len(tok) > 0 && string(tok) != "null" {
 		clientToken = tok
