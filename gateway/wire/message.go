@@ -158,7 +158,7 @@ func RawIDKey(raw json.RawMessage) string {
 			return "int64:" + strconv.FormatInt(n, 10)
 		}
 	}
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) && !marshalEscapes(raw) {
 		return "string:" + string(raw[1:len(raw)-1])
 	}
 	return decodedIDKey(raw)
@@ -199,6 +199,13 @@ func jsonInteger(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// marshalEscapes reports whether encoding/json escapes a character of the
+// plain string b: "<", ">" and "&", and U+2028 and U+2029. Such an id
+// would not come back as sent from go-sdk (see IDFromRaw).
+func marshalEscapes(b []byte) bool {
+	return bytes.ContainsAny(b, "<>&") || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029"))
 }
 
 // plainJSONString reports whether b, a JSON string's contents, holds no

@@ -113,7 +113,7 @@ func TestIDKeys(t *testing.T) {
 // of every spelling a client or core could send.
 func TestKeyShortcutsAgree(t *testing.T) {
 	for _, raw := range []string{`0`, `7`, `-0`, `-12`, `1.5`, `12345678901234567890123`, `9007199254740993`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775808`,
-		`007`, `+5`, `1e3`, `7.0`, `""`, `"a"`, `"7"`, `"a b"`, `"é"`, `"\u0041"`, `"a\"b"`, `"a\\b"`, "\"\xff\"", `"tab	x"`, `null`, `true`, `[1]`} {
+		`007`, `+5`, `1e3`, `7.0`, `"<&>"`, "\"\u2028\"", `""`, `"a"`, `"7"`, `"a b"`, `"é"`, `"\u0041"`, `"a\"b"`, `"a\\b"`, "\"\xff\"", `"tab	x"`, `null`, `true`, `[1]`} {
 		if got, want := RawIDKey(json.RawMessage(raw)), decodedIDKey(json.RawMessage(raw)); got != want {
 			t.Errorf("rawIDKey(%s) = %q, the decoder's key is %q", raw, got, want)
 		}
