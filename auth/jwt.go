@@ -113,6 +113,9 @@ func (v *JWTVerifier) Verify(_ context.Context, token string) (*Identity, error)
 // keyfunc returns the keys that may verify t: those whose type allows t's
 // algorithm, chosen by kid from the JWKS (refreshed once for an unknown kid).
 func (v *JWTVerifier) keyfunc(t *jwt.Token) (any, error) {
+	if err := checkCrit(t.Header); err != nil {
+		return nil, err
+	}
 	alg := t.Method.Alg()
 	kid, _ := t.Header["kid"].(string)
 	candidates := v.static
@@ -129,6 +132,22 @@ func (v *JWTVerifier) keyfunc(t *jwt.Token) (any, error) {
 		return nil, fmt.Errorf("no key for alg %s and kid %q", alg, kid)
 	}
 	return set, nil
+}
+
+// checkCrit refuses a token whose header has a "crit" parameter. RFC 7515
+// §4.1.11: "If any of the listed extension Header Parameters are not
+// understood and supported by the recipient, then the JWS is invalid", and
+// "Producers MUST NOT use the empty list". Boris understands no extension
+// header parameter, so every crit, empty or not, makes the token invalid.
+// It runs before the signature is checked: the header is the signer's
+// word, and a token whose signer says it must not be read without an
+// extension is refused whatever it carries.
+func checkCrit(header map[string]any) error {
+	crit, ok := header["crit"]
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("the JWS header names critical extensions this server does not understand (crit %v; RFC 7515 §4.1.11)", crit)
 }
 
 // scopesOf reads OAuth scopes from "scope" (RFC 8693 §4.2) or "scp".

@@ -44,6 +44,15 @@ func forgedTokens(t *testing.T) []forgedCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	critical := func(crit any) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, valid)
+		tok.Header["kid"], tok.Header["crit"], tok.Header["exp-ext"] = "k1", crit, true
+		s, err := tok.SignedString(k.RSA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	return []forgedCase{
 		{"control: RS256 with the IdP key", good, true, false},
 		{"control: PS256 with the IdP key", authtest.Sign(t, jwt.SigningMethodPS256, k.RSA, "k1", valid), true, false},
@@ -76,6 +85,9 @@ func forgedTokens(t *testing.T) []forgedCase {
 		{"only dots", "..", false, false},
 		{"header not JSON", b64url([]byte("not json")) + "." + parts[1] + "." + parts[2], false, false},
 		{"huge header, validly signed", huge, false, true},
+		{"crit names an unknown extension, validly signed", critical([]string{"exp-ext"}), false, false},
+		{"crit empty, validly signed", critical([]string{}), false, false},
+		{"crit not a list, validly signed", critical("exp-ext"), false, false},
 	}
 }
 

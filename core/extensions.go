@@ -15,8 +15,13 @@ import (
 // --disable-tools bash (a token without boris:exec) and --read-only leave
 // them out, as they keep their completions from running.
 func (b *boris) extensionOptions(environ []string) extensions.Options {
+	area := b.sandbox.ExtDir()
+	if area != "" && b.sandbox.Readable(area) {
+		// No --allow-dir: commands may write every file of the user.
+		b.log.Info("commands can reach the extension area (no --allow-dir): the extension channel is as private as the user's files", "dir", area)
+	}
 	return extensions.Options{
-		Dirs: b.cfg.Extensions, MaxFileSize: b.cfg.MaxFileSize, TempDir: b.sandbox.TempDir(), Environ: environ,
+		Dirs: b.cfg.Extensions, MaxFileSize: b.cfg.MaxFileSize, TempDir: b.sandbox.TempDir(), PrivateDir: area, Environ: environ,
 		RunsCommands: !b.cfg.ReadOnly && !b.cfg.disabled("bash"), Builtin: builtinTool,
 		Keep: func(t toolkit.Tool) bool { return !b.cfg.leavesOut(t) }, Around: b.around, Log: b.log,
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/flagenv"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/terminal"
 	"github.com/mjkoo/boris/internal/version"
@@ -267,7 +268,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
 		return nil, err
 	}
-	sc := shell.Config{Wrap: b.sandbox.Wrap, Env: b.sandbox.Env(environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, WrapExtension: b.sandbox.WrapExtension, Env: b.sandbox.Env(environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
@@ -278,7 +279,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 		// session starts) do not pay for it.
 		b.spawnerReady = make(chan struct{})
 		b.spawnerStart = func() { b.startSpawner(sc.Start) }
-		sc.Spawn = b.spawn
+		sc.Spawn, sc.SpawnExtension = b.spawn, b.spawnExtension
 	}
 	if b.shell, err = shell.New(workdir, sc); err != nil {
 		return nil, fmt.Errorf("start shell: %w", err)
@@ -408,6 +409,7 @@ func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*san
 	sb, err := sandbox.New(sandbox.Options{
 		Mode: c.Sandbox, Allowed: p.Allowed(), ExtraRead: read, ExtraWrite: c.SandboxWrite,
 		MakeTempDir: makeTemp, Environ: environ, Net: c.SandboxNet, EgressSocket: c.EgressSocket,
+		ExtensionRoot: c.extensionRoot(environ, makeTemp),
 	})
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		return nil, usage("%v", err)
@@ -416,6 +418,23 @@ func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*san
 		return nil, usage("invalid sandbox settings: %v", err)
 	}
 	return sb, nil
+}
+
+// extensionRoot is where the sandbox makes the extension area (see
+// package sandbox): the state directory's "ext", outside every tree a
+// principal can write (the gateway gives each principal a state directory
+// outside its own), else the core's TMPDIR. None without extensions.
+func (c *Config) extensionRoot(environ []string, makeTemp bool) string {
+	switch {
+	case len(c.Extensions) == 0 || !makeTemp:
+		return ""
+	case c.StateDir != "":
+		return filepath.Join(c.StateDir, "ext")
+	}
+	if t := flagenv.Lookup(environ, "TMPDIR"); filepath.IsAbs(t) {
+		return t
+	}
+	return os.TempDir()
 }
 
 // closeTimeout bounds how long close waits for the last descendants to die.
@@ -480,6 +499,16 @@ func (b *boris) spawn(argv []string, dir string, env []string, files [3]*os.File
 		return 0, nil, errNoSpawner
 	}
 	return b.spawner.Start(argv, dir, env, files)
+}
+
+// spawnExtension starts an extension tool through the spawner, in its
+// domain that may write the extension area (see package sandbox).
+func (b *boris) spawnExtension(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	b.spawnerOnce.Do(b.spawnerStart)
+	if b.spawner == nil {
+		return 0, nil, errNoSpawner
+	}
+	return b.spawner.StartExtension(argv, dir, env, files)
 }
 
 // reapSpawner waits for the spawner, which close has ended.

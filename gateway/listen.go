@@ -254,11 +254,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications: the notifications to deliver")
 		return
 	}
-	id, err := json.Marshal(m.Req.ID.Raw())
-	if err != nil {
-		wire.WriteError(w, http.StatusBadRequest, m.Req.ID, jsonrpc.CodeInvalidRequest, err.Error())
-		return
-	}
+	id := wire.RawID(m.Req.ID)
 	hub := s.principal.hub
 	l, err := hub.subscribe(r, id, *p.Notifications)
 	if err != nil {
@@ -269,7 +265,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 	meta := map[string]json.RawMessage{mcp.MetaKeySubscriptionID: id}
 	ack, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
 		"params": map[string]any{"_meta": meta, "notifications": l.want}})
-	result, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.Req.ID, Result: mustJSON(map[string]any{"resultType": "complete", "_meta": meta})})
+	result, _ := wire.EncodeResponse(&jsonrpc.Response{ID: m.Req.ID, Result: mustJSON(map[string]any{"resultType": "complete", "_meta": meta})})
 	if r.ContentLength == 0 {
 		wire.UnboundReads(w)
 	}

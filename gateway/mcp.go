@@ -71,7 +71,7 @@ func (h *Handler) forward(w http.ResponseWriter, s *session, m *wire.Message) {
 	if m.Req != nil && m.Req.Method == "notifications/cancelled" {
 		// Forwarded unchanged; the request it names gets no response from
 		// the core, so its HTTP request is ended here.
-		defer s.cancel(wire.CancelledID(m.Req.Params))
+		defer s.cancel(wire.CancelledRawID(m.Req.Params), wire.CancelledID(m.Req.Params))
 	}
 	if err := s.core.Send(m.Raw); err != nil {
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")

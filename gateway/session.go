@@ -207,11 +207,18 @@ func (s *session) leave(c *call) {
 // answer the request (go-sdk answers every request), but the client must
 // not see that answer, so the HTTP request is ended now and the id
 // reserved until the answer comes.
-func (s *session) cancel(idk string) {
+func (s *session) cancel(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.calls[idk]; c != nil && s.retireLocked(c) {
-		close(c.ended)
+	for _, idk := range keys {
+		c := s.calls[idk]
+		if c == nil {
+			continue
+		}
+		if s.retireLocked(c) {
+			close(c.ended)
+		}
+		return
 	}
 }
 

@@ -134,10 +134,10 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *wire.Mess
 func (pc *principalCore) rewrite(m *wire.Message, p *wire.Request2026) ([]byte, *call, error) {
 	tag := "gw-" + strconv.FormatUint(pc.seq.Add(1), 10)
 	coreID, _ := jsonrpc.MakeID(tag)
-	clientID, err := json.Marshal(m.Req.ID.Raw())
-	if err != nil {
-		return nil, nil, err
-	}
+	// The client's id goes back as it was sent, byte for byte (JSON-RPC
+	// 2.0 §5): an id decoded and encoded again would not be its own (1.5
+	// as 1, 2^63 as -2^63).
+	clientID := wire.RawID(m.Req.ID)
 	var clientToken json.RawMessage
 	if tok := p.Meta["progressToken"]; len(tok) > 0 && string(tok) != "null" {
 		clientToken = tok

@@ -373,3 +373,25 @@ func TestDefaultGeneratesToken(t *testing.T) {
 		t.Errorf("with the generated token: got 401, want it accepted")
 	}
 }
+
+// TestAuthCritHeaderRefused: a validly signed JWT whose header lists a
+// critical extension (RFC 7515 §4.1.11) is refused by the gateway, while
+// the same claims without crit are accepted.
+func TestAuthCritHeaderRefused(t *testing.T) {
+	g := startAuthGateway(t, []string{"BORIS_GATEWAY_JWT_SECRET=" + authSecret}, "--jwt-audience", authAudience, "--", "--workdir", realTempDir(t))
+	claims := authtest.Claims("", authAudience, "crit-user", "boris:read")
+	if got := g.status(authHMACToken(t, "crit-user", "boris:read")); got != http.StatusMethodNotAllowed {
+		t.Fatalf("control token without crit: got status %d, want %d (accepted)", got, http.StatusMethodNotAllowed)
+	}
+	for name, crit := range map[string]any{"unknown extension": []string{"b64x"}, "empty list": []string{}} {
+		tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+		tok.Header["crit"], tok.Header["b64x"] = crit, false
+		signed, err := tok.SignedString([]byte(authSecret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.status(signed); got != http.StatusUnauthorized {
+			t.Errorf("%s: got status %d, want %d (the token refused)", name, got, http.StatusUnauthorized)
+		}
+	}
+}

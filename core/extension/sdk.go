@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // sdkFiles is Boris's shell SDK for extension tools, the helper functions
@@ -21,6 +23,19 @@ var sdkFiles embed.FS
 // WriteSDK writes the shell SDK's files into dir, which must exist: the
 // core does at start, and dir becomes the tools' MCP_SDK.
 func WriteSDK(dir string) error {
+	return writeSDK(func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+}
+
+// WriteSDKIn writes the shell SDK's files into the open directory d, as
+// new files that replace whatever was there, following no link.
+func WriteSDKIn(d *safefile.Dir) error {
+	return writeSDK(func(name string, data []byte) error { return d.WriteFile(name, data, 0o644) })
+}
+
+// writeSDK hands each of the SDK's files to write.
+func writeSDK(write func(name string, data []byte) error) error {
 	entries, err := sdkFiles.ReadDir("sdk")
 	if err != nil {
 		return err
@@ -30,7 +45,7 @@ func WriteSDK(dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+		if err := write(e.Name(), data); err != nil {
 			return fmt.Errorf("write the SDK: %w", err)
 		}
 	}

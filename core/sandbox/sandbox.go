@@ -125,6 +125,10 @@ type Options struct {
 	Net string
 	// EgressSocket is the egress proxy's Unix socket, for netns.Proxy.
 	EgressSocket string
+	// ExtensionRoot, when set, is where Prepare makes the extension area
+	// (see ExtDir): a directory of Boris's own state, outside every
+	// directory commands may write. Without it there is none.
+	ExtensionRoot string
 }
 
 // Sandbox is the confinement chosen at start-up. The zero value, and a
@@ -137,6 +141,7 @@ type Sandbox struct {
 	tempDir  string    // private TMPDIR, or ""; named by New, made by prepare
 	tempLock *os.File  // holds tempDir's lock while boris lives; nil until made
 	tempErr  error     // why tempDir could not be made
+	ext      extArea   // the extension area, with Options.ExtensionRoot
 	swept    sync.Once // Sweep's one run
 	abi      int       // the kernel's Landlock ABI version, 0 = none
 	mode     string    // as configured
@@ -182,6 +187,7 @@ func New(opts Options) (*Sandbox, error) {
 		}
 		s.tempDir = filepath.Join(root, tempDirName())
 	}
+	s.ext.root = opts.ExtensionRoot
 	return s, nil
 }
 
@@ -218,6 +224,9 @@ func (s *Sandbox) Prepare() error {
 		tempDir := s.tempDir
 		if s.tempLock == nil {
 			tempDir = ""
+		}
+		if err := s.ext.make(); err != nil && s.tempErr == nil {
+			s.tempErr = err
 		}
 		s.spec = buildSpec(s.extra, s.environ, tempDir)
 		s.spec.DenyTCP = s.net != "" && !s.ns // the fallback: see the package comment
@@ -271,10 +280,11 @@ func (s *Sandbox) Close() error {
 		return nil
 	}
 	s.prepared.Do(func() {}) // nothing is made after Close
+	err := s.ext.remove()
 	if s.tempLock == nil {
-		return nil // never made (or not by us: it is not ours to remove)
+		return err // never made (or not by us: it is not ours to remove)
 	}
-	err := os.RemoveAll(s.tempDir)
+	err = errors.Join(err, os.RemoveAll(s.tempDir))
 	s.tempLock.Close()
 	return err
 }

@@ -35,6 +35,9 @@ type spawnRequest struct {
 	Argv []string `json:"argv"`
 	Dir  string   `json:"dir"`
 	Env  []string `json:"env"`
+	// Extension starts an extension tool, in the spawner's own domain,
+	// rather than a command, in the nested one (see thread_linux.go).
+	Extension bool `json:"ext,omitempty"`
 }
 
 // spawnMessage is what the spawner sends back: the pid of a started
@@ -55,6 +58,7 @@ const (
 	optNoLandlock = "opt:nolock" // namespaces only: the kernel has no Landlock
 	optProbe      = "opt:probe"  // set up, then exit 0 (netns.Probe)
 	optProxy      = "opt:proxy=" // bridge a loopback port to this egress socket
+	optCommands   = "opt:cmds="  // start commands on a thread nested in these rules (JSON)
 	optPrefix     = "opt:"
 )
 
@@ -102,8 +106,21 @@ type Spawner struct {
 // StartSpawner starts the session's spawner under s's rules, with start
 // (the subreaper's, or exec.Cmd.Start when nil). It fails when s is not
 // enforced.
+//
+// With an extension area (ExtDir), the spawner's own rules are
+// ExtensionSpec, for the extension tools it starts (StartExtension), and
+// every other command starts from a thread confined, nested, to the
+// commands' rules (see thread_linux.go).
 func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
-	return s.startSpawner(s.rules(), s.spawnerOpts(), nil, start)
+	spec, opts := s.rules(), s.spawnerOpts()
+	if s.Enforced() && s.ext.dir != "" {
+		cmds, err := json.Marshal(spec)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: spawner rules: %w", err)
+		}
+		spec, opts = s.ExtensionSpec(), append(opts, optCommands+string(cmds))
+	}
+	return s.startSpawner(spec, opts, nil, start)
 }
 
 // spawnerOpts are the session spawner's options (see the opt constants).
@@ -243,7 +260,17 @@ func (sp *Spawner) read() {
 // files, in a process group of its own. It returns the pid and a channel
 // that receives the wait status once the command has exited.
 func (sp *Spawner) Start(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
-	msg, err := json.Marshal(spawnRequest{Argv: argv, Dir: dir, Env: env})
+	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env}, files)
+}
+
+// StartExtension is Start for an extension tool: it runs in the
+// spawner's own domain, which may write the extension area.
+func (sp *Spawner) StartExtension(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env, Extension: true}, files)
+}
+
+func (sp *Spawner) start(req spawnRequest, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	msg, err := json.Marshal(req)
 	if err != nil || len(msg) > maxMessage {
 		return 0, nil, fmt.Errorf("sandbox: spawn request: too large or invalid")
 	}
@@ -313,6 +340,7 @@ type spawnerConfig struct {
 	landlock   bool   // confine itself with Landlock
 	probe      bool   // exit once set up
 	egress     string // the egress proxy's socket, with a bridge to it
+	commands   *Spec  // the commands' rules, nested, when they differ from spec
 }
 
 func parseSpawnerArgs(args []string) (spawnerConfig, error) {
@@ -327,6 +355,11 @@ func parseSpawnerArgs(args []string) (spawnerConfig, error) {
 			c.probe = true
 		case strings.HasPrefix(a, optProxy):
 			c.egress = strings.TrimPrefix(a, optProxy)
+		case strings.HasPrefix(a, optCommands):
+			c.commands = &Spec{}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(a, optCommands)), c.commands); err != nil {
+				return c, fmt.Errorf("bad option %q: %w", optCommands, err)
+			}
 		default:
 			return c, fmt.Errorf("bad option %q", a)
 		}
@@ -368,6 +401,19 @@ func RunSpawner(args []string) int {
 	if err == nil {
 		err = NonDumpable() // its commands, in its domain, cannot ptrace it
 	}
+	var cmds *thread
+	if err == nil && c.landlock && c.commands != nil {
+		cmds, err = startThread(func() error {
+			if err := dropCapabilities(); err != nil {
+				return err
+			}
+			var sockets []string
+			if c.egress != "" {
+				sockets = []string{c.egress}
+			}
+			return restrictThread(*c.commands, sockets)
+		})
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
@@ -381,7 +427,7 @@ func RunSpawner(args []string) int {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
 	}
-	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr}
+	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr, cmds: cmds}
 	st.serve()
 	return 0
 }
@@ -414,8 +460,19 @@ type spawnerState struct {
 	// pid is sent before its end.
 	mu        sync.Mutex
 	running   map[int]struct{}
-	hostProc  int    // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
-	proxyAddr string // the bridge, with proxy
+	hostProc  int     // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
+	proxyAddr string  // the bridge, with proxy
+	cmds      *thread // where commands fork, in their nested domain; nil: this thread
+}
+
+// fork runs f, which forks a request's process, on the thread whose
+// domain the request is for.
+func (st *spawnerState) fork(req *spawnRequest, f func()) {
+	if st.cmds == nil || req.Extension {
+		f()
+		return
+	}
+	st.cmds.do(f)
 }
 
 func (st *spawnerState) send(m spawnMessage) {
@@ -543,10 +600,13 @@ func (st *spawnerState) spawn(msg []byte, files []*os.File, ferr error) (int, in
 	if st.hostProc >= 0 {
 		sys.PidFD = &pidfd
 	}
-	pid, err := syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
-		Dir: req.Dir, Env: req.Env,
-		Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
-		Sys:   sys,
+	var pid int
+	st.fork(&req, func() {
+		pid, err = syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
+			Dir: req.Dir, Env: req.Env,
+			Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
+			Sys:   sys,
+		})
 	})
 	if err != nil || st.hostProc < 0 {
 		return pid, 0, err

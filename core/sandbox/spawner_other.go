@@ -38,6 +38,11 @@ func (sp *Spawner) Start([]string, string, []string, [3]*os.File) (int, <-chan s
 	return 0, nil, errors.New("sandbox: the spawner is Linux only")
 }
 
+// StartExtension is unused off Linux.
+func (sp *Spawner) StartExtension([]string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	return 0, nil, errors.New("sandbox: the spawner is Linux only")
+}
+
 // Close is unused off Linux.
 func (sp *Spawner) Close() {}
 

@@ -88,6 +88,11 @@ type Config struct {
 	// SpawnOnly makes Spawn's error the command's: it does not start as
 	// above (the sandbox's namespaces exist only where Spawn starts).
 	SpawnOnly bool
+	// WrapExtension and SpawnExtension, if non-nil, replace Wrap and Spawn
+	// for a Program marked Extension: the sandbox confines extension
+	// tools apart from commands (see package sandbox).
+	WrapExtension  func(argv []string) []string
+	SpawnExtension func(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
 }
 
 // New returns a Shell whose tracked working directory starts at dir, which
@@ -202,6 +207,9 @@ type Program struct {
 	Argv []string // Argv[0] is the program's path
 	Dir  string   // where it runs (absolute)
 	Env  []string // its whole environment; nil inherits the Shell's
+	// Extension starts it as an extension tool (Config.WrapExtension and
+	// SpawnExtension) rather than as a command.
+	Extension bool
 }
 
 // Exec runs p as Run runs a command: in a process group of its own,
@@ -219,6 +227,12 @@ func (s *Shell) Exec(ctx context.Context, p Program, opts Options) (*Result, err
 	}
 	r := newRun(s, "", opts, false)
 	r.argv, r.env, r.fixed, r.dir = p.Argv, p.Env, true, p.Dir
+	if p.Extension && s.cfg.WrapExtension != nil {
+		r.cfg.Wrap = s.cfg.WrapExtension
+	}
+	if p.Extension && s.cfg.SpawnExtension != nil {
+		r.cfg.Spawn = s.cfg.SpawnExtension
+	}
 	if err := s.start(r); err != nil {
 		return nil, err
 	}

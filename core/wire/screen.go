@@ -300,7 +300,7 @@ func plainString(b []byte, i int) (s []byte, next int, ok bool) {
 // found as the SDK finds it: the last member named exactly "id".
 func (s *screenedReader) reply(msg []byte, code int64, text string) {
 	id := json.RawMessage("null")
-	if v, ok := jsonscan.Member(msg, "id"); ok && len(v) > 0 && (v[0] == '"' || (v[0] >= '0' && v[0] <= '9')) {
+	if v, ok := jsonscan.Member(msg, "id"); ok && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
 		id = v
 	}
 	resp, _ := json.Marshal(map[string]any{

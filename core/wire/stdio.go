@@ -89,6 +89,8 @@ type stdioConn struct {
 
 	queue []jsonrpc.Message // the rest of a batch, read by Read only
 
+	ids idKeeper // stand-ins for ids go-sdk would alter (see ids.go)
+
 	writeMu  sync.Mutex
 	inflight map[jsonrpc.ID]bool        // ids of the requests read and not yet answered
 	batches  map[jsonrpc.ID]*stdioBatch // requests of batches not yet answered in full
@@ -170,8 +172,9 @@ func (c *stdioConn) decode(l screenedLine) (jsonrpc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	msg = c.ids.keep(msg, l.msg)
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && !c.claim(req.ID) {
-		return nil, c.writeLine(duplicateID(req.ID, "a request still being answered"))
+		return nil, c.writeLine(duplicateID(c.ids.clientID(req.ID), "a request still being answered"))
 	}
 	return msg, nil
 }
@@ -193,8 +196,7 @@ func (c *stdioConn) claim(id jsonrpc.ID) bool {
 
 // duplicateID is the error response to a request whose id holder already
 // uses: Invalid Request (-32600), with a null id, naming the id.
-func duplicateID(id jsonrpc.ID, holder string) []byte {
-	raw, _ := json.Marshal(id.Raw())
+func duplicateID(raw json.RawMessage, holder string) []byte {
 	line, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      nil,
@@ -267,6 +269,7 @@ func (c *stdioConn) readBatch(line []byte) (jsonrpc.Message, error) {
 		if err != nil {
 			return nil, err
 		}
+		msg = c.ids.keep(msg, raw)
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok || !req.IsCall() {
 			msgs = append(msgs, msg)
@@ -277,7 +280,7 @@ func (c *stdioConn) readBatch(line []byte) (jsonrpc.Message, error) {
 			if dup {
 				holder = "another request of this batch"
 			}
-			batch.responses = append(batch.responses, duplicateID(req.ID, holder))
+			batch.responses = append(batch.responses, duplicateID(c.ids.clientID(req.ID), holder))
 			continue
 		}
 		batch.index[req.ID] = len(batch.responses)
@@ -315,6 +318,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	line, err := encodeMessage(msg)
 	if err != nil {
 		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		line = c.ids.restore(resp.ID, line)
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()

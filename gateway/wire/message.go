@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -79,6 +80,11 @@ func Decode(raw []byte) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	if val, ok := jsonscan.Member(raw, "id"); ok && id.IsValid() {
+		if id, err = IDFromRaw(val); err != nil {
+			return nil, err
+		}
+	}
 	// The core reads one message per line (stdio transport: messages "MUST
 	// NOT contain embedded newlines"), so a pretty-printed body is compacted.
 	if bytes.ContainsAny(raw, "\r\n") {
@@ -111,11 +117,10 @@ func Decode(raw []byte) (*Message, error) {
 // it (see ErrTooDeep), read as go-sdk would read it, or the zero ID.
 func IDOf(raw []byte) jsonrpc.ID {
 	val, ok := jsonscan.Member(raw, "id")
-	var v any
-	if !ok || jsonscan.Unmarshal(val, &v) != nil {
+	if !ok {
 		return jsonrpc.ID{}
 	}
-	id, _ := jsonrpc.MakeID(v)
+	id, _ := IDFromRaw(val)
 	return id
 }
 
@@ -147,29 +152,22 @@ func RawIDKey(raw json.RawMessage) string {
 	// The ids a core answers with are nearly always an integer or a plain
 	// string: keyed here without a decoder, as the decoder would key them.
 	if jsonInteger(raw) {
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		// Exact only where go-sdk's float64 is (|n| <= 2^53) and spelled
+		// as Go spells it (not -0): any other goes through IDFromRaw.
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(raw) && n <= 1<<53 && n >= -(1<<53) {
 			return "int64:" + strconv.FormatInt(n, 10)
 		}
 	}
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSONString(raw[1:len(raw)-1]) && !marshalEscapes(raw) {
 		return "string:" + string(raw[1:len(raw)-1])
 	}
 	return decodedIDKey(raw)
 }
 
-// decodedIDKey is RawIDKey for any id, by decoding it.
+// decodedIDKey is RawIDKey for any id, by decoding it as Decode does.
 func decodedIDKey(raw json.RawMessage) string {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	_ = d.Decode(&v)
-	switch x := v.(type) {
-	case string:
-		return "string:" + x
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return fmt.Sprintf("int64:%d", n)
-		}
+	if id, err := IDFromRaw(raw); err == nil && id.IsValid() {
+		return IDKey(id)
 	}
 	return "raw:" + string(raw)
 }
@@ -201,6 +199,13 @@ func jsonInteger(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// marshalEscapes reports whether encoding/json escapes a character of the
+// plain string b: "<", ">" and "&", and U+2028 and U+2029. Such an id
+// would not come back as sent from go-sdk (see IDFromRaw).
+func marshalEscapes(b []byte) bool {
+	return bytes.ContainsAny(b, "<>&") || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029"))
 }
 
 // plainJSONString reports whether b, a JSON string's contents, holds no
@@ -282,6 +287,22 @@ func CancelledID(params json.RawMessage) string {
 	return IDKey(id)
 }
 
+// CancelledRawID returns the id key of the request a notifications/cancelled
+// message names when it names one by an id go-sdk would alter (see
+// IDFromRaw), or "". The core cancels such a request when the requestId is
+// its id byte for byte, else what CancelledID names.
+func CancelledRawID(params json.RawMessage) string {
+	raw, ok := jsonscan.Member(params, "requestId")
+	if !ok {
+		return ""
+	}
+	id, err := IDFromRaw(raw)
+	if err != nil || !strings.HasPrefix(IDKey(id), "string:"+rawIDPrefix) {
+		return ""
+	}
+	return IDKey(id)
+}
+
 // ToolName returns params.name of a tools/call request as the core reads
 // it: the params decoded into go-sdk's CallToolParamsRaw, as the core
 // decodes them; "" if they do not decode (the core then runs no tool).
@@ -302,7 +323,7 @@ func ErrorResponse(id jsonrpc.ID, code int64, msg string) []byte {
 		})
 		return b
 	}
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	b, err := EncodeResponse(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
 	if err != nil {
 		// Only a programming error can get here; keep the wire valid anyway.
 		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)

@@ -119,13 +119,13 @@ func FuzzDecodeAsSDK(f *testing.F) {
 		switch want := sdk.(type) {
 		case *jsonrpc.Request:
 			got := m.Req
-			if got == nil || got.ID != want.ID || got.Method != want.Method || !bytes.Equal(got.Params, want.Params) {
+			if got == nil || sdkID(got.ID) != want.ID || got.Method != want.Method || !bytes.Equal(got.Params, want.Params) {
 				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&Message{Req: want}))
 			}
 			sameParamsReading(t, raw, want.Params, got.Params)
 		case *jsonrpc.Response:
 			got := m.Res
-			if got == nil || got.ID != want.ID || !bytes.Equal(got.Result, want.Result) || errorText(got.Error) != errorText(want.Error) {
+			if got == nil || sdkID(got.ID) != want.ID || !bytes.Equal(got.Result, want.Result) || errorText(got.Error) != errorText(want.Error) {
 				t.Fatalf("decode(%q) = %s; go-sdk reads %s", raw, describe(m), describe(&Message{Res: want}))
 			}
 		}

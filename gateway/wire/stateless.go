@@ -65,7 +65,7 @@ func (m *Message) Params2026() (*Request2026, error) {
 
 // WriteErrorData is WriteError with the error's data member.
 func WriteErrorData(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string, data json.RawMessage) {
-	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg, Data: data}})
+	b, _ := EncodeResponse(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg, Data: data}})
 	if !id.IsValid() {
 		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg, "data": data}})
 	}

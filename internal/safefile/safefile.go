@@ -329,3 +329,65 @@ func randSuffix() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// MkdirTemp creates a new directory in d named prefix and a random suffix
+// with perm, exclusively (mkdirat: never an existing directory or link),
+// and returns it open with its name.
+func (d *Dir) MkdirTemp(prefix string, perm os.FileMode) (*Dir, string, error) {
+	for range 100 {
+		name := prefix + randSuffix()
+		err := unix.Mkdirat(int(d.f.Fd()), name, uint32(perm.Perm()))
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, "", d.pathErr("mkdir", name, err)
+		}
+		sub, err := d.Sub(name, false, 0)
+		return sub, name, err
+	}
+	return nil, "", d.pathErr("mkdir", prefix+"*", os.ErrExist)
+}
+
+// RemoveAll removes name below d and, if it is a directory, everything in
+// it, following no link: a link is removed, never what it names, and a
+// directory swapped for a link during the walk is removed as a link. A
+// missing name is not an error.
+func (d *Dir) RemoveAll(name string) error {
+	if _, err := split(name); err != nil || strings.Contains(name, "/") {
+		return fmt.Errorf("safefile: RemoveAll takes one name, not %q", name)
+	}
+	return removeAllAt(int(d.f.Fd()), name, d.path)
+}
+
+// removeAllAt removes name in the directory dirfd, recursively.
+func removeAllAt(dirfd int, name, path string) error {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EPERM) {
+		return &os.PathError{Op: "remove", Path: filepath.Join(path, name), Err: err}
+	}
+	fd, err := openRetry(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: filepath.Join(path, name), Err: dirErr(dirfd, name, err)}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(path, name))
+	names, err := f.Readdirnames(-1)
+	if err == nil {
+		for _, n := range names {
+			if err = removeAllAt(fd, n, f.Name()); err != nil {
+				break
+			}
+		}
+	}
+	f.Close()
+	if err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &os.PathError{Op: "remove", Path: filepath.Join(path, name), Err: err}
+	}
+	return nil
+}

@@ -185,3 +185,43 @@ func TestOverwrite(t *testing.T) {
 		t.Errorf("the link's target: %q, want keep", got)
 	}
 }
+
+// TestRemoveAllFollowsNoLink: removing a tree that holds links to
+// directories and files outside removes the links, never what they name;
+// a missing name is no error.
+func TestRemoveAllFollowsNoLink(t *testing.T) {
+	base, outside := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(outside, "keep"), []byte("keep"), 0o600))
+	d, err := OpenDir(base, "", false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	sub, name, err := d.MkdirTemp("call-", 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.Close()
+	tree := filepath.Join(base, name)
+	must(t, os.MkdirAll(filepath.Join(tree, "a", "b"), 0o700))
+	must(t, os.WriteFile(filepath.Join(tree, "a", "b", "f"), nil, 0o600))
+	must(t, os.Symlink(outside, filepath.Join(tree, "a", "dirlink")))
+	must(t, os.Symlink(filepath.Join(outside, "keep"), filepath.Join(tree, "filelink")))
+	must(t, os.Symlink(outside, filepath.Join(base, "top")))
+	for _, n := range []string{name, "top", "missing"} {
+		if err := d.RemoveAll(n); err != nil {
+			t.Fatalf("RemoveAll(%q): %v", n, err)
+		}
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 0 {
+		t.Errorf("base after RemoveAll: got %d entries, want none", len(entries))
+	}
+	if data, err := os.ReadFile(filepath.Join(outside, "keep")); err != nil || string(data) != "keep" {
+		t.Errorf("the file a link named: got %q, %v; want it untouched", data, err)
+	}
+	for _, bad := range []string{"", "..", "a/b", "/etc"} {
+		if err := d.RemoveAll(bad); err == nil {
+			t.Errorf("RemoveAll(%q): got nil, want refused", bad)
+		}
+	}
+}

@@ -2,23 +2,32 @@ package extensions
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // Each extension call gets a directory of its own for the files of the
-// SDK's contract (progress, log, the cancellation mark, mcp_fail's error).
-// Making one and removing it are metadata changes that wait for the
-// filesystem's journal: on a busy disk that took milliseconds a call, more
-// than the rest of the core's part. So a call's directory is kept for the
-// next call when the call left it as it found it (the two empty stream
-// files, nothing else), which most calls do; any other is removed.
+// SDK's contract (progress, log, the questions and their answers, the
+// cancellation mark, mcp_fail's error). Making one and removing it are
+// metadata changes that wait for the filesystem's journal: on a busy disk
+// that took milliseconds a call, more than the rest of the core's part. So
+// a call's directory is kept for the next call when the call left it as it
+// found it (the two empty stream files, nothing else), which most calls
+// do; any other is removed.
+//
+// Every directory is made, checked and removed through the open directory
+// of the Set (safefile), by name, following no link: whatever a tool left
+// there (a link to another tree in place of a file or a directory) is
+// removed as what it is, never followed.
 
 // extCallDirsMax bounds the directories kept: enough for the calls one
 // session runs at once, usually one.
 const extCallDirsMax = 8
 
-// extCallDirs holds the directories kept for reuse.
+// extCallDirs holds the names of the directories kept for reuse.
 type extCallDirs struct {
 	mu   sync.Mutex
 	free []string
@@ -27,63 +36,69 @@ type extCallDirs struct {
 // extCallFiles are the files a call directory starts with, empty.
 var extCallFiles = [...]string{"progress", "log"}
 
-// get returns a call directory under base holding only the empty stream
-// files: a kept one, or a new one.
-func (d *extCallDirs) get(base string) (string, error) {
+// get returns the name of a call directory in base holding only the empty
+// stream files: a kept one, or a new one.
+func (d *extCallDirs) get(base *safefile.Dir) (string, error) {
 	d.mu.Lock()
 	if n := len(d.free); n > 0 {
-		dir := d.free[n-1]
+		name := d.free[n-1]
 		d.free = d.free[:n-1]
 		d.mu.Unlock()
-		return dir, nil
+		return name, nil
 	}
 	d.mu.Unlock()
-	dir, err := os.MkdirTemp(base, "call-")
+	dir, name, err := base.MkdirTemp("call-", 0o700)
 	if err != nil {
 		return "", err
 	}
+	defer dir.Close()
 	for _, f := range extCallFiles {
-		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
-			_ = os.RemoveAll(dir)
+		fh, err := dir.OpenFile(f, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			_ = base.RemoveAll(name)
 			return "", err
 		}
+		fh.Close()
 	}
-	return dir, nil
+	return name, nil
 }
 
 // put takes back a finished call's directory: kept when it holds just the
 // empty stream files, as get made them, else removed.
-func (d *extCallDirs) put(dir string) {
-	if extCallDirClean(dir) {
+func (d *extCallDirs) put(base *safefile.Dir, name string) {
+	if extCallDirClean(base, name) {
 		d.mu.Lock()
 		if len(d.free) < extCallDirsMax {
-			d.free = append(d.free, dir)
+			d.free = append(d.free, name)
 			d.mu.Unlock()
 			return
 		}
 		d.mu.Unlock()
 	}
-	_ = os.RemoveAll(dir)
+	_ = base.RemoveAll(name)
 }
 
-// extCallDirClean reports whether dir is as get made it: mode 0700, holding
-// exactly the stream files, empty and mode 0600.
-func extCallDirClean(dir string) bool {
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return false
-	}
-	f, err := os.Open(dir)
+// extCallDirClean reports whether name in base is as get made it: a
+// directory of mode 0700 (not a link), holding exactly the stream files,
+// empty regular files of mode 0600.
+func extCallDirClean(base *safefile.Dir, name string) bool {
+	dir, err := base.Sub(name, false, 0)
 	if err != nil {
 		return false
 	}
-	names, err := f.Readdirnames(len(extCallFiles) + 1)
-	f.Close()
+	defer dir.Close()
+	fi, err := dir.File().Stat()
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		return false
+	}
+	names, err := dir.File().Readdirnames(len(extCallFiles) + 1)
 	if err != nil || len(names) != len(extCallFiles) {
 		return false
 	}
-	for _, name := range extCallFiles {
-		fi, err := os.Lstat(filepath.Join(dir, name))
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 || fi.Size() != 0 {
+	fd := int(dir.File().Fd())
+	for _, f := range extCallFiles {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, f, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o777 != 0o600 || st.Size != 0 {
 			return false
 		}
 	}

@@ -75,8 +75,12 @@ type Options struct {
 	MaxFileSize  flagenv.Size // --max-file-size: resources read
 	RunsCommands bool         // not --read-only, bash not disabled: completions may run
 	TempDir      string       // the session's private TMPDIR, "" without the sandbox
-	Environ      []string     // the environment the tools' variables come from
-	Builtin      func(name string) bool
+	// PrivateDir is where the SDK and the calls' files go: a directory
+	// commands can neither write nor read (the sandbox's ExtDir), "" when
+	// there is none (then one is made in the system's temporary directory).
+	PrivateDir string
+	Environ    []string // the environment the tools' variables come from
+	Builtin    func(name string) bool
 	// Keep reports whether a reloaded tool is registered (the
 	// configuration may leave it out); Around is what its calls go through.
 	Keep   func(toolkit.Tool) bool
@@ -93,7 +97,7 @@ type Set struct {
 	tools   []*extension.Tool
 	sdk     string        // the directory MCP_SDK names
 	base    string        // where calls get their files
-	root    *safefile.Dir // base, open: calls' files are opened through it
+	root    *safefile.Dir // base, open: calls' directories are made, opened and removed through it
 	dirs    extCallDirs   // call directories kept for reuse
 	ownDir  string        // base when the Set made it (no sandbox TMPDIR), removed at close
 	environ []string      // the environment extension tools' variables come from
@@ -130,20 +134,18 @@ func (b *Set) load() error {
 		return &flagenv.UsageError{Msg: fmt.Sprintf("invalid --extensions: %v", err)}
 	}
 	extension.Log(b.opt.Log, skipped)
-	base := b.opt.TempDir
+	// The SDK and the calls' files live in a directory of the core's own
+	// (the sandbox's, which commands can neither write nor read, see
+	// package sandbox), refused to the file tools too (a principal
+	// without bash must not rewrite the SDK every extension tool sources),
+	// and opened by the core through a descriptor, never by a path a
+	// command could redirect.
+	base := b.opt.PrivateDir
 	if base == "" {
 		if base, err = os.MkdirTemp("", "boris-ext-"); err != nil {
 			return fmt.Errorf("extensions: %w", err)
 		}
 		b.ownDir = base
-	}
-	// The SDK and the calls' files live in a directory of their own,
-	// refused to the file tools (a principal without bash must not rewrite
-	// the SDK every extension tool sources) and opened by the core through
-	// a descriptor, never by a path a command could redirect.
-	base = filepath.Join(base, ".boris-ext")
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return fmt.Errorf("extensions: %w", err)
 	}
 	if err := b.d.Policy().Protect("the files of Boris's extension runs, never open to its tools", base); err != nil {
 		return fmt.Errorf("extensions: %w", err)
@@ -151,13 +153,15 @@ func (b *Set) load() error {
 	if b.root, err = safefile.OpenDir(base, "", false, 0); err != nil {
 		return fmt.Errorf("extensions: %w", err)
 	}
-	b.sdk = filepath.Join(base, "mcp-sdk")
-	if err := os.MkdirAll(b.sdk, 0o755); err != nil {
+	sdk, err := b.root.Sub("mcp-sdk", true, 0o755)
+	if err != nil {
 		return fmt.Errorf("extensions: %w", err)
 	}
-	if err := extension.WriteSDK(b.sdk); err != nil {
+	defer sdk.Close()
+	if err := extension.WriteSDKIn(sdk); err != nil {
 		return fmt.Errorf("extensions: %w", err)
 	}
+	b.sdk = sdk.Path()
 	b.tools, b.base, b.environ = tools, base, b.opt.Environ
 	b.opt.Log.Info("extensions loaded", "tools", len(tools), "skipped", len(skipped))
 	return nil
@@ -233,8 +237,8 @@ func (b *Set) addExtensionTool(s *mcp.Server, t *extension.Tool) {
 
 // extCall is one running extension tool's files: paths for the tool,
 // and the directory open for the core, which reads and writes there only
-// through it, following no link (the tool, and any command of the
-// session, can write the directory).
+// through it, following no link (the tool, and what it starts, can write
+// the directory; where the sandbox is off, so can any command).
 type extCall struct {
 	dir                             string
 	root                            *safefile.Dir
@@ -250,12 +254,13 @@ func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *ext
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.InvalidInput, "arguments: %v", err)), nil
 	}
-	dir, err := b.dirs.get(b.base)
+	name, err := b.dirs.get(b.root)
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
-	defer b.dirs.put(dir)
-	root, err := b.root.Sub(filepath.Base(dir), false, 0)
+	defer b.dirs.put(b.root, name)
+	dir := filepath.Join(b.base, name)
+	root, err := b.root.Sub(name, false, 0)
 	if err != nil {
 		return toolkit.ErrorResult(toolkit.Fail(toolkit.ExecError, "could not prepare the call: %v", err)), nil
 	}
@@ -284,7 +289,7 @@ func (b *Set) runExtension(ctx context.Context, req *mcp.CallToolRequest, t *ext
 	}
 	fwd := newExtForwarder(ctx, req, c)
 	stop := fwd.start()
-	res, err := b.d.Shell().Exec(runCtx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env}, shell.Options{
+	res, err := b.d.Shell().Exec(runCtx, shell.Program{Argv: extArgv(t.Exec, env), Dir: t.Root, Env: env, Extension: true}, shell.Options{
 		Timeout: timeout,
 		OnStop: func() {
 			if f, err := c.root.OpenFile("cancelled", os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
