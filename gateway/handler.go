@@ -144,6 +144,11 @@ type Options struct {
 	// (PrincipalsDir/NAME, given as --state-dir), outside its working
 	// directory; every core's file tools are denied it. See stateOf.
 	PrincipalsDir string
+	// CachesDir, if set, holds each principal's build caches
+	// (CachesDir/NAME: Go's, npm's, XDG_CACHE_HOME), which its commands
+	// may write. If empty, cores keep the environment's caches, or under
+	// --workdir-template WORKDIR/.cache. See cachesOf.
+	CachesDir string
 	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
 	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
