@@ -29,7 +29,7 @@ RUN_FLAGS ?=
 # would split a path holding spaces.
 run_dir = $(if $(filter /%,$(firstword $(RUN_WORKDIR))),$(RUN_WORKDIR),$(CURDIR)/$(RUN_WORKDIR))
 run: build
-	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)"
+	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)" "$(RUN_FLAGS)"
 	exec $(BIN)/boris-gateway --listen 127.0.0.1:$(PORT) $(RUN_FLAGS) -- --workdir "$(run_dir)"
 
 ## test: vet, staticcheck and every test, unit and end-to-end. It first says what it installs when

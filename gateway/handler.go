@@ -278,6 +278,7 @@ func (h *Handler) Close() {
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /{$}", h.serveIndex)
 	if h.opts.Metadata != nil {
 		mux.Handle("GET /.well-known/oauth-protected-resource", h.opts.Metadata)
 		mux.Handle("GET /.well-known/oauth-protected-resource/", h.opts.Metadata)
