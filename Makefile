@@ -34,17 +34,23 @@ run: build
 
 ## test: vet, staticcheck and every test, unit and end-to-end. It first says what it installs when
 ## missing (Go modules; test/interop's npm packages, into ~/.cache/boris-test, never the
-## checkout; nginx, caddy, chromium and ripgrep with apt-get) and then prints a line per
-## test as it ends (test/progress reads go test -json), a failure with its output.
+## checkout; nginx, caddy, chromium and ripgrep with apt-get), then runs each phase with a line
+## at least every 25 s (test/progress), a line per test as it ends, a failure with its first
+## lines and the file in $(TEST_LOGS) holding all its output, and a summary at the end.
+TEST_LOGS ?= $(BIN)/test-logs
+PROGRESS  := $(BIN)/test-progress
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -ec
 test:
 	@./scripts/test-needs.sh
-	$(GO) mod download
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
-	$(GO) build -o $(BIN)/test-progress ./test/progress
-	$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(BIN)/test-progress
+	@echo "building test/progress (what prints make test's progress)"
+	@$(GO) build -o $(PROGRESS) ./test/progress
+	@rm -rf $(TEST_LOGS)
+	@$(PROGRESS) -phase "go mod download" -- $(GO) mod download
+	@$(PROGRESS) -phase "go vet" -- $(GO) vet ./...
+	@$(PROGRESS) -phase staticcheck -- $(STATICCHECK) ./...
+	@echo "go test -race: every package (compiled first, then run; the end-to-end tests in ./test build the binaries)"
+	@$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(PROGRESS) -logs $(TEST_LOGS)
 
 ## lint: staticcheck (pinned), which make test runs too
 lint:
