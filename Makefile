@@ -13,10 +13,13 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
-## build: static binaries in ./bin
+## build: static binaries in ./bin, both in one go build (what they share is compiled once,
+## in parallel), saying every 20 s that it still works: the first build downloads the modules
+## ("go: downloading") and compiles every package, SQLite's (a large translation) the longest
 build:
-	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris ./cmd/boris
-	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris-gateway ./cmd/boris-gateway
+	@echo "building $(BIN)/boris and $(BIN)/boris-gateway (the first time: module downloads, then minutes of compiling)"
+	@mkdir -p $(BIN)
+	@CGO_ENABLED=0 ./scripts/heartbeat.sh "go build" $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/ ./cmd/boris ./cmd/boris-gateway
 
 ## run: build, print the stdio client configuration, then start the gateway
 ## on 127.0.0.1:$(PORT) with a generated token (printed with client configs).
