@@ -73,13 +73,24 @@ func TestHeartbeat(t *testing.T) {
 	var out strings.Builder
 	rp := &reporter{w: &out, output: map[string]*strings.Builder{}, running: map[string]time.Time{}, failing: map[string]bool{}, started: start, said: start}
 	rp.heartbeat(start.Add(30 * time.Second))
+	if want := "  ... 30s: compiling test binaries (go test -race builds every package before running it)\n"; out.String() != want {
+		t.Errorf("heartbeat before any test:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
 	rp.line([]byte(`{"Action":"run","Package":"m/test","Test":"TestSlow"}`), start.Add(40*time.Second))
 	rp.line([]byte(`{"Action":"run","Package":"m/gw","Test":"TestFast"}`), start.Add(50*time.Second))
 	rp.heartbeat(start.Add(80 * time.Second))
-	want := "  ... 30s: compiling test binaries (go test -race builds every package before running it)\n" +
-		"  ... 1m20s: 2 tests running, longest test.TestSlow 40s, gw.TestFast 30s\n"
+	if want := "  ... 1m20s: 2 tests running, longest test.TestSlow 40s, gw.TestFast 30s\n"; out.String() != want {
+		t.Errorf("heartbeat with tests running:\n%s\nwant:\n%s", out.String(), want)
+	}
+	rp.line([]byte(`{"Action":"pass","Package":"m/test","Test":"TestSlow","Elapsed":50}`), start.Add(90*time.Second))
+	rp.line([]byte(`{"Action":"pass","Package":"m/gw","Test":"TestFast","Elapsed":40}`), start.Add(90*time.Second))
+	rp.line([]byte(`{"Action":"pass","Package":"m/gw","Elapsed":40}`), start.Add(90*time.Second))
+	out.Reset()
+	rp.heartbeat(start.Add(120 * time.Second))
+	want := "  ... 2m0s: 1 packages done, no test running: compiling or starting the next\n"
 	if out.String() != want {
-		t.Errorf("heartbeats:\n%s\nwant:\n%s", out.String(), want)
+		t.Errorf("heartbeat between packages:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 

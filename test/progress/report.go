@@ -230,6 +230,10 @@ func (rp *reporter) saveLog(name string, out *strings.Builder) string {
 func (rp *reporter) heartbeat(at time.Time) {
 	elapsed := at.Sub(rp.started).Round(time.Second)
 	if len(rp.running) == 0 {
+		if done := rp.counts.pkgOK + rp.counts.pkgFail; done > 0 {
+			rp.printf(at, "  ... %s: %d packages done, no test running: compiling or starting the next\n", elapsed, done)
+			return
+		}
 		rp.printf(at, "  ... %s: compiling test binaries (go test -race builds every package before running it)\n", elapsed)
 		return
 	}
