@@ -13,10 +13,13 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
-## build: static binaries in ./bin
+## build: static binaries in ./bin, both in one go build (what they share is compiled once,
+## in parallel), saying every 20 s that it still works: the first build downloads the modules
+## ("go: downloading") and compiles every package, SQLite's (a large translation) the longest
 build:
-	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris ./cmd/boris
-	CGO_ENABLED=0 $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/boris-gateway ./cmd/boris-gateway
+	@echo "building $(BIN)/boris and $(BIN)/boris-gateway (the first time: module downloads, then minutes of compiling)"
+	@mkdir -p $(BIN)
+	@CGO_ENABLED=0 ./scripts/heartbeat.sh "go build" $(GO) build $(GOFLAGS_BUILD) -o $(BIN)/ ./cmd/boris ./cmd/boris-gateway
 
 ## run: build, print the stdio client configuration, then start the gateway
 ## on 127.0.0.1:$(PORT) with a generated token (printed with client configs).
@@ -29,22 +32,28 @@ RUN_FLAGS ?=
 # would split a path holding spaces.
 run_dir = $(if $(filter /%,$(firstword $(RUN_WORKDIR))),$(RUN_WORKDIR),$(CURDIR)/$(RUN_WORKDIR))
 run: build
-	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)"
+	@./scripts/print-config.sh "$(abspath $(BIN))/boris" "$(run_dir)" "$(PORT)" "$(RUN_FLAGS)"
 	exec $(BIN)/boris-gateway --listen 127.0.0.1:$(PORT) $(RUN_FLAGS) -- --workdir "$(run_dir)"
 
 ## test: vet, staticcheck and every test, unit and end-to-end. It first says what it installs when
 ## missing (Go modules; test/interop's npm packages, into ~/.cache/boris-test, never the
-## checkout; nginx, caddy, chromium and ripgrep with apt-get) and then prints a line per
-## test as it ends (test/progress reads go test -json), a failure with its output.
+## checkout; nginx, caddy, chromium and ripgrep with apt-get), then runs each phase with a line
+## at least every 25 s (test/progress), a line per test as it ends, a failure with its first
+## lines and the file in $(TEST_LOGS) holding all its output, and a summary at the end.
+TEST_LOGS ?= $(BIN)/test-logs
+PROGRESS  := $(BIN)/test-progress
 test: SHELL := /bin/bash
 test: .SHELLFLAGS := -o pipefail -ec
 test:
 	@./scripts/test-needs.sh
-	$(GO) mod download
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
-	$(GO) build -o $(BIN)/test-progress ./test/progress
-	$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(BIN)/test-progress
+	@echo "building test/progress (what prints make test's progress)"
+	@$(GO) build -o $(PROGRESS) ./test/progress
+	@rm -rf $(TEST_LOGS)
+	@$(PROGRESS) -phase "go mod download" -- $(GO) mod download
+	@$(PROGRESS) -phase "go vet" -- $(GO) vet ./...
+	@$(PROGRESS) -phase staticcheck -- $(STATICCHECK) ./...
+	@echo "go test -race: every package (compiled first, then run; the end-to-end tests in ./test build the binaries)"
+	@$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(PROGRESS) -logs $(TEST_LOGS)
 
 ## lint: staticcheck (pinned), which make test runs too
 lint:

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -97,11 +98,23 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 	var cfg Config
 	rest, err := flagenv.Parse(command, &cfg, args, environ, out)
 	if err != nil {
-		return nil, err
+		return nil, suggestCoreFlags(err)
 	}
 	cfg.CoreArgs = rest
 	cfg.tokenArgs = launch.HasFlag(args, "token")
 	return &cfg, cfg.validate()
+}
+
+// suggestCoreFlags adds to an unknown flag's error where the core's flags
+// go: boris's own flags (--workdir, --allow-dir...) are given to the
+// gateway after "--", which passes them to every core.
+func suggestCoreFlags(err error) error {
+	var ue *flagenv.UsageError
+	if !errors.As(err, &ue) || !strings.HasPrefix(ue.Msg, "unknown flag --") {
+		return err
+	}
+	flag, _, _ := strings.Cut(strings.TrimPrefix(ue.Msg, "unknown flag "), " ")
+	return usage("%s; if it is a flag of boris (the core), give it after --: boris-gateway [gateway flags] -- %s ...", ue.Msg, flag)
 }
 
 func (c *Config) validate() error {

@@ -154,6 +154,11 @@ type Options struct {
 	// (PrincipalsDir/NAME, given as --state-dir), outside its working
 	// directory; every core's file tools are denied it. See stateOf.
 	PrincipalsDir string
+	// CachesDir, if set, holds each principal's build caches
+	// (CachesDir/NAME: Go's, npm's, XDG_CACHE_HOME), which its commands
+	// may write. If empty, cores keep the environment's caches, or under
+	// --workdir-template WORKDIR/.cache. See cachesOf.
+	CachesDir string
 	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
 	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
@@ -293,6 +298,7 @@ func (h *Handler) Close() {
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /{$}", h.serveIndex)
 	if h.opts.Metadata != nil {
 		mux.Handle("GET /.well-known/oauth-protected-resource", h.opts.Metadata)
 		mux.Handle("GET /.well-known/oauth-protected-resource/", h.opts.Metadata)

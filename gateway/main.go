@@ -94,6 +94,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	caches, err := cfg.cachesDir(environ)
+	if err != nil {
+		return err
+	}
 	cfg.warnOpenBoards(boards, environ, log)
 	dash, err := cfg.dashboardOptions()
 	if err != nil {
@@ -102,7 +106,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	proxies, _ := cfg.proxies() // validated by ParseConfig
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		return listenError(cfg.Listen, err)
 	}
 	h := NewHandler(Options{
 		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy,
@@ -110,7 +114,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, Dashboard: dash,
+		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash,
 		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores, SSEPath: cfg.ssePath(),
 		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
 	})
@@ -240,4 +244,14 @@ func reload(tokens *auth.StaticTokens, log *slog.Logger) {
 		return
 	}
 	log.Info("token file reloaded", "tokens", tokens.Len())
+}
+
+// listenError says why the gateway cannot listen on addr, and for an
+// address another program holds, how to choose another.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: %w: another program (perhaps another boris-gateway) listens there; "+
+			"stop it, or choose another address with --listen (make run: PORT=8081 make run)", addr, err)
+	}
+	return fmt.Errorf("listen on %s: %w", addr, err)
 }

@@ -119,6 +119,12 @@ func TestMetricsCount(t *testing.T) {
 	if got := value(before, "boris_gateway_sessions"); got != 0 {
 		t.Errorf("sessions before: got %v, want 0", got)
 	}
+	for _, reason := range []string{"size", "age", "budget", "streams"} {
+		// Present before the first eviction, as the README lists it.
+		if got := value(before, "boris_gateway_replay_evictions_total", "reason", reason); got != 0 {
+			t.Errorf("boris_gateway_replay_evictions_total{reason=%q} at start: got %v, want 0 (-1: absent)", reason, got)
+		}
+	}
 	sid := g.initializeAs(dashAlice)
 	g.callAs(dashAlice, sid, "create_task", map[string]any{"description": "counted"})
 	g.callAs(dashAlice, sid, "get_task", map[string]any{"id": "W-99"})

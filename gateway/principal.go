@@ -15,7 +15,8 @@ import (
 // launchFor builds the core arguments and environment of principal p: the
 // operator's core arguments, the restrictions p's scopes imply added to
 // them, the gateway's secrets denied, and with --workdir-template p's own
-// directory as working and allowed directory, HOME and TMPDIR (SPEC §6).
+// directory as working and allowed directory, HOME and TMPDIR (SPEC §6),
+// and p's own build caches (cachesOf).
 func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	environ := launch.CoreEnv(h.opts.Environ)
 	disable, rest := launch.ScopeLists(p.CoreArgs)
@@ -39,6 +40,10 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	args = append(args, stateArgs...)
 	h.obs.SawPrincipal(p.SubjectKey, p.Subject, db)
 	if p.Workdir == "" {
+		args, environ, err = h.cachesOf(p, args, environ)
+		if err != nil {
+			return launch.Spec{}, err
+		}
 		return launch.Spec{Args: args, Env: environ, Owner: p.SubjectKey}, nil
 	}
 	for _, s := range h.opts.Secrets {
@@ -54,7 +59,12 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	}
 	args = launch.ListFlag(args, environ, "allow-dir", "BORIS_ALLOW_DIRS", p.Workdir)
 	args = append(args, "--workdir", p.Workdir)
-	return launch.Spec{Args: args, Env: launch.SetEnv(environ, "HOME", p.Workdir, "TMPDIR", tmp), Owner: p.SubjectKey}, nil
+	environ = launch.SetEnv(environ, append([]string{"HOME", p.Workdir, "TMPDIR", tmp}, homeEnv(p.Workdir)...)...)
+	args, environ, err = h.cachesOf(p, args, environ)
+	if err != nil {
+		return launch.Spec{}, err
+	}
+	return launch.Spec{Args: args, Env: environ, Owner: p.SubjectKey}, nil
 }
 
 // stateOf returns the core arguments that give p its own state directory

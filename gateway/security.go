@@ -22,11 +22,11 @@ import (
 func (h *Handler) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
-			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "origin not allowed: "+o)
+			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, wire.OriginNotAllowed(o))
 			return
 		}
 		if !h.hostAllowed(r.Host) {
-			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "host not allowed: "+r.Host)
+			wire.WriteError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, wire.HostNotAllowed(r.Host))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -7,7 +7,9 @@ cache=${BORIS_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boris-test}
 [[ $(uname) == Darwin && -z ${BORIS_TEST_CACHE:-} ]] && cache="$HOME/Library/Caches/boris-test"
 
 echo "make test: go vet, then every package's tests (-race), the end-to-end tests of ./test through the built binaries"
-echo "(a few minutes: a line per test as it ends). What it installs when missing, and why:"
+echo "(about 15 minutes cold on a busy 2-core machine, less warm or on more cores; a line at least every 25 s,"
+echo "a line per test as it ends, a summary at the end, failures' full output in bin/test-logs)."
+echo "What it installs when missing, and why:"
 echo "  - Go modules (go mod download), into Go's module cache."
 if compgen -G "$cache/npm/boris-interop-*/.boris-installed" >/dev/null; then
   echo "  - npm packages of test/interop: already in $cache/npm."

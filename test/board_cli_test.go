@@ -69,7 +69,7 @@ func TestBoardCLI(t *testing.T) {
 		{"unknown command", []string{"frob"}, 2, "", `unknown command "frob"`},
 		{"unknown flag", []string{"list", "--colour"}, 2, "", "flag provided but not defined: -colour"},
 		{"bad status", []string{"list", "--status", "blocked"}, 2, "", `--status "blocked"`},
-		{"bad priority", []string{"add", "x", "--priority", "9"}, 1, "", "priority 9"},
+		{"bad priority", []string{"add", "x", "--priority", "9"}, 2, "", "--priority 9: want 1 (most urgent) to 5 (least)"},
 		{"missing argument", []string{"show"}, 2, "", "want one task ID"},
 		{"extra argument", []string{"done", "W-1", "W-2"}, 2, "", "want one task ID, got 2 arguments"},
 		{"one argument of two", []string{"block", "W-1"}, 2, "", "want ID and BLOCKER_ID, got 1 argument"},

@@ -68,7 +68,7 @@ func netGateway(t *testing.T, w *netWorld, env []string, extra ...string) *isoGa
 		extra = append(extra, "--allow-readable-secrets")
 	}
 	args := f.args(root, append(w.gatewayArgs(), extra...)...)
-	g := &isoGateway{authGateway: startAuthGateway(t, append(isoEnv(), env...), args...), root: root}
+	g := &isoGateway{authGateway: startAuthGateway(t, append(isoEnv(t), env...), args...), root: root}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("boris-gateway log:\n%s", g.stderr)
@@ -405,7 +405,7 @@ func TestNetDegraded(t *testing.T) {
 	t.Run("required", func(t *testing.T) {
 		f := newIsoFixture(t)
 		args := append([]string{"--listen", "127.0.0.1:0"}, f.args(filepath.Join(realTempDir(t), "work"), append(w.gatewayArgs(), "--", "--sandbox", "required")...)...)
-		cmd := commandWithEnv(gatewayBin(t), args, cleanEnv(append(isoEnv(), off...)...))
+		cmd := commandWithEnv(gatewayBin(t), args, cleanEnv(append(isoEnv(t), off...)...))
 		out, err := cmd.CombinedOutput()
 		if code := cmd.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "namespaces") {
 			t.Errorf("--sandbox required without namespaces: got exit %d, output %q; want exit 2 naming the namespaces", code, out)

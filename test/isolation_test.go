@@ -63,14 +63,31 @@ func (f isoFixture) args(root string, extra ...string) []string {
 }
 
 // isoEnv is the gateway's environment beyond the test's own (cores inherit
-// it): a Go toolchain on PATH that builds offline with the principal's own
-// caches under its HOME, when the test machine has one.
-func isoEnv() []string {
-	env := []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOCACHE=", "GOPATH=", "GOMODCACHE=", "GOENV=off"}
+// it): a Go toolchain on PATH that builds offline, when the test machine
+// has one, and the operator's own caches (Go's, npm's, XDG_CACHE_HOME) in
+// a directory of the test's, as in a developer's shell: the gateway must
+// give each principal caches of its own instead (isoOperatorCaches).
+func isoEnv(t *testing.T) []string {
+	t.Helper()
+	op := isoOperatorCaches(t)
+	env := []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOENV=off",
+		"XDG_CACHE_HOME=" + op, "GOCACHE=" + filepath.Join(op, "go-build"), "GOMODCACHE=" + filepath.Join(op, "go-mod"),
+		"GOPATH=" + filepath.Join(op, "gopath"), "npm_config_cache=" + filepath.Join(op, "npm")}
 	if root, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		env = append(env, "PATH="+filepath.Join(strings.TrimSpace(string(root)), "bin")+":"+os.Getenv("PATH"))
 	}
 	return env
+}
+
+// isoOperatorCaches is the operator's cache directory for test t's
+// gateway: outside every principal's directory, created empty.
+func isoOperatorCaches(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(realTempDir(t), "operator-cache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // isoGateway is a gateway of the multi-user set-up.
@@ -92,7 +109,7 @@ func startIsoGateway(t *testing.T, f isoFixture, extra ...string) *isoGateway {
 	if i := slices.Index(extra, "--cgroups"); i < 0 || i+1 >= len(extra) || extra[i+1] != "off" {
 		extra = append(extra, isoCgroupRoot(t)...)
 	}
-	g := &isoGateway{authGateway: startAuthGateway(t, isoEnv(), f.args(root, extra...)...), root: root}
+	g := &isoGateway{authGateway: startAuthGateway(t, isoEnv(t), f.args(root, extra...)...), root: root}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("boris-gateway log:\n%s", g.stderr)
@@ -493,7 +510,9 @@ func testIsoWorkflow(t *testing.T, g *isoGateway) {
 		{"go build", "cd " + proj + " && go version && go build -o hello . && ./hello", "hello from the sandbox", "go"},
 		{"make", "cd " + proj + " && make && cat greeting.txt", "made by make", "make"},
 		{"$TMPDIR", `echo scratch > "$TMPDIR/scratch.txt" && cat "$TMPDIR/scratch.txt" && echo "tmp=$TMPDIR"`, "tmp=" + filepath.Join(alice.dir, ".tmp") + "/", ""},
+		{"npm cache", `npm config get cache`, "/npm", "npm"},
 	}
+	defer testIsoCaches(t, g, alice)
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			if st.needs != "" {
@@ -507,4 +526,44 @@ func testIsoWorkflow(t *testing.T, g *isoGateway) {
 			}
 		})
 	}
+}
+
+// testIsoCaches: after alice's builds, the operator's caches (the
+// gateway's XDG_CACHE_HOME, GOCACHE...) are untouched, alice's caches lie
+// outside her working tree and the operator's, and alice's commands can
+// neither read nor plant anything in another principal's caches.
+func testIsoCaches(t *testing.T, g *isoGateway, alice *isoSession) {
+	t.Run("own build caches", func(t *testing.T) {
+		op := isoEnvValue(g.cmd.Env, "XDG_CACHE_HOME")
+		if entries, err := os.ReadDir(op); err != nil || len(entries) != 0 {
+			t.Errorf("the operator's cache %s: got %v (%v), want it empty", op, entries, err)
+		}
+		out := isoBash(t, alice, `printf '%s\n' "$XDG_CACHE_HOME" "$GOCACHE" "$GOMODCACHE" "$GOPATH" "$npm_config_cache"`)
+		dirs := slices.DeleteFunc(strings.Fields(out), func(f string) bool { return !strings.HasPrefix(f, "/") })
+		if len(dirs) < 4 {
+			t.Fatalf("alice's caches: got %q, want XDG_CACHE_HOME, GOCACHE, GOMODCACHE and GOPATH set", out)
+		}
+		for _, dir := range dirs {
+			if strings.HasPrefix(dir, op) || (strings.HasPrefix(dir, alice.dir+"/") && !strings.HasPrefix(dir, filepath.Join(alice.dir, "go"))) {
+				t.Errorf("a cache of alice's commands: got %s, want it outside the operator's %s and (but GOPATH) outside %s", dir, op, alice.dir)
+			}
+		}
+		bob := g.open(t, authHMACToken(t, "bob", "boris:read boris:write boris:exec"), true)
+		isoWantEcho(t, bob, "B")
+		attack := `ls "$XDG_CACHE_HOME/../jwt+bob"; touch "$XDG_CACHE_HOME/../jwt+bob/planted"`
+		if out := isoBash(t, alice, attack); isoExitCode(out) == 0 || !isoRefusedRe.MatchString(out) {
+			t.Errorf("alice reaching bob's caches: got %.600q, want the kernel's refusal (%s)", out, isoRefusedRe)
+		}
+	})
+}
+
+// isoEnvValue is name's last value in environ, or "".
+func isoEnvValue(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if rest, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = rest
+		}
+	}
+	return v
 }

@@ -162,6 +162,9 @@ func (c *cli) add(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if n.Priority < MinPriority || n.Priority > MaxPriority {
+		return usageErr("--priority %d: want %d (most urgent) to %d (least)", n.Priority, MinPriority, MaxPriority)
+	}
 	n.Description = pos[0]
 	s, err := c.open(ctx)
 	if err != nil {

@@ -139,7 +139,7 @@ func (d *Dashboard) Routes(mux *http.ServeMux) {
 func (d *Dashboard) dashboardGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !d.gw.HostAllowed(r.Host) {
-			http.Error(w, "host not allowed: "+r.Host, http.StatusForbidden)
+			http.Error(w, wire.HostNotAllowed(r.Host), http.StatusForbidden)
 			return
 		}
 		hd := w.Header()

@@ -42,7 +42,7 @@ type dashCore struct {
 	Started     time.Time      `json:"started"`
 	LastActive  time.Time      `json:"last_active"`
 	AgeSeconds  float64        `json:"age_seconds"`
-	IdleSeconds float64        `json:"idle_seconds"`
+	IdleSeconds float64        `json:"idle_seconds"` // 0 while a call is in progress: a core at work is not idle
 	Calls       []dashInflight `json:"calls"`
 	RSSBytes    int64          `json:"rss_bytes"` // the core process's resident memory; -1 when unknown
 }
@@ -148,6 +148,9 @@ func coreView(e Core, calls []inflightCall, now time.Time) dashCore {
 	}
 	if e.Principal {
 		c.Kind = "principal"
+	}
+	if len(calls) > 0 {
+		c.IdleSeconds = 0 // its last request may be minutes old: the call it started still runs
 	}
 	slices.SortFunc(calls, func(a, b inflightCall) int { return a.Started.Compare(b.Started) })
 	for _, ic := range calls {

@@ -87,6 +87,11 @@ func New(t Counts) *Metrics {
 		Name: "boris_gateway_principal_cores",
 		Help: "Principals' cores open (serving 2026-07-28 clients without sessions).",
 	}, func() float64 { return float64(t.CountPrincipals()) })
+	// Each reason's series exists, at 0, from the start: a dashboard or
+	// an alert on it finds it before the first eviction.
+	for _, reason := range []string{"size", "age", "budget", "streams"} {
+		m.ReplayEvictions.WithLabelValues(reason)
+	}
 	m.reg.MustRegister(m.calls, m.duration, m.SpawnFailures, m.CoresStarted, m.ReplayEvictions, open, principals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

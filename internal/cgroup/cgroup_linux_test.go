@@ -255,6 +255,39 @@ func TestStaleGroupsKilled(t *testing.T) {
 	}
 }
 
+// TestOthersStaleGroupsQuiet: session groups that dead gateways left in
+// sessions directories other than the one a gateway claims are removed
+// without a warning each (a first start on a shared root once printed
+// eleven); the claimed directory's own leftovers are still reported.
+func TestOthersStaleGroupsQuiet(t *testing.T) {
+	root := testRoot(t)
+	own := filepath.Join(root, "boris-sessions", "own-left")
+	var others []string
+	for i := 2; i <= 4; i++ {
+		others = append(others, filepath.Join(root, "boris-sessions-"+strconv.Itoa(i), "left"))
+	}
+	for _, dir := range append([]string{own}, others...) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs bytes.Buffer
+	open(t, Options{Root: root, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for _, dir := range append([]string{own}, others...) {
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("after Open, stat %s: %v; want it removed", dir, err)
+		}
+	}
+	for _, dir := range others {
+		if strings.Contains(logs.String(), dir) {
+			t.Errorf("Open logged %q, want nothing about another gateway's empty stale group %s", logs.String(), dir)
+		}
+	}
+	if !strings.Contains(logs.String(), own) {
+		t.Errorf("Open logged %q, want a line about its own directory's stale group %s", logs.String(), own)
+	}
+}
+
 // TestOpenTwice: two gateways on one root get sessions directories of
 // their own, and neither's Open touches the other's live sessions.
 func TestOpenTwice(t *testing.T) {

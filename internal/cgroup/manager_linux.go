@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,7 +149,7 @@ func (m *Manager) claim(root string) error {
 		if err != nil {
 			return err
 		}
-		m.killStale()
+		m.killStale(slog.LevelWarn)
 		m.sweepOthers(root, i)
 		return nil
 	}
@@ -163,8 +164,11 @@ func sessionsPath(root string, i int) string {
 }
 
 // sweepOthers cleans the sessions directories after the claimed one that
-// no live gateway holds, and removes them.
+// no live gateway holds, and removes them. Their groups are other
+// gateways' leftovers: one line says what was killed, only when
+// processes were.
 func (m *Manager) sweepOthers(root string, claimed int) {
+	dirs, groups, procs := 0, 0, 0
 	for i := claimed + 1; i <= maxGateways; i++ {
 		if _, err := os.Stat(sessionsPath(root, i)); err != nil {
 			continue
@@ -173,9 +177,14 @@ func (m *Manager) sweepOthers(root string, claimed int) {
 		if other.lockDir() != nil {
 			continue // a live gateway's, or not ours to clean
 		}
-		other.killStale()
+		g, p := other.killStale(slog.LevelDebug)
+		dirs, groups, procs = dirs+1, groups+g, procs+p
 		other.removeDir()
 		_ = unix.Close(other.lock)
+	}
+	if procs > 0 {
+		m.log.Info("killed processes left in other, dead gateways' session cgroups", "root", root,
+			"directories", dirs, "groups", groups, "processes", procs)
 	}
 }
 
@@ -251,26 +260,32 @@ func sameDir(fd int, path string) bool {
 }
 
 // killStale kills and removes the session groups of a gateway that died
-// without Close. Failures are logged: a group that cannot be removed
-// (a process stuck in the kernel) must not keep the gateway from starting.
-func (m *Manager) killStale() {
+// without Close, and returns how many groups and processes it killed.
+// Each is logged at level: a warning in the directory this gateway
+// claimed (its own earlier run's), debug in the others a sweep cleans
+// (other gateways', not this one's news). Failures are logged as errors:
+// a group that cannot be removed (a process stuck in the kernel) must not
+// keep the gateway from starting.
+func (m *Manager) killStale(level slog.Level) (groups, procs int) {
 	entries, err := os.ReadDir(m.dir)
 	if err != nil {
 		m.log.Error("cannot list stale session cgroups", "path", m.dir, "err", err)
-		return
+		return 0, 0
 	}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		p := filepath.Join(m.dir, e.Name())
-		procs, _ := readPids(filepath.Join(p, "cgroup.procs"))
+		pids, _ := readPids(filepath.Join(p, "cgroup.procs"))
 		if err := kill(p); err != nil {
 			m.log.Error("cannot remove a stale session cgroup", "path", p, "err", err)
 			continue
 		}
-		m.log.Warn("killed and removed a stale session cgroup left by an earlier gateway", "path", p, "processes", len(procs))
+		groups, procs = groups+1, procs+len(pids)
+		m.log.Log(context.Background(), level, "killed and removed a stale session cgroup left by an earlier gateway", "path", p, "processes", len(pids))
 	}
+	return groups, procs
 }
 
 // enable enables ctrls for the session groups: in root's subtree_control,

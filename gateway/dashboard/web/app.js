@@ -68,8 +68,10 @@
         calls.appendChild(d);
       }
       if (c.calls.length === 0) calls.appendChild(el('span', '—', 'none'));
+      // A core whose call is still running is busy, however old its last request.
+      const idle = c.calls.length > 0 ? el('td', 'busy', 'busy') : timed('td', c.last_active);
       const tr = row([el('td', c.session, 'mono'), c.kind, c.subject,
-        timed('td', c.started), timed('td', c.last_active), calls, bytes(c.rss_bytes)]);
+        timed('td', c.started), idle, calls, bytes(c.rss_bytes)]);
       tr.dataset.session = c.session;
       return tr;
     }), 'no cores open', 7);
