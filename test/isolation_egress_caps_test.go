@@ -206,7 +206,7 @@ func TestNetEgressDescriptorReserve(t *testing.T) {
 		args = append(args, "--allow-readable-secrets")
 	}
 	cmd := exec.Command("prlimit", append([]string{"--nofile=1024:1024", "--", gatewayBin(t), "--listen", "127.0.0.1:0"}, args...)...)
-	g := &isoGateway{authGateway: runAuthGateway(t, cmd, isoEnv()), root: root}
+	g := &isoGateway{authGateway: runAuthGateway(t, cmd, isoEnv(t)), root: root}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("boris-gateway log:\n%s", g.stderr)

@@ -189,7 +189,7 @@ func egressGateway(t *testing.T, extra ...string) *isoGateway {
 	if !landlockAvailable() {
 		extra = append(extra, "--allow-readable-secrets")
 	}
-	g := &isoGateway{authGateway: startAuthGateway(t, isoEnv(), f.args(root, extra...)...), root: root}
+	g := &isoGateway{authGateway: startAuthGateway(t, isoEnv(t), f.args(root, extra...)...), root: root}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("boris-gateway log:\n%s", g.stderr)
