@@ -225,11 +225,16 @@ func (s *session) cancel(keys ...string) {
 // release gives back the budget a message held.
 func (s *session) release(m coreMsg) { s.held.give(m.held) }
 
-// inFlight reports whether anything keeps the session busy.
+// inFlight reports whether anything keeps the session busy: a request a
+// client waits for, an open GET stream, or, on a principal's core, a
+// subscription or the gateway's own request made for a client's (its
+// tools/list, read to check Mcp-Param headers), which a slow core start
+// must not let the idle timeout cut short.
 func (s *session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil || s.principal != nil && s.principal.hub.busy()
+	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil ||
+		s.principal != nil && (s.principal.hub.busy() || len(s.principal.internal) > 0)
 }
 
 // attachedLocked counts the requests in flight that a client waits for: a

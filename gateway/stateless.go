@@ -270,6 +270,7 @@ func (s *session) internalCall(method string, params map[string]any) (*call, []b
 }
 
 func (s *session) dropInternal(c *call) {
+	s.touch() // the idle clock starts once the gateway's own request ended
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.principal.internal[c.key] == c {
