@@ -8,7 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
+
+// startGrace is how long a command waits for a starting checkpoint under
+// way before it runs beside it (and what it changes is named in a gap).
+const startGrace = 50 * time.Millisecond
 
 // The starting checkpoint, the tree as the session found it, reads every
 // file of the tree: seconds on a large one. It is taken in the background
@@ -125,6 +130,18 @@ func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
 		return
 	}
 	r.Start()
+	if r.starting() && r.Store() != nil {
+		// On a small tree the start is done in a few milliseconds: a short
+		// wait for it keeps the command's change undoable there, at a cost
+		// bounded on a large one.
+		grace := time.NewTimer(startGrace)
+		select {
+		case <-r.ready:
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+		grace.Stop()
+	}
 	if r.starting() && r.Store() != nil {
 		select { // what the command changes is seen
 		case <-r.watchUp:
