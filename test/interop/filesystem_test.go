@@ -122,7 +122,7 @@ func startFsTwinsWith(t *testing.T, build func(p string)) (ref, boris fsTwin) {
 	build(boris.p)
 	server := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 	ref.s = connectFs(t, exec.Command(nodeBin, server, ref.dir()))
-	cmd := exec.Command(filepath.Join(binDir, "boris"), "--toolset", "filesystem", "--allow-dir", boris.dir(), "--workdir", boris.dir(), "--checkpoints", "off")
+	cmd := exec.Command(filepath.Join(binDir, "boris"), "--toolset", "filesystem", "--allow-dir", boris.dir(), "--workdir", boris.dir(), "--checkpoints", "off", "--diagnostics", "off")
 	boris.s = connectFs(t, cmd)
 	return ref, boris
 }
