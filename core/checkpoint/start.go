@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,7 +193,7 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 			"any path it changed may hold its change in the starting state"))
 		return entries
 	}
-	for _, rel := range changed {
+	for _, rel := range r.filesOf(changed) {
 		if p, ok := pre[rel]; ok && p.known && !p.afterCommand || slices.Contains(unsure, rel) {
 			continue
 		}
@@ -200,6 +201,36 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 	}
 	r.sayUnsure("bash", summary, unsure)
 	return entries
+}
+
+// filesOf lists the paths the watcher named with each directory among
+// them replaced by the files under it: git records files, not
+// directories, so a directory made (or moved in) while the start was
+// taken matters only for what it holds, and an empty one not at all.
+func (r *Recorder) filesOf(changed []string) []string {
+	var out []string
+	for _, rel := range changed {
+		root := filepath.Join(r.tree, filepath.FromSlash(rel))
+		if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+			out = append(out, rel)
+			continue
+		}
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case d.IsDir() && d.Name() == ".git":
+				return filepath.SkipDir
+			case d.IsDir():
+				return nil
+			}
+			if sub, err := filepath.Rel(r.tree, p); err == nil {
+				out = append(out, filepath.ToSlash(sub))
+			}
+			return nil
+		})
+	}
+	return out
 }
 
 // sayUnsure notes a gap naming the paths whose earlier state the start
