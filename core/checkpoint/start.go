@@ -179,8 +179,8 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 		if p.known {
 			entries[rel] = p.c
 		}
-		if !p.known || (p.afterCommand && !all) {
-			unsure = append(unsure, rel)
+		if (!p.known || (p.afterCommand && !all)) && !r.isDir(rel) {
+			unsure = append(unsure, rel) // (a directory: git records its files, named on their own)
 		}
 	}
 	if len(cmds) == 0 {
@@ -201,6 +201,12 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 	}
 	r.sayUnsure("bash", summary, unsure)
 	return entries
+}
+
+// isDir reports whether rel is a directory now.
+func (r *Recorder) isDir(rel string) bool {
+	fi, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel)))
+	return err == nil && fi.IsDir()
 }
 
 // filesOf lists the paths the watcher named with each directory among
