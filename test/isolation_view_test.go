@@ -83,12 +83,22 @@ func TestViewPrivateDisk(t *testing.T) {
 	})
 
 	t.Run("the egress proxy's socket", func(t *testing.T) {
-		sock := viewEgressSocket(t, g)
+		socks := viewEgressSockets(t, g)
 		out := isoBash(t, alice, "tr '\\0' ' ' </proc/1/cmdline")
-		netWant(t, "alice: PID 1's command line", out, []string{sock}, nil)
-		out = isoBash(t, alice, "test -e "+sock+" && echo SEEN; curl -sS -m 5 --unix-socket "+sock+" -o /dev/null -w 'code=%{http_code}' http://denied.test/")
-		netFails(t, "alice: curl --unix-socket "+sock, out)
-		netWant(t, "alice: curl --unix-socket "+sock, out, []string{"code=000"}, []string{"SEEN"})
+		named := 0
+		for _, sock := range socks {
+			if strings.Contains(out, sock) {
+				named++
+			}
+		}
+		if named != 1 {
+			t.Errorf("alice: PID 1's command line %q names %d of the proxy's sockets %v, want her own one", out, named, socks)
+		}
+		for _, sock := range socks { // her own, and bob's
+			out = isoBash(t, alice, "test -e "+sock+" && echo SEEN; curl -sS -m 5 --unix-socket "+sock+" -o /dev/null -w 'code=%{http_code}' http://denied.test/")
+			netFails(t, "alice: curl --unix-socket "+sock, out)
+			netWant(t, "alice: curl --unix-socket "+sock, out, []string{"code=000"}, []string{"SEEN"})
+		}
 		// The bridge still reaches it: the proxy answers, and refuses.
 		out = isoBash(t, alice, "curl -sS -m 10 -o /dev/null -w 'code=%{http_code}' http://denied.test/")
 		netWant(t, "alice: through the bridge", out, []string{"code=403"}, nil)
@@ -136,20 +146,23 @@ func viewNoSessionIDs(t *testing.T, alice, bob *isoSession) {
 	netWant(t, "alice: names under /sys/fs/cgroup and /proc/*/cgroup", out, []string{"scanned"}, ids)
 }
 
-// viewEgressSocketRe finds the socket in the gateway's log.
-var viewEgressSocketRe = regexp.MustCompile(`msg="egress proxy" socket=(\S+)`)
+// viewEgressDirRe finds the directory of the egress proxy's sockets in the
+// gateway's log.
+var viewEgressDirRe = regexp.MustCompile(`msg="egress proxy" dir=(\S+)`)
 
-// viewEgressSocket returns the egress proxy's socket, from the log.
-func viewEgressSocket(t *testing.T, g *isoGateway) string {
+// viewEgressSockets returns the egress proxy's sockets, one for each open
+// session's core, from the directory the log names.
+func viewEgressSockets(t *testing.T, g *isoGateway) []string {
 	t.Helper()
-	m := viewEgressSocketRe.FindStringSubmatch(g.stderr.String())
+	m := viewEgressDirRe.FindStringSubmatch(g.stderr.String())
 	if m == nil {
-		t.Fatalf("gateway log: no egress proxy socket in:\n%s", g.stderr)
+		t.Fatalf("gateway log: no egress proxy directory in:\n%s", g.stderr)
 	}
-	if _, err := os.Stat(m[1]); err != nil {
-		t.Fatalf("egress socket %s: %v", m[1], err)
+	socks, _ := filepath.Glob(filepath.Join(m[1], "*.sock"))
+	if len(socks) < 2 {
+		t.Fatalf("egress proxy directory %s: sockets %v, want one for each open session's core", m[1], socks)
 	}
-	return m[1]
+	return socks
 }
 
 // TestWorkspaceGitNoTCP: the git Boris runs on workspaces (a git on PATH

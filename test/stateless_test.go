@@ -80,7 +80,7 @@ func connectAs(t *testing.T, g *gatewayProc, protocol string, log *progressLog) 
 // suiteTools are the tools toolSuite calls: the default toolset. A tool
 // the core lists beyond these and boardTools fails the suite until it gets
 // a call here.
-var suiteTools = []string{"bash", "view", "create_file", "str_replace", "grep", "glob", "task_output", "task_stop", "history", "diff", "undo"}
+var suiteTools = []string{"bash", "view", "create_file", "str_replace", "grep", "glob", "diagnostics", "task_output", "task_stop", "history", "diff", "undo"}
 
 // checkpointTools are the tools of suiteTools a core lists only when it
 // records checkpoints (git on PATH).
@@ -139,6 +139,12 @@ func toolSuite(t *testing.T, s *mcp.ClientSession, log *progressLog, dir string)
 	t.Run("glob", func(t *testing.T) {
 		if got := gwCallTool(t, s, "glob", map[string]any{"pattern": "**/*.txt", "path": dir}); !strings.Contains(got, path) {
 			t.Errorf("glob: got %q, want %s listed", got, path)
+		}
+	})
+	t.Run("diagnostics", func(t *testing.T) {
+		// The suite edits only text files: no language server has started.
+		if got := gwCallTool(t, s, "diagnostics", map[string]any{}); !strings.Contains(got, "No language server runs yet") {
+			t.Errorf("diagnostics: got %q, want that no language server runs yet", got)
 		}
 	})
 	t.Run("history diff undo", func(t *testing.T) {
