@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"io"
 	"net"
 	"sync"
 )
@@ -32,13 +31,21 @@ func Bridge(ln net.Listener, socket string) error {
 // Join copies a to b and b to a until either direction ends, then
 // closes both: a tunnel whose one side is gone (a session ended, a server
 // hung up) must not hold the other for ever, and HTTP and TLS clients do
-// not half-close. io.Copy between TCP and Unix sockets uses splice(2), so
-// the bytes stay in the kernel.
+// not half-close.
+//
+// A tunnel holds exactly its two sockets, as Limits counts it: the copies
+// do not splice(2), since Go's splice keeps a pipe (two more descriptors)
+// for each direction of each tunnel for as long as it waits, idle or not,
+// which tripled what a tunnel costs, ran the gateway past the descriptors
+// its reserve keeps, and ran a session's spawner (which bridges its
+// tunnels, under the same limit) out of the descriptors it needs to start
+// commands. Nor does an idle tunnel hold a buffer: each direction waits
+// until its source is readable, then borrows one.
 func Join(a, b net.Conn) {
 	var once sync.Once
 	done := make(chan struct{})
 	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+		copyConn(dst, src)
 		once.Do(func() {
 			a.Close()
 			b.Close()
@@ -48,4 +55,27 @@ func Join(a, b net.Conn) {
 	go pipe(a, b)
 	go pipe(b, a)
 	<-done
+}
+
+// copyBufs are the copies' buffers, held only while bytes are in flight.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyConn copies src to dst until either fails or src ends.
+func copyConn(dst, src net.Conn) {
+	for {
+		if waitReadable(src) != nil {
+			return
+		}
+		bp := copyBufs.Get().(*[]byte)
+		n, err := src.Read(*bp)
+		if n > 0 {
+			if _, werr := dst.Write((*bp)[:n]); werr != nil {
+				err = werr
+			}
+		}
+		copyBufs.Put(bp)
+		if err != nil {
+			return
+		}
+	}
 }

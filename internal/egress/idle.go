@@ -10,7 +10,8 @@ import (
 // joinIdle joins client and up (a tunnel) like Join, and closes both once
 // no byte has moved either way for idle, reporting whether that is how
 // it ended. What moved is read from the kernel's count for up (see
-// movedBytes), so the copies themselves stay as Join makes them (splice);
+// movedBytes), so the copies themselves stay as Join makes them (waiting
+// on the sockets themselves, with no buffer while idle);
 // where the kernel keeps no count, the copies count.
 func joinIdle(client, up net.Conn, idle time.Duration) (idled bool) {
 	moved := movedBytes(up)

@@ -1,7 +1,9 @@
 package egress
 
 import (
+	"errors"
 	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,4 +33,24 @@ func movedBytes(c net.Conn) func() (uint64, bool) {
 		})
 		return n, err == nil && ierr == nil
 	}
+}
+
+// waitReadable waits until c has bytes to read, an end or an error (or
+// its read deadline passes, or it is closed, which it returns), holding
+// nothing meanwhile: it peeks, and waits in the runtime's poller while
+// there is nothing to peek. Nil at once for a connection with no socket.
+func waitReadable(c net.Conn) error {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var one [1]byte
+	return raw.Read(func(fd uintptr) bool {
+		_, _, err := unix.Recvfrom(int(fd), one[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		return !errors.Is(err, unix.EAGAIN)
+	})
 }

@@ -244,7 +244,7 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, host string, port
 	_ = hijacked.SetDeadline(time.Time{})
 	client := hijacked
 	if dc, ok := hijacked.(*conn); ok {
-		client = dc.Conn // the socket itself, so that the copies splice
+		client = dc.Conn // the socket itself, so that the copies wait on it holding no buffer
 	}
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
