@@ -110,13 +110,8 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, err := wire.Decode(body)
-	switch {
-	case err == wire.ErrTooDeep:
-		wire.WriteError(w, http.StatusBadRequest, wire.IDOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-		return
-	case err != nil:
-		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+	m, ok := decodeBody(w, body)
+	if !ok {
 		return
 	}
 	if !m.IsCall() {

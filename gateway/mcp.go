@@ -31,18 +31,8 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, err := wire.Decode(body)
-	switch {
-	case err == wire.ErrBatch:
-		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
-		return
-	case err == wire.ErrTooDeep:
-		// Answered here, with its id when it has one: a core would answer
-		// it with id null, and the request would wait for ever.
-		wire.WriteError(w, http.StatusBadRequest, wire.IDOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-		return
-	case err != nil:
-		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+	m, ok := decodeBody(w, body)
+	if !ok {
 		return
 	}
 	// 2026-07-28 first: an initialize that says it is one is a method that
@@ -308,4 +298,24 @@ func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Durati
 	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", tool,
 		"duration", d.Round(time.Microsecond), "outcome", result)
 	h.obs.ToolCall(s.id, s.subject, h.table.ownerOf(s), tool, d, result)
+}
+
+// decodeBody decodes a POSTed message, answering 400 for what is not one
+// (a batch, a message nested too deep, invalid JSON-RPC).
+func decodeBody(w http.ResponseWriter, body []byte) (*wire.Message, bool) {
+	m, err := wire.Decode(body)
+	switch {
+	case err == wire.ErrBatch:
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
+		return nil, false
+	case err == wire.ErrTooDeep:
+		// Answered here, with its id when it has one: a core would answer
+		// it with id null, and the request would wait for ever.
+		wire.WriteError(w, http.StatusBadRequest, wire.IDOf(body), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil, false
+	case err != nil:
+		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+		return nil, false
+	}
+	return m, true
 }

@@ -34,11 +34,12 @@ const netPython = "/usr/bin/python3"
 // own loopback.
 const netTenantPort = 18998
 
-// netHealth is the network part of /healthz's isolation report.
+// netHealth is the network and mount part of /healthz's isolation report.
 type netHealth struct {
 	Net          string `json:"net"`
 	NetEnforced  string `json:"net_enforced"`
 	PIDNamespace bool   `json:"pid_namespace"`
+	PrivateRoot  bool   `json:"private_root"`
 }
 
 // netHealthOf reads it.

@@ -61,7 +61,7 @@ c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print(c.recv(100).dec
 func TestViewPrivateDisk(t *testing.T) {
 	viewNeeds(t, "curl", netPython)
 	g := startIsoGateway(t, newIsoFixture(t))
-	if h := viewHealthOf(t, g.url); !h.PrivateRoot {
+	if h := netHealthOf(t, g.url); !h.PrivateRoot {
 		t.Errorf("/healthz: got %+v, want private_root true", h)
 	}
 	alice, bob := g.open(t, authAlice, true), g.netBob(t)
@@ -215,26 +215,4 @@ func TestWorkspaceGitNoTCP(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the host's loopback service: got %d connections from workspace git, want 0", n)
 	}
-}
-
-// viewHealth is the private-root part of /healthz's isolation report.
-type viewHealth struct {
-	PrivateRoot bool `json:"private_root"`
-}
-
-// viewHealthOf reads it.
-func viewHealthOf(t *testing.T, url string) viewHealth {
-	t.Helper()
-	resp, err := gwClient.Get(strings.TrimSuffix(url, "/mcp") + "/healthz")
-	if err != nil {
-		t.Fatalf("/healthz: %v", err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Isolation *viewHealth `json:"isolation"`
-	}
-	if err := jsonDecode(resp.Body, &body); err != nil || body.Isolation == nil {
-		t.Fatalf("/healthz: got %v %v, want an isolation report", body.Isolation, err)
-	}
-	return *body.Isolation
 }
