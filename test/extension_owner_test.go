@@ -1,7 +1,6 @@
 package test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,16 +55,7 @@ func ownerEras(t *testing.T, ext, work string) []ownerEra {
 	coreArgs := []string{"--workdir", work, "--allow-dir", work, "--extensions", ext}
 	g := startGateway(t, append([]string{"--"}, coreArgs...)...)
 	via := func(protocol string) func(t *testing.T, c *mcp.Client) *mcp.ClientSession {
-		return func(t *testing.T, c *mcp.Client) *mcp.ClientSession {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-			if err != nil {
-				t.Fatalf("connect through the gateway at %s: %v\n%s", protocol, err, g.stderr)
-			}
-			t.Cleanup(func() { _ = s.Close() })
-			return s
-		}
+		return func(t *testing.T, c *mcp.Client) *mcp.ClientSession { return connectGatewayClient(t, g, c, protocol) }
 	}
 	return []ownerEra{
 		{"stdio", func(t *testing.T, c *mcp.Client) *mcp.ClientSession {

@@ -66,7 +66,13 @@ func connectAs(t *testing.T, g *gatewayProc, protocol string, log *progressLog) 
 	if log != nil {
 		opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { log.record(req) }
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "boris-e2e-stateless", Version: "1"}, opts)
+	return connectGatewayClient(t, g, mcp.NewClient(&mcp.Implementation{Name: "boris-e2e-stateless", Version: "1"}, opts), protocol)
+}
+
+// connectGatewayClient connects client to the gateway g, asking for protocol,
+// and closes the session at the end of t.
+func connectGatewayClient(t *testing.T, g *gatewayProc, client *mcp.Client, protocol string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
