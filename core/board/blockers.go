@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,7 +21,7 @@ type Blockers struct {
 // and returns taskID's task. added is false when that was already so. A
 // blocker that would close a cycle is refused with ErrCycle: none of the
 // tasks on it could ever be ready.
-func (s *Store) AddBlocker(ctx context.Context, taskID, blockedByID string) (t Task, added bool, err error) {
+func (s *engine) AddBlocker(ctx context.Context, taskID, blockedByID string) (t Task, added bool, err error) {
 	task, by, err := parsePair(taskID, blockedByID)
 	if err != nil {
 		return Task{}, false, err
@@ -30,7 +29,7 @@ func (s *Store) AddBlocker(ctx context.Context, taskID, blockedByID string) (t T
 	if task == by {
 		return Task{}, false, fmt.Errorf("%w: a task cannot block itself (%s)", ErrCycle, FormatID(task))
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx queryer) error {
 		if err := existsBoth(ctx, tx, task, by); err != nil {
 			return err
 		}
@@ -61,7 +60,7 @@ func checkAcyclic(ctx context.Context, q queryer, task, by int64) error {
 	// Every task by waits for, however indirectly, and the edges among
 	// them: the graph is acyclic, so this ends.
 	rows, err := q.QueryContext(ctx, `WITH RECURSIVE waits(id) AS (
-			SELECT ? UNION SELECT b.blocked_by_id FROM blockers b JOIN waits w ON b.task_id = w.id)
+			SELECT CAST(? AS BIGINT) UNION SELECT b.blocked_by_id FROM blockers b JOIN waits w ON b.task_id = w.id)
 		SELECT b.task_id, b.blocked_by_id FROM blockers b WHERE b.task_id IN (SELECT id FROM waits)`, by)
 	if err != nil {
 		return fmt.Errorf("check for a cycle: %w", err)
@@ -117,13 +116,13 @@ func path(edges map[int64][]int64, from, to int64) []int64 {
 
 // RemoveBlocker undoes AddBlocker and returns taskID's task. There being
 // no such blocker is ErrNoBlocker.
-func (s *Store) RemoveBlocker(ctx context.Context, taskID, blockedByID string) (Task, error) {
+func (s *engine) RemoveBlocker(ctx context.Context, taskID, blockedByID string) (Task, error) {
 	task, by, err := parsePair(taskID, blockedByID)
 	if err != nil {
 		return Task{}, err
 	}
 	var t Task
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx queryer) error {
 		if err := existsBoth(ctx, tx, task, by); err != nil {
 			return err
 		}
@@ -145,13 +144,13 @@ func (s *Store) RemoveBlocker(ctx context.Context, taskID, blockedByID string) (
 
 // GetBlockers returns the task taskID names with what it waits for and
 // what waits for it, each in key order.
-func (s *Store) GetBlockers(ctx context.Context, taskID string) (Blockers, error) {
+func (s *engine) GetBlockers(ctx context.Context, taskID string) (Blockers, error) {
 	key, err := ParseID(taskID)
 	if err != nil {
 		return Blockers{}, err
 	}
 	var b Blockers
-	err = s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx queryer) error {
 		if b.Task, err = get(ctx, tx, key); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -53,7 +52,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if v == SchemaVersion {
 		return nil // the common case: no write lock taken
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx queryer) error {
 		v, err := userVersion(ctx, tx)
 		if err != nil {
 			return err

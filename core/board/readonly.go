@@ -34,7 +34,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path, place: pl}
+	s := &Store{engine: engine{db: db, tx: sqliteTx{db}}, path: path, place: pl}
 	v, err := userVersion(ctx, db)
 	switch {
 	case err != nil:
@@ -64,9 +64,9 @@ func readOnlyDSN(path string) string {
 }
 
 // Counts returns how many tasks the board holds in each status.
-func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
+func (s *engine) Counts(ctx context.Context) (map[Status]int, error) {
 	out := map[Status]int{}
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx queryer) error {
 		rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM tasks GROUP BY status`)
 		if err != nil {
 			return fmt.Errorf("count tasks: %w", err)

@@ -24,7 +24,7 @@ const busyTimeout = 10 * time.Second
 // Store is an open board database. Its methods are safe for concurrent
 // use, and so is the file: any number of processes may open it at once.
 type Store struct {
-	db    *sql.DB
+	engine
 	path  string
 	place place // where SQLite opens it; released by Close
 }
@@ -105,7 +105,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// (where a cancelled context lets them go) instead of polling
 	// SQLite's lock against each other.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path, place: pl}
+	s := &Store{engine: engine{db: db, tx: sqliteTx{db}}, path: path, place: pl}
 	if err := s.migrateRetrying(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open task database %s: %w", path, err)
@@ -154,6 +154,9 @@ func dsn(path string) string {
 // Path is the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
+// Where is the database file's absolute path (Board).
+func (s *Store) Where() string { return s.path }
+
 // Close closes the database.
 func (s *Store) Close() error {
 	err := s.db.Close()
@@ -163,8 +166,13 @@ func (s *Store) Close() error {
 	return err
 }
 
+// sqliteTx runs the engine's transactions on SQLite. Write transactions
+// begin IMMEDIATE (see dsn), so SQLite itself serialises writers across
+// processes and no transaction fails half-way: nothing to retry.
+type sqliteTx struct{ db *sql.DB }
+
 // write runs f in one write transaction, committed if f succeeds.
-func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
+func (s sqliteTx) write(ctx context.Context, f func(queryer) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -180,7 +188,7 @@ func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
 }
 
 // read runs f in one read transaction: what it reads is one snapshot.
-func (s *Store) read(ctx context.Context, f func(*sql.Tx) error) error {
+func (s sqliteTx) read(ctx context.Context, f func(queryer) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

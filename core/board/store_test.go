@@ -29,7 +29,7 @@ func open(t *testing.T) *Store {
 }
 
 // mustCreate creates a task with description d and options from n.
-func mustCreate(t *testing.T, s *Store, d string, n NewTask) Task {
+func mustCreate(t *testing.T, s Board, d string, n NewTask) Task {
 	t.Helper()
 	n.Description = d
 	task, err := s.Create(context.Background(), n)
@@ -109,9 +109,10 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
-func TestCreateGetUpdate(t *testing.T) {
+func TestCreateGetUpdate(t *testing.T) { forEachBoard(t, testCreateGetUpdate) }
+
+func testCreateGetUpdate(t *testing.T, s Board) {
 	ctx := context.Background()
-	s := open(t)
 	parent := mustCreate(t, s, "release 1.0", NewTask{Priority: 1})
 	child := mustCreate(t, s, "write the notes", NewTask{ParentID: "w-1", Context: "see docs/"})
 	if child.ID != "W-2" || child.ParentID != parent.ID || child.Priority != DefaultPriority || child.Status != Pending || !child.Ready {
@@ -162,10 +163,19 @@ func TestCreateGetUpdate(t *testing.T) {
 
 // TestUntrustedText stores text made to break SQL and terminals: it comes
 // back byte for byte, and renders without control characters.
-func TestUntrustedText(t *testing.T) {
+func TestUntrustedText(t *testing.T) { forEachBoard(t, testUntrustedText) }
+
+func testUntrustedText(t *testing.T, s Board) {
 	ctx := context.Background()
-	s := open(t)
-	evil := "x'); DROP TABLE tasks; --\n\x1b[2J\x1b]0;pwned\x07\u202eW-9 [done P1] forged\r\x00"
+	evil := "x'); DROP TABLE tasks; --\n\x1b[2J\x1b]0;pwned\x07\u202eW-9 [done P1] forged\r\x01"
+	// NUL is refused on both databases (PostgreSQL cannot store it in text).
+	if _, err := s.Create(ctx, NewTask{Description: "a\x00b"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("create with a NUL: err = %v, want ErrInvalid", err)
+	}
+	nul := "c\x00"
+	if _, err := s.Update(ctx, "W-1", Change{Context: &nul}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("update with a NUL: err = %v, want ErrInvalid", err)
+	}
 	task := mustCreate(t, s, evil, NewTask{Context: evil})
 	got, err := s.Get(ctx, task.ID)
 	if err != nil || got.Description != evil || got.Context != evil {
@@ -188,9 +198,10 @@ func TestUntrustedText(t *testing.T) {
 	}
 }
 
-func TestBlockersAndCycles(t *testing.T) {
+func TestBlockersAndCycles(t *testing.T) { forEachBoard(t, testBlockersAndCycles) }
+
+func testBlockersAndCycles(t *testing.T, s Board) {
 	ctx := context.Background()
-	s := open(t)
 	for _, d := range []string{"a", "b", "c", "d"} {
 		mustCreate(t, s, d, NewTask{})
 	}
@@ -235,9 +246,10 @@ func TestBlockersAndCycles(t *testing.T) {
 	}
 }
 
-func TestReadyOrdering(t *testing.T) {
+func TestReadyOrdering(t *testing.T) { forEachBoard(t, testReadyOrdering) }
+
+func testReadyOrdering(t *testing.T, s Board) {
 	ctx := context.Background()
-	s := open(t)
 	mustCreate(t, s, "low", NewTask{Priority: 5})                // W-1
 	mustCreate(t, s, "urgent but blocked", NewTask{Priority: 1}) // W-2
 	mustCreate(t, s, "blocker", NewTask{Priority: 3})            // W-3
@@ -286,9 +298,10 @@ func TestReadyOrdering(t *testing.T) {
 	}
 }
 
-func TestDelete(t *testing.T) {
+func TestDelete(t *testing.T) { forEachBoard(t, testDelete) }
+
+func testDelete(t *testing.T, s Board) {
 	ctx := context.Background()
-	s := open(t)
 	mustCreate(t, s, "parent", NewTask{})               // W-1
 	mustCreate(t, s, "child", NewTask{ParentID: "W-1"}) // W-2
 	mustCreate(t, s, "blocker", NewTask{})              // W-3
@@ -345,7 +358,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(helperEnv); spec != "" {
 		os.Exit(writer(spec))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	postgres.Stop()
+	os.Exit(code)
 }
 
 // writer is one writer process: "path,name,n" creates n tasks and bumps
@@ -366,7 +381,7 @@ func writer(spec string) int {
 			return 1
 		}
 		// A read-modify-write: a lost update would show in the total.
-		err := s.write(ctx, func(tx *sql.Tx) error {
+		err := s.write(ctx, func(tx queryer) error {
 			var c string
 			if err := tx.QueryRowContext(ctx, `SELECT context FROM tasks WHERE id = 1`).Scan(&c); err != nil {
 				return err

@@ -40,7 +40,7 @@ type Filter struct {
 // taskColumns are the columns scanTask reads, t being the tasks table.
 // blocked_by lists every blocker; open_blockers counts the open ones.
 const taskColumns = `t.id, t.description, t.status, t.priority, t.parent_id, t.context, t.result, t.created_at, t.updated_at,
-	(SELECT group_concat(b.blocked_by_id) FROM blockers b WHERE b.task_id = t.id),
+	(SELECT string_agg(CAST(b.blocked_by_id AS TEXT), ',') FROM blockers b WHERE b.task_id = t.id),
 	(SELECT count(*) FROM blockers b JOIN tasks o ON o.id = b.blocked_by_id
 		WHERE b.task_id = t.id AND o.status IN ('pending', 'in_progress'))`
 
@@ -67,7 +67,7 @@ func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	return t, nil
 }
 
-// splitKeys turns group_concat's "3,1" into ids in key order.
+// splitKeys turns string_agg's "3,1" into ids in key order.
 func splitKeys(s string) []string {
 	var keys []int64
 	for _, f := range strings.Split(s, ",") {
@@ -109,13 +109,13 @@ func exists(ctx context.Context, q queryer, key int64) error {
 }
 
 // Get returns the task id names.
-func (s *Store) Get(ctx context.Context, id string) (Task, error) {
+func (s *engine) Get(ctx context.Context, id string) (Task, error) {
 	key, err := ParseID(id)
 	if err != nil {
 		return Task{}, err
 	}
 	var t Task
-	err = s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx queryer) error {
 		t, err = get(ctx, tx, key)
 		return err
 	})
@@ -123,7 +123,7 @@ func (s *Store) Get(ctx context.Context, id string) (Task, error) {
 }
 
 // Create adds a pending task and returns it.
-func (s *Store) Create(ctx context.Context, n NewTask) (Task, error) {
+func (s *engine) Create(ctx context.Context, n NewTask) (Task, error) {
 	if n.Priority == 0 {
 		n.Priority = DefaultPriority
 	}
@@ -139,7 +139,7 @@ func (s *Store) Create(ctx context.Context, n NewTask) (Task, error) {
 		parent = sql.NullInt64{Int64: key, Valid: true}
 	}
 	var t Task
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx queryer) error {
 		if err := checkRoom(ctx, tx); err != nil {
 			return err
 		}
@@ -187,6 +187,8 @@ func checkText(description, context string, priority int) error {
 		return fmt.Errorf("%w: priority %d: want %d (most urgent) to %d (least)", ErrInvalid, priority, MinPriority, MaxPriority)
 	case !utf8.ValidString(description) || !utf8.ValidString(context):
 		return fmt.Errorf("%w: text is not valid UTF-8", ErrInvalid)
+	case strings.ContainsRune(description, 0) || strings.ContainsRune(context, 0):
+		return fmt.Errorf("%w: text holds a NUL character, which a PostgreSQL board cannot store: remove it", ErrInvalid)
 	}
 	return nil
 }
@@ -194,7 +196,7 @@ func checkText(description, context string, priority int) error {
 // List returns the tasks f selects: open ones first, then by priority
 // (most urgent first), then oldest first. more is true when Limit cut
 // the list.
-func (s *Store) List(ctx context.Context, f Filter) (tasks []Task, more bool, err error) {
+func (s *engine) List(ctx context.Context, f Filter) (tasks []Task, more bool, err error) {
 	where, args, err := f.where()
 	if err != nil {
 		return nil, false, err
@@ -208,7 +210,7 @@ func (s *Store) List(ctx context.Context, f Filter) (tasks []Task, more bool, er
 	}
 	q := `SELECT ` + taskColumns + ` FROM tasks t` + where +
 		` ORDER BY t.status NOT IN ('pending', 'in_progress'), t.priority, t.id LIMIT ?`
-	err = s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx queryer) error {
 		if f.ParentID != "" {
 			if err := exists(ctx, tx, args[0].(int64)); err != nil {
 				return fmt.Errorf("parent: %w", err)
@@ -265,7 +267,7 @@ func (f Filter) where() (string, []any, error) {
 
 // Update applies c to the task id names and returns it as it now is.
 // Fields c leaves nil keep whatever another process may have written.
-func (s *Store) Update(ctx context.Context, id string, c Change) (Task, error) {
+func (s *engine) Update(ctx context.Context, id string, c Change) (Task, error) {
 	key, err := ParseID(id)
 	if err != nil {
 		return Task{}, err
@@ -275,7 +277,7 @@ func (s *Store) Update(ctx context.Context, id string, c Change) (Task, error) {
 		return Task{}, err
 	}
 	var t Task
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx queryer) error {
 		if err := exists(ctx, tx, key); err != nil {
 			return err
 		}
@@ -319,8 +321,8 @@ func (c Change) sets() ([]string, []any, error) {
 		if f.v == nil {
 			continue
 		}
-		if len(*f.v) > MaxText || !utf8.ValidString(*f.v) {
-			return nil, nil, fmt.Errorf("%w: %s: want valid UTF-8 of at most %d bytes: refer to a file instead", ErrInvalid, f.col, MaxText)
+		if len(*f.v) > MaxText || !utf8.ValidString(*f.v) || strings.ContainsRune(*f.v, 0) {
+			return nil, nil, fmt.Errorf("%w: %s: want valid UTF-8 without NUL of at most %d bytes: refer to a file instead", ErrInvalid, f.col, MaxText)
 		}
 		add(f.col, *f.v)
 	}
@@ -333,13 +335,13 @@ func (c Change) sets() ([]string, []any, error) {
 // Delete removes the task id names, with the blockers it waits for, and
 // returns it as it was. A task that blocks others or has subtasks is
 // refused with ErrInUse, naming them.
-func (s *Store) Delete(ctx context.Context, id string) (Task, error) {
+func (s *engine) Delete(ctx context.Context, id string) (Task, error) {
 	key, err := ParseID(id)
 	if err != nil {
 		return Task{}, err
 	}
 	var t Task
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx queryer) error {
 		if t, err = get(ctx, tx, key); err != nil {
 			return err
 		}
