@@ -41,7 +41,8 @@ type Config struct {
 	WorkspacesRoot        string                      `flag:"workspaces-root" env:"BORIS_WORKSPACES_ROOT" help:"directory of git-versioned workspaces (with --toolset filesystem or all: enables workspace_create, workspace_list, get_commit_history and the filesystem tools' workspaceId parameter); none = off"`
 	Extensions            []string                    `flag:"extensions" env:"BORIS_EXTENSIONS" help:"directory of extension tools laid out as an mcp-bash-framework project (repeatable or comma-separated)"`
 	StateDir              string                      `flag:"state-dir" env:"BORIS_STATE_DIR" helpDefault:"$XDG_STATE_HOME/boris, else ~/.local/state/boris" help:"directory of Boris's own state (checkpoint repositories; the extension area in ext), always refused to the file tools; boris-gateway gives each principal one outside its directory"`
-	TasksDB               string                      `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"SQLite database of the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use"`
+	TasksDB               string                      `flag:"tasks-db" env:"BORIS_TASKS_DB" envDefault:"~/.boris/boris.db" help:"the work-tracking board (create_task, list_tasks, ... and boris tasks), shared by every process that names it; opened on first use: a SQLite file, or postgres://USER@HOST/DB?sslmode=... (a board shared by several hosts, its password never in the URL)"`
+	TasksDBPasswordFile   string                      `flag:"tasks-db-password-file" env:"BORIS_TASKS_DB_PASSWORD_FILE" help:"file whose first line is the PostgreSQL role's password for a postgres:// --tasks-db (else passfile=, PGPASSFILE, ~/.pgpass or PGPASSWORD, as libpq); refused to the file tools"`
 	Diagnostics           string                      `flag:"diagnostics" env:"BORIS_DIAGNOSTICS" envDefault:"auto" oneof:"auto,off" help:"after every edit, the problems it introduced or fixed, from a language server (gopls, pyright-langserver, typescript-language-server): auto (when the file's server is found) or off"`
 	DiagnosticsWait       time.Duration               `flag:"diagnostics-wait" env:"BORIS_DIAGNOSTICS_WAIT" envDefault:"1.5s" help:"how long an edit's result waits for its diagnostics (later ones come with the next call's result), 10ms to 1m"`
 	LSP                   []string                    `flag:"lsp" env:"BORIS_LSP" help:"language server of a language, LANG=COMMAND with LANG go, python or typescript, e.g. go=/opt/bin/gopls (repeatable or comma-separated; default: gopls, pyright-langserver --stdio, typescript-language-server --stdio on PATH)"`
@@ -75,6 +76,13 @@ func ParseConfig(args, environ []string, out io.Writer) (*Config, error) {
 		return nil, usage("unexpected argument %q: boris takes only flags (see --help)", rest[0])
 	}
 	cfg.TasksDB = board.ResolvePath(cfg.TasksDB, flagenv.Lookup(environ, "HOME"))
+	if cfg.TasksDBPasswordFile != "" {
+		abs, err := filepath.Abs(cfg.TasksDBPasswordFile)
+		if err != nil {
+			return nil, usage("invalid value %q for --tasks-db-password-file: %v", cfg.TasksDBPasswordFile, err)
+		}
+		cfg.TasksDBPasswordFile = abs
+	}
 	if err := cfg.resolveStateDir(environ); err != nil {
 		return nil, err
 	}
@@ -106,6 +114,9 @@ func (c *Config) validate() error {
 	// errors name the flag or the variable the value came from.
 	if _, err := c.level(); err != nil {
 		return err
+	}
+	if err := board.CheckTarget(c.TasksDB); err != nil {
+		return usage("invalid value for --tasks-db (BORIS_TASKS_DB): %v", err)
 	}
 	if c.WorkspacesRoot != "" && c.Toolset == "boris" {
 		// Workspaces are the filesystem tools' (SPEC §8): view, create_file

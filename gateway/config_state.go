@@ -20,6 +20,8 @@ import (
 // directory they are allowed.
 //
 //   - --tasks-db PATH on the gateway: every core uses PATH (a team's board).
+//     A postgres:// URL puts that board on PostgreSQL, shared by every
+//     gateway given the same URL; --tasks-db-password-file goes with it.
 //   - --tasks-db or BORIS_TASKS_DB given to the cores by the operator (after
 //     "--", or in the gateway's environment): that, as before; "~" is the
 //     core's HOME, so "~/..." is per principal under --workdir-template.
@@ -104,11 +106,18 @@ func (c *Config) principalsDir(environ []string) (string, error) {
 	return dir, nil
 }
 
-// sharedTasksDB is --tasks-db made absolute, its directory's links
-// resolved (board.ExpandPath), or "".
+// sharedTasksDB is --tasks-db: a PostgreSQL URL as it is, a file made
+// absolute with its directory's links resolved (board.ExpandPath), or "".
+// A URL of another scheme is refused.
 func (c *Config) sharedTasksDB() (string, error) {
 	if c.TasksDB == "" {
 		return "", nil
+	}
+	if err := board.CheckTarget(c.TasksDB); err != nil {
+		return "", usage("invalid value for --tasks-db (BORIS_GATEWAY_TASKS_DB): %v", err)
+	}
+	if board.IsPostgres(c.TasksDB) {
+		return c.TasksDB, nil
 	}
 	abs, err := filepath.Abs(c.TasksDB)
 	if err == nil {
@@ -116,6 +125,25 @@ func (c *Config) sharedTasksDB() (string, error) {
 	}
 	if err != nil {
 		return "", usage("invalid value %q for --tasks-db: %v", c.TasksDB, err)
+	}
+	return abs, nil
+}
+
+// tasksDBPasswordFile is --tasks-db-password-file made absolute (cores
+// start in other directories), or "". It is only for a PostgreSQL board.
+func (c *Config) tasksDBPasswordFile() (string, error) {
+	if c.TasksDBPasswordFile == "" {
+		return "", nil
+	}
+	if !board.IsPostgres(c.TasksDB) {
+		return "", usage("--tasks-db-password-file is for a PostgreSQL --tasks-db (postgres://...); a SQLite board has no password")
+	}
+	abs, err := filepath.Abs(c.TasksDBPasswordFile)
+	if err != nil {
+		return "", usage("invalid value %q for --tasks-db-password-file: %v", c.TasksDBPasswordFile, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", usage("invalid --tasks-db-password-file: %v", err)
 	}
 	return abs, nil
 }

@@ -11,15 +11,16 @@ import (
 // dashboardGateway is what the dashboard is given of h.
 func (h *Handler) dashboardGateway() dashboard.Gateway {
 	return dashboard.Gateway{
-		Authenticate: h.opts.Authenticate,
-		Principal:    func(r *http.Request) dashboard.Principal { return h.dashboardPrincipal(h.opts.Principal(r)) },
-		Anonymous:    h.dashboardPrincipal(Principal{}),
-		HostAllowed:  h.hostAllowed,
-		PublicURL:    h.opts.PublicURL,
-		TasksDB:      h.opts.TasksDB,
-		WriteTimeout: h.opts.WriteTimeout,
-		Draining:     h.draining,
-		Logger:       h.log,
+		Authenticate:        h.opts.Authenticate,
+		Principal:           func(r *http.Request) dashboard.Principal { return h.dashboardPrincipal(h.opts.Principal(r)) },
+		Anonymous:           h.dashboardPrincipal(Principal{}),
+		HostAllowed:         h.hostAllowed,
+		PublicURL:           h.opts.PublicURL,
+		TasksDB:             h.opts.TasksDB,
+		TasksDBPasswordFile: h.opts.TasksDBPasswordFile,
+		WriteTimeout:        h.opts.WriteTimeout,
+		Draining:            h.draining,
+		Logger:              h.log,
 	}
 }
 

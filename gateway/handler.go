@@ -146,6 +146,9 @@ type Options struct {
 	// TasksDB, if set, is the one task board every core uses (a team's),
 	// given to each as --tasks-db. If empty, each principal has its own.
 	TasksDB string
+	// TasksDBPasswordFile, if set, holds the password of TasksDB's
+	// PostgreSQL role: given to each core with --tasks-db-password-file.
+	TasksDBPasswordFile string
 	// BoardsDir, if set, holds the boards of authenticated principals
 	// (BoardsDir/NAME/boris.db); every core's file tools are denied it.
 	// See boardOf.

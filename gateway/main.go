@@ -86,6 +86,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	pgpass, err := cfg.tasksDBPasswordFile()
+	if err != nil {
+		return err
+	}
 	boards, err := cfg.boardsDir(environ)
 	if err != nil {
 		return err
@@ -114,7 +118,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
 		Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash,
+		TasksDB: shared, TasksDBPasswordFile: pgpass, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash,
 		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores, SSEPath: cfg.ssePath(),
 		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
 	})

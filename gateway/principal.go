@@ -92,7 +92,11 @@ func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
 // is the cores' environment before launchFor sets HOME.
 func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
 	if h.opts.TasksDB != "" {
-		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
+		args = []string{"--tasks-db", h.opts.TasksDB}
+		if h.opts.TasksDBPasswordFile != "" {
+			args = append(args, "--tasks-db-password-file", h.opts.TasksDBPasswordFile)
+		}
+		return h.opts.TasksDB, args
 	}
 	home := launch.EnvValue(environ, "HOME")
 	if p.Workdir != "" {

@@ -14,7 +14,7 @@ import (
 )
 
 // cliUsage is `boris tasks --help`.
-const cliUsage = `Usage: boris tasks [--tasks-db PATH] [--json] COMMAND [ARGS]
+const cliUsage = `Usage: boris tasks [--tasks-db PATH|URL] [--json] COMMAND [ARGS]
 
 The work-tracking board that agents reach through create_task, list_tasks, ...
 Commands:
@@ -30,7 +30,10 @@ Commands:
   unblock ID BLOCKER_ID                                              ID no longer waits for BLOCKER_ID
 
 Flags go before or after the arguments; "--" ends them (for a description starting with "-").
-  --tasks-db PATH   the database (env BORIS_TASKS_DB, default ~/.boris/boris.db)
+  --tasks-db PATH|URL          the board (env BORIS_TASKS_DB, default ~/.boris/boris.db): a SQLite file,
+                               or postgres://USER@HOST/DB?sslmode=... for a board shared by several hosts
+  --tasks-db-password-file F   the PostgreSQL role's password, first line of F (env BORIS_TASKS_DB_PASSWORD_FILE;
+                               else passfile=, PGPASSFILE, ~/.pgpass or PGPASSWORD, as libpq)
   --json            print JSON instead of text
 Exit status: 0 done, 1 refused or not found, 2 bad usage.
 `
@@ -41,6 +44,7 @@ const commandNames = "add, list, show, start, done, cancel, status, delete, bloc
 // cli holds one `boris tasks` invocation's settings.
 type cli struct {
 	path   string
+	pgpass string // --tasks-db-password-file
 	json   bool
 	stdout io.Writer
 }
@@ -59,6 +63,7 @@ func CLI(ctx context.Context, args, environ []string, stdout io.Writer) error {
 	if v := env["BORIS_TASKS_DB"]; v != "" {
 		c.path = v
 	}
+	c.pgpass = env["BORIS_TASKS_DB_PASSWORD_FILE"]
 	fs := c.flags("tasks")
 	rest, err := parse(fs, args, true)
 	if errors.Is(err, flagenv.ErrHelp) {
@@ -93,6 +98,7 @@ func (c *cli) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.path, "tasks-db", c.path, "")
+	fs.StringVar(&c.pgpass, "tasks-db-password-file", c.pgpass, "")
 	fs.BoolVar(&c.json, "json", c.json, "")
 	return fs
 }
@@ -139,7 +145,9 @@ func (c *cli) args(fs *flag.FlagSet, args []string, n int, what string) ([]strin
 }
 
 // open opens the board the invocation names.
-func (c *cli) open(ctx context.Context) (*Store, error) { return Open(ctx, c.path) }
+func (c *cli) open(ctx context.Context) (Board, error) {
+	return OpenBoard(ctx, c.path, PGOptions{PasswordFile: c.pgpass})
+}
 
 // print writes text, or v as JSON with --json.
 func (c *cli) print(text string, v any) error {

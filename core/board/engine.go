@@ -55,3 +55,29 @@ var (
 	_ Board = (*Store)(nil)
 	_ Board = (*PGStore)(nil)
 )
+
+// OpenBoard opens the board target names (a --tasks-db value): a
+// PostgreSQL URL (OpenPostgres, with o) or a SQLite file's absolute, real
+// path (Open). A URL of another scheme is ErrScheme, never a path.
+func OpenBoard(ctx context.Context, target string, o PGOptions) (Board, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, err
+	}
+	if IsPostgres(target) {
+		return OpenPostgres(ctx, target, o)
+	}
+	return Open(ctx, target)
+}
+
+// OpenBoardReadOnly opens the board target names for reading only, as
+// the dashboard does (see OpenReadOnly and PGOptions.ReadOnly).
+func OpenBoardReadOnly(ctx context.Context, target string, o PGOptions) (Board, error) {
+	if err := CheckTarget(target); err != nil {
+		return nil, err
+	}
+	if IsPostgres(target) {
+		o.ReadOnly = true
+		return OpenPostgres(ctx, target, o)
+	}
+	return OpenReadOnly(ctx, target)
+}

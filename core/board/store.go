@@ -38,7 +38,13 @@ const DefaultPath = "~/.boris/boris.db"
 // or the file's own name, is opened without following any link (see
 // place.go), so that a principal who writes in HOME cannot make its board
 // lead elsewhere.
+//
+// A PostgreSQL URL is returned as it is, and a value that looks like a URL
+// of another scheme is ErrScheme (see CheckTarget): neither is a path.
 func ExpandPath(path, home string) (string, error) {
+	if err := CheckTarget(path); err != nil || IsPostgres(path) {
+		return path, err
+	}
 	if path == "~" || strings.HasPrefix(path, "~/") {
 		if home == "" {
 			return "", fmt.Errorf("%s: HOME is not set, so ~ means nothing; give an absolute path", path)

@@ -100,6 +100,9 @@ type Gateway struct {
 	PublicURL string
 	// TasksDB, if set, is the one task board every core uses (a team's).
 	TasksDB string
+	// TasksDBPasswordFile, if set, holds the password of a PostgreSQL
+	// TasksDB's role.
+	TasksDBPasswordFile string
 	// WriteTimeout bounds each piece of an event stream written.
 	WriteTimeout time.Duration
 	// Draining is closed when the gateway drains: event streams end.

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/gateway/metrics"
 )
 
@@ -41,7 +42,7 @@ type Observer struct {
 
 	// read reads a board for the dashboard. If nil, readBoard (tests
 	// stand in a read that hangs).
-	read func(ctx context.Context, path string) dashBoard
+	read func(ctx context.Context, path string, pg board.PGOptions) dashBoard
 }
 
 // inflightCall is a tool call a core is working on.

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/core/board"
 )
 
 // TestBoardReadOffRequest: a board whose read hangs (a FIFO swapped in
@@ -17,7 +19,7 @@ func TestBoardReadOffRequest(t *testing.T) {
 	o := NewObserver(nil)
 	var reads atomic.Int32
 	release := make(chan struct{})
-	o.read = func(context.Context, string) dashBoard {
+	o.read = func(context.Context, string, board.PGOptions) dashBoard {
 		reads.Add(1)
 		<-release
 		return dashBoard{Counts: map[string]int{"pending": 1}, Tasks: []dashTask{{ID: "W-1"}}}

@@ -198,15 +198,16 @@ func rss(pid int) int64 {
 // boardRef is a board the dashboard shows.
 type boardRef struct {
 	subject string
-	path    string
+	path    string // a file's path or a PostgreSQL URL
 	shared  bool
+	pg      board.PGOptions // how to reach a PostgreSQL board
 }
 
 // boardsFor lists the boards v may see: a shared board, or v's own; an
 // operator also sees those of every principal a core was started for.
 func (d *Dashboard) boardsFor(v viewer) []boardRef {
 	if d.gw.TasksDB != "" {
-		return []boardRef{{path: d.gw.TasksDB, shared: true}}
+		return []boardRef{{path: d.gw.TasksDB, shared: true, pg: board.PGOptions{PasswordFile: d.gw.TasksDBPasswordFile}}}
 	}
 	var refs []boardRef
 	if v.p.SubjectKey != "" || !v.operator || d.gw.Authenticate == nil {
@@ -240,10 +241,10 @@ func (o *Observer) seenPrincipals() []seenPrincipal {
 // readBoard is the board ref names as the dashboard shows it (see
 // boardNow).
 func (o *Observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
-	b := o.boardNow(ctx, ref.path)
+	b := o.boardNow(ctx, ref.path, ref.pg)
 	b.Subject, b.Shared, b.Path = ref.subject, ref.shared, ""
 	if showPath {
-		b.Path = ref.path
+		b.Path = board.Redact(ref.path)
 	}
 	return b
 }
@@ -276,15 +277,15 @@ func boardUnavailable() dashBoard {
 // boardNow is the board at path: as last read while its file and
 // write-ahead log are unchanged, for at most boardReread; else as read
 // now, or unavailable if that read takes longer than boardWait.
-func (o *Observer) boardNow(ctx context.Context, path string) dashBoard {
-	stamp := fileStamp(path) + "|" + fileStamp(path+"-wal")
+func (o *Observer) boardNow(ctx context.Context, path string, pg board.PGOptions) dashBoard {
+	stamp := boardStamp(path, time.Now())
 	o.mu.Lock()
 	cached, ok := o.boards[path]
 	if ok && cached.stamp == stamp && time.Since(cached.at) < boardReread {
 		o.mu.Unlock()
 		return cached.board
 	}
-	r := o.startRead(path, stamp)
+	r := o.startRead(path, stamp, pg)
 	o.mu.Unlock()
 	wait := time.NewTimer(time.Until(r.started.Add(boardWait)))
 	defer wait.Stop()
@@ -299,7 +300,7 @@ func (o *Observer) boardNow(ctx context.Context, path string) dashBoard {
 
 // startRead returns the read of the board at path under way, starting one
 // if there is none. Called with mu held.
-func (o *Observer) startRead(path, stamp string) *boardRead {
+func (o *Observer) startRead(path, stamp string, pg board.PGOptions) *boardRead {
 	if r, ok := o.reading[path]; ok {
 		return r
 	}
@@ -312,7 +313,7 @@ func (o *Observer) startRead(path, stamp string) *boardRead {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), boardReadTimeout)
 		defer cancel()
-		r.board = read(ctx, path)
+		r.board = read(ctx, path, pg)
 		o.mu.Lock()
 		if len(o.boards) >= maxSeenPrincipals {
 			clear(o.boards)
@@ -337,6 +338,21 @@ type cachedBoard struct {
 // write-ahead log's size alone change no stamp.
 const boardReread = 10 * time.Second
 
+// pgReread is how long a PostgreSQL board is shown from its last read:
+// it has no file whose stamp would say it changed, and one read is a few
+// queries on a connection of its own.
+const pgReread = 2 * time.Second
+
+// boardStamp is what changes when the board at path is written: for a
+// file, its and its write-ahead log's stamps; for a PostgreSQL board, the
+// pgReread period now falls in.
+func boardStamp(path string, now time.Time) string {
+	if board.IsPostgres(path) {
+		return "pg@" + strconv.FormatInt(now.UnixNano()/int64(pgReread), 10)
+	}
+	return fileStamp(path) + "|" + fileStamp(path+"-wal")
+}
+
 // fileStamp is what changes when a file is written: its size and
 // modification time ("" when it does not exist). A link is not followed.
 func fileStamp(path string) string {
@@ -350,9 +366,9 @@ func fileStamp(path string) string {
 // readBoard reads the board at path through core/board, read-only; an
 // absent board is an empty one. Its tasks are never changed afterwards:
 // the result may be shared.
-func readBoard(ctx context.Context, path string) dashBoard {
+func readBoard(ctx context.Context, path string, pg board.PGOptions) dashBoard {
 	b := dashBoard{Counts: map[string]int{}, Tasks: []dashTask{}}
-	s, err := board.OpenReadOnly(ctx, path)
+	s, err := board.OpenBoardReadOnly(ctx, path, pg)
 	switch {
 	case errors.Is(err, board.ErrNoBoard):
 		return b

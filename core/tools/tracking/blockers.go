@@ -63,7 +63,7 @@ func (tr tools) addBlocker(ctx context.Context, _ *mcp.CallToolRequest, p blocke
 
 // mustLine is the task id names, or a bare task with that id if it went
 // in the meantime.
-func mustLine(ctx context.Context, s *board.Store, id string) board.Task {
+func mustLine(ctx context.Context, s board.Board, id string) board.Task {
 	t, err := s.Get(ctx, id)
 	if err != nil {
 		return board.Task{ID: id}

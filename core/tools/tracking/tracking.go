@@ -25,7 +25,7 @@ import (
 // Deps is what the work-tracking tools need: the board, opened on first
 // use.
 type Deps interface {
-	Board(ctx context.Context) (*board.Store, error)
+	Board(ctx context.Context) (board.Board, error)
 }
 
 // tools are the work-tracking tools over their dependencies.
@@ -51,20 +51,22 @@ func Tools(d Deps) []toolkit.Tool {
 // it: a session that never tracks work never touches the file, and
 // start-up pays nothing for it. It is the Deps of a core.
 type Board struct {
-	path  string // --tasks-db
+	path  string // --tasks-db: a file's path or a PostgreSQL URL
+	pg    board.PGOptions
 	log   *slog.Logger
 	mu    sync.Mutex
-	store *board.Store
+	store board.Board
 }
 
-// NewBoard is the board at path (--tasks-db), not opened yet.
-func NewBoard(path string, log *slog.Logger) *Board {
-	return &Board{path: path, log: log}
+// NewBoard is the board at path (--tasks-db), not opened yet; pg says how
+// to reach it when path is a PostgreSQL URL.
+func NewBoard(path string, pg board.PGOptions, log *slog.Logger) *Board {
+	return &Board{path: path, pg: pg, log: log}
 }
 
 // Board returns the open board, opening it first if need be. A failure is
 // not remembered: the next call tries again (the disk may have been full).
-func (b *Board) Board(ctx context.Context) (*board.Store, error) {
+func (b *Board) Board(ctx context.Context) (board.Board, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.store != nil {
@@ -79,12 +81,12 @@ func (b *Board) Board(ctx context.Context) (*board.Store, error) {
 		path, err = board.ExpandPath(path, "")
 	}
 	if err == nil {
-		b.store, err = board.Open(ctx, path)
+		b.store, err = board.OpenBoard(ctx, path, b.pg)
 	}
 	if err != nil {
 		return nil, toolkit.Fail(toolkit.BoardUnavailable, "the task board cannot be opened: %v (the operator sets its place with --tasks-db)", err)
 	}
-	b.log.Debug("task board opened", "path", path)
+	b.log.Debug("task board opened", "where", b.store.Where())
 	return b.store, nil
 }
 
