@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 
@@ -50,7 +51,11 @@ func (s *PGStore) migrate(ctx context.Context) error {
 	if v, err := s.version(ctx); err == nil && v == len(pgMigrations) {
 		return nil // the common case: no lock taken
 	}
-	return s.write(ctx, func(q queryer) error {
+	// READ COMMITTED, not the writes' SERIALIZABLE: each statement after
+	// the lock must see what the lock's previous holder committed, where a
+	// serializable transaction keeps the snapshot of its first statement,
+	// taken before the lock was granted.
+	return pgTx{s.db}.once(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(q queryer) error {
 		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('boris board ' || current_user))`); err != nil {
 			return fmt.Errorf("lock the schema for migration: %w", err)
 		}

@@ -18,9 +18,10 @@ var ErrScheme = errors.New("unknown task database scheme")
 // up in logs, so passwords come from a file or the environment instead.
 var ErrPasswordInURL = errors.New("password in the task database URL")
 
-// schemeRE matches a URL's scheme followed by "://", or one of
-// PostgreSQL's two schemes followed by ":" alone (a mistyped URL).
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.\-]*)://|^(?i)(postgres|postgresql):`)
+// schemeRE matches what a value that looks like a URL starts with: any
+// text before "://" (mysql://, foo:bar://), or one of PostgreSQL's two
+// schemes followed by ":" alone (a mistyped URL).
+var schemeRE = regexp.MustCompile(`^([^/]*)://|^(?i)(postgres|postgresql):`)
 
 // IsPostgres reports whether target (a --tasks-db value) names a
 // PostgreSQL database: postgres://... or postgresql://...
