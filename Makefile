@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags '$(LDFLAGS)'
 # staticcheck, pinned, built by go run from the module proxy (no install step)
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build run test vet lint bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-edit-miss bench-extension bench-fstools bench-diagnostics bench-stateless bench-nodes release-check clean
+.PHONY: all build run test vet lint bench-board bench-startup bench-scale soak-checkpoints bench bench-grep bench-gateway bench-isolation bench-checkpoint bench-edit-miss bench-extension bench-fstools bench-diagnostics bench-stateless bench-nodes release-check clean
 
 all: build
 
@@ -37,7 +37,7 @@ run: build
 
 ## test: vet, staticcheck and every test, unit and end-to-end. It first says what it installs when
 ## missing (Go modules; test/interop's npm packages, into ~/.cache/boris-test, never the
-## checkout; nginx, caddy, chromium and ripgrep with apt-get), then runs each phase with a line
+## checkout; nginx, caddy, chromium, ripgrep and postgresql with apt-get), then runs each phase with a line
 ## at least every 25 s (test/progress), a line per test as it ends, a failure with its first
 ## lines and the file in $(TEST_LOGS) holding all its output, and a summary at the end.
 TEST_LOGS ?= $(BIN)/test-logs
@@ -103,6 +103,11 @@ bench-stateless:
 ## bench-nodes: small-call throughput with 1, 2 and 3 gateway nodes behind nginx (installs nginx), and nginx's added latency
 bench-nodes:
 	$(GO) run ./test/bench/nodes
+
+## bench-board: task board operations per second, SQLite against PostgreSQL (installs Debian's postgresql
+##   when missing and starts it in a temporary directory), one host and two hosts writing at once
+bench-board:
+	$(GO) run ./test/bench/board $(BENCH_BOARD_FLAGS)
 
 ## bench-isolation: bash call and session create with the sandbox and cgroups on vs off, and with
 ##   --sandbox-net none and proxy vs host; a 100 MB download through the egress proxy vs direct

@@ -37,6 +37,13 @@ need caddy caddy "the Caddy deployment tests (test/deploy)"
 if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
   need chromium chromium "the dashboard's headless browser test (skipped if it cannot be installed)"
 fi
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  if [[ -n $apt ]]; then
+    echo "  - PostgreSQL is missing: the tests install the Debian package postgresql with apt-get (root needed), for the board on PostgreSQL (core/board, test); skipped if it cannot be installed."
+  else
+    echo "  - PostgreSQL is missing and there is no apt-get: the board's PostgreSQL tests are skipped (install postgresql)."
+  fi
+fi
 need rg ripgrep "the differential grep tests against ripgrep (skipped if it cannot be installed)"
 need npm npm "test/interop (Node.js with npm, any version)"
 echo

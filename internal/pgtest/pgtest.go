@@ -307,3 +307,38 @@ func (l *Lazy) Stop() {
 		l.srv.Stop()
 	}
 }
+
+// ForTest starts a server for t alone, stopped when t ends; like Lazy.Get
+// it skips t where PostgreSQL cannot be installed.
+func ForTest(t testing.TB) *Server {
+	t.Helper()
+	srv, err := Start(context.Background())
+	if errors.Is(err, ErrUnavailable) {
+		t.Skipf("PostgreSQL tests skipped: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv
+}
+
+// Role makes a login role owning the schema of its name (see
+// board.ProvisionRole, which provision is) and writes its password to a
+// file in dir; it returns the role's URL and the file.
+func (s *Server) Role(ctx context.Context, name, dir string, provision func(context.Context, *pgx.Conn, string) (string, error)) (url, passwordFile string, err error) {
+	admin, err := s.Connect(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer admin.Close(ctx)
+	pw, err := provision(ctx, admin, name)
+	if err != nil {
+		return "", "", err
+	}
+	passwordFile = filepath.Join(dir, name+".password")
+	if err := os.WriteFile(passwordFile, []byte(pw+"\n"), 0o600); err != nil {
+		return "", "", err
+	}
+	return s.RoleURL(name, ""), passwordFile, nil
+}
