@@ -122,22 +122,39 @@ func (s *PGStore) Where() string { return s.where }
 // Close closes the store's connections.
 func (s *PGStore) Close() error { return s.db.Close() }
 
-// pgTx runs the engine's transactions on PostgreSQL. Writes are
-// SERIALIZABLE: PostgreSQL then guarantees the outcome of some order of
-// the transactions one at a time, so two hosts adding the two halves of
-// a cycle at once cannot both pass the cycle check, nor two creates pass
-// MaxTasks; the one PostgreSQL aborts (SQLSTATE 40001, or 40P01 for a
-// deadlock) is run again from the start, seeing the other's commit.
+// pgTx runs the engine's transactions on PostgreSQL. A write first locks
+// the board's tasks table in EXCLUSIVE mode, which waits for the other
+// writers of this board (on any host) and lets readers be: one writer at
+// a time, as SQLite's BEGIN IMMEDIATE gives, so two hosts adding the two
+// halves of a cycle at once cannot both pass the cycle check, nor two
+// creates pass MaxTasks. Without the lock, SERIALIZABLE alone would give
+// that too, but every create counts the tasks (MaxTasks), which makes
+// every two concurrent creates a serialization failure, and a busy board
+// spends its time in retries (measured by make bench-board). The
+// transaction is SERIALIZABLE as well, so a write that ever runs without
+// the lock stays correct, and one PostgreSQL aborts anyway (SQLSTATE
+// 40001, or 40P01 for a deadlock) is run again from the start.
 type pgTx struct{ db *sql.DB }
+
+// lockWriters is a write's first statement. LOCK is not a query, so the
+// serializable snapshot is taken after it is granted: the write sees
+// every write before it.
+const lockWriters = `LOCK TABLE tasks IN EXCLUSIVE MODE`
 
 // pgRetries bounds the runs of one write that keeps losing to others.
 const pgRetries = 30
 
-// write runs f in one serializable transaction, again while PostgreSQL
-// reports a serialization failure or a deadlock.
+// write runs f in one serializable transaction holding the writers'
+// lock, again while PostgreSQL reports a serialization failure or a
+// deadlock.
 func (p pgTx) write(ctx context.Context, f func(queryer) error) error {
 	for attempt := 1; ; attempt++ {
-		err := p.once(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, f)
+		err := p.once(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, func(q queryer) error {
+			if _, err := q.ExecContext(ctx, lockWriters); err != nil {
+				return fmt.Errorf("wait for the board's other writers: %w", err)
+			}
+			return f(q)
+		})
 		if err == nil || !retryable(err) || attempt == pgRetries {
 			return err
 		}

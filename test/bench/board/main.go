@@ -135,22 +135,25 @@ func measure(ctx context.Context, open func() (board.Board, error), hosts, worke
 // operations ran and how many failed.
 func mix(ctx context.Context, s board.Board, prev, name string) (string, int64, int64) {
 	var failed int64
+	fail := func(op string, err error) {
+		if err != nil {
+			failed++
+			fmt.Fprintf(os.Stderr, "%s: %v\n", op, err)
+		}
+	}
 	t, err := s.Create(ctx, board.NewTask{Description: name})
 	if err != nil {
+		fail("create", err)
 		return prev, 1, 1
 	}
-	if _, err := s.Get(ctx, t.ID); err != nil {
-		failed++
-	}
+	_, err = s.Get(ctx, t.ID)
+	fail("get", err)
 	st := board.InProgress
-	if _, err := s.Update(ctx, t.ID, board.Change{Status: &st}); err != nil {
-		failed++
-	}
-	if _, _, err := s.AddBlocker(ctx, t.ID, prev); err != nil {
-		failed++
-	}
-	if _, _, err := s.List(ctx, board.Filter{Ready: true, Limit: 20}); err != nil {
-		failed++
-	}
+	_, err = s.Update(ctx, t.ID, board.Change{Status: &st})
+	fail("update", err)
+	_, _, err = s.AddBlocker(ctx, t.ID, prev)
+	fail("add_blocker", err)
+	_, _, err = s.List(ctx, board.Filter{Ready: true, Limit: 20})
+	fail("list", err)
 	return t.ID, 5, failed
 }
