@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mjkoo/boris/auth/authtest"
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/gateway/dashboard"
 )
 
@@ -448,6 +449,7 @@ func TestDashboardEventsLive(t *testing.T) {
 func TestBoardOf(t *testing.T) {
 	alice := Principal{Subject: "alice", SubjectKey: "token\x00alice"}
 	jwtAlice := Principal{Subject: "alice", SubjectKey: "jwt\x00alice"}
+	const teamURL = "postgres://team@db.example/boris?sslmode=verify-full"
 	odd := Principal{Subject: "../bob", SubjectKey: "token\x00../bob"}
 	env := []string{"HOME=/home/gw"}
 	tests := []struct {
@@ -466,6 +468,9 @@ func TestBoardOf(t *testing.T) {
 		{"anonymous", Options{}, Principal{}, env, "/home/gw/.boris/boris.db", nil},
 		{"operator's core flag", Options{BoardsDir: "/state/boards", CoreArgs: []string{"--tasks-db=/srv/x.db"}}, alice, env, "/srv/x.db", nil},
 		{"operator's environment", Options{BoardsDir: "/state/boards"}, alice, append(env, "BORIS_TASKS_DB=~/t.db"), "/home/gw/t.db", nil},
+		{"shared on PostgreSQL", Options{TasksDB: teamURL, TasksDBPasswordFile: "/etc/boris/db.password", BoardsDir: "/state/boards"}, alice, env,
+			teamURL, []string{"--tasks-db", teamURL, "--tasks-db-password-file", "/etc/boris/db.password"}},
+		{"operator's core flag on PostgreSQL", Options{BoardsDir: "/state/boards", CoreArgs: []string{"--tasks-db", teamURL}}, alice, env, teamURL, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -474,7 +479,7 @@ func TestBoardOf(t *testing.T) {
 			if path != tt.wantPath || strings.Join(args, " ") != strings.Join(tt.wantArgs, " ") {
 				t.Errorf("got %q %q, want %q %q", path, args, tt.wantPath, tt.wantArgs)
 			}
-			if filepath.Clean(path) != path || !filepath.IsAbs(path) {
+			if !board.IsPostgres(path) && (filepath.Clean(path) != path || !filepath.IsAbs(path)) {
 				t.Errorf("path %q: want it absolute and clean", path)
 			}
 		})
