@@ -197,12 +197,13 @@ func extract(t *testing.T, archive string) string {
 	return filepath.Join(dest, entries[0].Name())
 }
 
-// checkLayout: what the README's deployment steps and the Containerfile
-// expect to find in an unpacked archive.
+// checkLayout: what the deployment steps (docs/deployment.md) and the
+// Containerfile expect to find in an unpacked archive, and the pages the
+// README links to.
 func checkLayout(t *testing.T, dir string) {
 	t.Helper()
 	for _, rel := range []string{
-		"boris", "boris-gateway", "README.md",
+		"boris", "boris-gateway", "README.md", "docs/deployment.md",
 		unitPath, envExamplePath, nginxConfPath, caddyfilePath, containerfilePath,
 	} {
 		if !fileExists(filepath.Join(dir, rel)) {
