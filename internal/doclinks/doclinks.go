@@ -295,3 +295,45 @@ func Slug(heading string) string {
 	}
 	return b.String()
 }
+
+// specRefRe matches a reference to a section of the contract Boris was
+// first specified in, which lives outside the repository ("SPEC §2.6",
+// "SPEC.md §10", or one wrapped over two comment lines). Such references
+// now name a page of docs/reference/; scripts/spec-refs.sh rewrites them.
+var specRefRe = regexp.MustCompile(`SPEC(?:\.md)?[\s/#]*§\s*[0-9.]*`)
+
+// SpecRefs returns every reference to the out-of-tree contract in the
+// source files under root (Go, shell, JavaScript, YAML, configuration);
+// Markdown, and the two places that name the form (scripts/spec-refs.sh
+// and this package), aside.
+func SpecRefs(root string) ([]Broken, error) {
+	var found []Broken
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if path != root && skipDirs[d.Name()] || rel == filepath.Join("internal", "doclinks") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(path) == ".md" || rel == filepath.Join("scripts", "spec-refs.sh") || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		for _, m := range specRefRe.FindAllIndex(b, -1) {
+			line := bytes.Count(b[:m[0]], []byte("\n")) + 1
+			found = append(found, Broken{rel, line, string(b[m[0]:m[1]]), "names a section of a contract outside the repository: run scripts/spec-refs.sh"})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look for out-of-tree references under %s: %w", root, err)
+	}
+	return found, nil
+}

@@ -1,6 +1,7 @@
 package doclinks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,54 @@ func TestRepositoryLinks(t *testing.T) {
 	}
 	for _, b := range broken {
 		t.Errorf("broken link %s", b)
+	}
+}
+
+// TestNoOutOfTreeSpecReferences: no source file cites a section of the
+// contract that lived outside the repository; each names its page of
+// docs/reference/ instead (scripts/spec-refs.sh rewrites them).
+func TestNoOutOfTreeSpecReferences(t *testing.T) {
+	found, err := SpecRefs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range found {
+		t.Errorf("%s", b)
+	}
+}
+
+// TestSpecRefsFinds: each form of such a reference is found, on its line.
+func TestSpecRefsFinds(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.go":                   "package a\n\n// bash (SPEC §2.3) and\n// more (SPEC\n// §2.9).\n",
+		"b.yml":                  "# see SPEC.md §10\n",
+		"c.go":                   "package c\n\n// docs/reference/tools.md#bash\n",
+		"README.md":              "SPEC §1 in prose is not source\n",
+		"scripts/spec-refs.sh":   "# rewrites SPEC §N\n",
+		"internal/doclinks/x.go": "package doclinks // names SPEC §N\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found, err := SpecRefs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range found {
+		got = append(got, fmt.Sprintf("%s:%d", b.File, b.Line))
+	}
+	slices.Sort(got)
+	want := []string{"a.go:3", "a.go:4", "b.yml:1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("SpecRefs: got %v, want %v", got, want)
 	}
 }
 

@@ -28,7 +28,7 @@ type artifact struct {
 }
 
 // TestReleaseSnapshot verifies a goreleaser snapshot release: four archives
-// (linux, darwin x amd64, arm64) holding both binaries, README and deploy/;
+// (linux, darwin x amd64, arm64) holding both binaries, README, docs/ and deploy/;
 // static binaries of the right platform; the ones this machine can run
 // print the stamped version and their help; checksums.txt matches.
 func TestReleaseSnapshot(t *testing.T) {
