@@ -44,10 +44,9 @@ declare -A ref=(
 
 # The files that may hold such references (grep -z: the whole file is one
 # record, so a reference wrapped over two lines is found too): tracked text
-# outside docs/, this script and internal/doclinks (whose check names the
-# form).
+# outside docs/ and this script.
 files() {
-	git ls-files -z -- . ':!docs/**' ':!*.md' ':!scripts/spec-refs.sh' ':!internal/doclinks/**' |
+	git ls-files -z -- . ':!docs/**' ':!*.md' ':!scripts/spec-refs.sh' |
 		{ xargs -0 grep -lIzE 'SPEC(\.md)?[[:space:]/#]*§' -- 2>/dev/null || true; } | tr '\0' '\n'
 }
 

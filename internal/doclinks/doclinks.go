@@ -297,15 +297,15 @@ func Slug(heading string) string {
 }
 
 // specRefRe matches a reference to a section of the contract Boris was
-// first specified in, which lives outside the repository ("SPEC §2.6",
-// "SPEC.md §10", or one wrapped over two comment lines). Such references
-// now name a page of docs/reference/; scripts/spec-refs.sh rewrites them.
+// first specified in, which lives outside the repository: the word SPEC (or
+// SPEC.md), a section sign and a section number, also wrapped over two
+// comment lines. Such references now name a page of docs/reference/;
+// scripts/spec-refs.sh rewrites them.
 var specRefRe = regexp.MustCompile(`SPEC(?:\.md)?[\s/#]*§\s*[0-9.]*`)
 
 // SpecRefs returns every reference to the out-of-tree contract in the
-// source files under root (Go, shell, JavaScript, YAML, configuration);
-// Markdown, and the two places that name the form (scripts/spec-refs.sh
-// and this package), aside.
+// source files under root (Go, shell, JavaScript, YAML, configuration):
+// Markdown aside, and scripts/spec-refs.sh, which maps each section.
 func SpecRefs(root string) ([]Broken, error) {
 	var found []Broken
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -314,7 +314,7 @@ func SpecRefs(root string) ([]Broken, error) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
-			if path != root && skipDirs[d.Name()] || rel == filepath.Join("internal", "doclinks") {
+			if path != root && skipDirs[d.Name()] {
 				return filepath.SkipDir
 			}
 			return nil
