@@ -47,7 +47,7 @@ declare -A ref=(
 # outside docs/ and this script.
 files() {
 	git ls-files -z -- . ':!docs/**' ':!*.md' ':!scripts/spec-refs.sh' |
-		{ xargs -0 grep -lIzE 'SPEC(\.md)?[[:space:]/#]*§' -- 2>/dev/null || true; } | tr '\0' '\n'
+		{ xargs -0 grep -lIzE 'SPEC(\.md)?[[:space:]/#]*§' -- 2>/dev/null || true; } | tr '\0' '\n' | sort -u
 }
 
 if [[ "${1:-}" == "--check" ]]; then
