@@ -56,6 +56,7 @@ func goldenParams(t *testing.T) map[string][]string {
 var (
 	refHeadingRE = regexp.MustCompile("^#{2,4} (.+)$")
 	refParamRE   = regexp.MustCompile("^\\| `([^`]+)` \\|")
+	readmeToolRE = regexp.MustCompile("`([a-z_]+)`") // a tool named in a table's first cell
 )
 
 // referenceParams returns the parameters the reference's table lists under
@@ -100,6 +101,36 @@ func TestReferenceTools(t *testing.T) {
 	for heading, ps := range ref {
 		if _, ok := golden[heading]; !ok && len(ps) > 0 && !strings.Contains(heading, " ") {
 			t.Errorf("%s: section %s lists parameters %v, but no tool of that name exists", referenceTools, heading, ps)
+		}
+	}
+}
+
+// TestReadmeToolTable: the README's tool table names every tool Boris
+// offers in any configuration (the golden tools/list files), so a newcomer
+// finds each tool, and the file it lives in, from the landing page.
+func TestReadmeToolTable(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "\n## Tools\n")
+	if !ok {
+		t.Fatal("README.md has no Tools section")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	named := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		for _, m := range readmeToolRE.FindAllStringSubmatch(cells[0], -1) {
+			named[m[1]] = true
+		}
+	}
+	for tool := range goldenParams(t) {
+		if !named[tool] {
+			t.Errorf("README.md's tool table does not name %s", tool)
 		}
 	}
 }
