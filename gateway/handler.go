@@ -21,6 +21,7 @@ import (
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/metrics"
+	"github.com/mjkoo/boris/gateway/sessions"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
 	"github.com/mjkoo/boris/internal/egress"
@@ -54,6 +55,9 @@ type Principal struct {
 	// (0700) when a session starts and given to the core as --workdir.
 	Workdir string
 }
+
+// owner is the owner p's sessions have in the session table.
+func (p Principal) owner() sessions.Owner { return sessions.Owner{Key: p.Key, Subject: p.SubjectKey} }
 
 // Options configure a Handler. Zero values select the documented defaults.
 type Options struct {
@@ -183,10 +187,11 @@ type Options struct {
 type Handler struct {
 	opts     Options
 	log      *slog.Logger
-	table    *table
+	table    *sessions.Table
+	streams  *sessions.Streamer // writes sessions' streams on responses
 	spawner  *launch.Spawner
 	root     http.Handler
-	lim      limits
+	lim      sessions.Limits
 	stopReap context.CancelFunc
 	draining chan struct{}        // closed by Drain: GET streams end
 	warm     *launch.WarmPool     // cores started ahead; nil without WarmCores
@@ -202,15 +207,15 @@ type Handler struct {
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
 	h := &Handler{opts: opts, log: opts.Logger, spawner: launch.NewSpawner(opts.Reaper), draining: make(chan struct{})}
-	h.table = newTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, h.log)
-	h.table.window = opts.ReplayWindow
-	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.grace, h.startWarm)
+	h.table = sessions.NewTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, opts.ReplayWindow, h.log)
+	h.streams = &sessions.Streamer{WriteTimeout: opts.WriteTimeout, KeepAlive: opts.KeepAlive, Draining: h.draining}
+	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.Grace, h.startWarm)
 	h.obs = dashboard.NewObserver(h.table)
-	h.lim = limits{
-		maxMessage: opts.MaxMessage, buffered: opts.MaxBuffered, total: &budget{max: opts.MaxBufferedTotal},
-		maxInFlight:   opts.MaxInFlight,
-		replay:        replayLimits{bytes: opts.ReplayBuffer, window: opts.ReplayWindow, evicted: h.obs.ReplayEvicted},
-		shedElsewhere: h.table.shedReplay,
+	h.lim = sessions.Limits{
+		MaxMessage: opts.MaxMessage, Buffered: opts.MaxBuffered, Total: sessions.NewBudget(opts.MaxBufferedTotal),
+		MaxInFlight:   opts.MaxInFlight,
+		Replay:        sessions.ReplayLimits{Bytes: opts.ReplayBuffer, Window: opts.ReplayWindow, Evicted: h.obs.ReplayEvicted},
+		ShedElsewhere: h.table.ShedReplay,
 	}
 	if h.warm != nil {
 		h.obs.WarmCores(h.warm.HitRate)
@@ -224,7 +229,7 @@ func NewHandler(opts Options) *Handler {
 	h.dash = dashboard.New(opts.Dashboard, h.dashboardGateway(), h.obs)
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
-	go h.table.reap(ctx)
+	go h.table.Reap(ctx)
 	h.root = h.routes()
 	return h
 }
@@ -289,7 +294,7 @@ func (h *Handler) Close() {
 	h.Drain()
 	h.stopReap()
 	h.warm.Close()
-	h.table.endAll("gateway shutting down")
+	h.table.EndAll("gateway shutting down")
 }
 
 // routes builds the handler tree: request logging outermost, then the
@@ -418,18 +423,18 @@ func (h *Handler) StartDrain() {
 }
 
 // Busy reports whether any client request is in flight.
-func (h *Handler) Busy() bool { return h.table.busy() }
+func (h *Handler) Busy() bool { return h.table.Busy() }
 
 // EndSessions ends every session and principal core: their ids answer
 // 404 from then on, so their clients initialise anew, on another node.
-func (h *Handler) EndSessions(reason string) { h.table.endAll(reason) }
+func (h *Handler) EndSessions(reason string) { h.table.EndAll(reason) }
 
 // session finds the session a request names, answering 400 when it names
 // none, 404 when it is unknown, ended, or another principal's (a session
 // belongs to the principal that created it: the same kind of identity, the
 // same subject and the same scopes, see Principal.Key), and 400 for an
 // unsupported MCP-Protocol-Version.
-func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) *sessions.Session {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first")
@@ -439,12 +444,12 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) *session {
 		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v)
 		return nil
 	}
-	s := h.table.lookup(sid, h.opts.Principal(r).Key)
-	if s == nil || s.legacy() { // a 2024-11-05 session is reached at SSEPath only
+	s := h.table.Lookup(sid, h.opts.Principal(r).Key)
+	if s == nil || s.Legacy() { // a 2024-11-05 session is reached at SSEPath only
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil
 	}
-	s.touch()
+	s.Touch()
 	return s
 }
 

@@ -373,11 +373,11 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // coreOf returns the core process of an open session.
 func (g *testGateway) coreOf(sid string) *launch.Core {
 	g.t.Helper()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	if s == nil {
 		g.t.Fatalf("session %s is not open", sid)
 	}
-	return s.core
+	return s.Core
 }
 
 // coreExited reports whether a core has been reaped.

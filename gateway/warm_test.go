@@ -122,10 +122,10 @@ func TestWarmCoreStaysWithItsPrincipal(t *testing.T) {
 
 	alice := open("alice")
 	waitFor(t, "alice's next core waiting", func() bool { return len(coresOf("alice")) == 2 })
-	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.get(alice).core.Cmd.Process.Pid })[0]
+	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.Get(alice).Core.Cmd.Process.Pid })[0]
 
 	bob := open("bob")
-	bobCore := g.h.table.get(bob).core.Cmd.Process.Pid
+	bobCore := g.h.table.Get(bob).Core.Cmd.Process.Pid
 	if bobCore == aliceWaiting {
 		t.Fatalf("bob's session got alice's waiting core %d", aliceWaiting)
 	}

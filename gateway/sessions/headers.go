@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type toolHeaders struct {
 }
 
 // paramHeaders returns the mirrored arguments of tool.
-func (s *session) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHeader, error) {
+func (s *Session) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHeader, error) {
 	th := &s.principal.tools
 	th.mu.Lock()
 	defer th.mu.Unlock()
@@ -44,7 +44,7 @@ func (s *session) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHe
 
 // readToolHeaders lists the core's tools, every page, and collects their
 // x-mcp-header annotations.
-func (s *session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamHeader, error) {
+func (s *Session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamHeader, error) {
 	out := map[string][]wire.ParamHeader{}
 	cursor := ""
 	for range 1000 {
@@ -83,7 +83,7 @@ func (s *session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamH
 // present needs its header, equal after decoding (integers compared as
 // numbers); an absent or null value must have none. An error that is a
 // *jsonrpc.Error means the gateway could not learn the tool's schema.
-func (s *session) checkParamHeaders(ctx context.Context, hdr http.Header, p *wire.Request2026) error {
+func (s *Session) CheckParamHeaders(ctx context.Context, hdr http.Header, p *wire.Request2026) error {
 	want, err := s.paramHeaders(ctx, wire.StringValue(p.Params["name"]))
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cannot read the core's tool list to check Mcp-Param headers: " + err.Error()}

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 // where SPEC §3.2 says, then ends the session. A message is held only
 // within the session's budget and the message limit; one that does not fit
 // costs its own request (a JSON-RPC error), never the session.
-func (s *session) route(end func(*session, string)) {
+func (s *Session) Route(end func(*Session, string)) {
 	for {
-		head, more, err := s.core.ReadChunk()
+		head, more, err := s.Core.ReadChunk()
 		if err == nil && more {
 			err = s.receiveLarge(head)
 		} else if err == nil {
@@ -34,22 +34,22 @@ func (s *session) route(end func(*session, string)) {
 // exits while its session is open (a crash, a signal, a failed start) says
 // why on stderr: its last lines are logged at warn level, since the
 // gateway's log is where an operator looks.
-func (s *session) coreGone(end func(*session, string)) {
+func (s *Session) coreGone(end func(*Session, string)) {
 	select {
 	case <-s.done: // the gateway ended the session: nothing to explain
 	default:
 		select {
-		case <-s.core.Exited:
+		case <-s.Core.Exited:
 		case <-time.After(time.Second):
 		}
 		status := "still running"
 		select {
-		case <-s.core.Exited:
-			status = exitStatus(s.core.Err)
+		case <-s.Core.Exited:
+			status = exitStatus(s.Core.Err)
 		default:
 		}
-		s.log.Warn("core exited", "session", s.id, "subject", s.subject, "status", status,
-			"stderr", strings.Join(s.core.Logs.Last(time.Second), "\n"))
+		s.log.Warn("core exited", "session", s.ID, "subject", s.Subject, "status", status,
+			"stderr", strings.Join(s.Core.Logs.Last(time.Second), "\n"))
 	}
 	end(s, "core exited")
 }
@@ -62,10 +62,10 @@ func exitStatus(err error) string {
 }
 
 // receive routes a message read whole.
-func (s *session) receive(raw []byte) {
+func (s *Session) receive(raw []byte) {
 	p, err := wire.Peek(raw)
 	if err != nil {
-		s.log.Warn("undecodable message from core", "session", s.id, "err", err)
+		s.log.Warn("undecodable message from core", "session", s.ID, "err", err)
 		return
 	}
 	if full := s.take(int64(len(raw))); full != "" {
@@ -79,19 +79,19 @@ func (s *session) receive(raw []byte) {
 // given, piece by piece against the session's budget and the message
 // limit. A response nobody waits for any more is skipped without being
 // held at all.
-func (s *session) receiveLarge(head []byte) error {
+func (s *Session) receiveLarge(head []byte) error {
 	p, isResponse := wire.PeekHead(head)
 	if isResponse && !s.awaited(p.ID) {
 		s.dropResponse(p.ID)
-		return s.core.SkipLine()
+		return s.Core.SkipLine()
 	}
 	var buf []byte
 	why := ""
 	for piece, more := head, true; ; {
 		switch {
 		case why != "":
-		case int64(len(buf)+len(piece)) > s.lim.maxMessage:
-			why = fmt.Sprintf("the core's reply is over the gateway's message limit of %s; ask for less (e.g. a view_range, or a head_limit)", sizeString(s.lim.maxMessage))
+		case int64(len(buf)+len(piece)) > s.lim.MaxMessage:
+			why = fmt.Sprintf("the core's reply is over the gateway's message limit of %s; ask for less (e.g. a view_range, or a head_limit)", sizeString(s.lim.MaxMessage))
 		default:
 			why = s.fullReason(s.take(int64(len(piece))))
 		}
@@ -105,7 +105,7 @@ func (s *session) receiveLarge(head []byte) error {
 			break
 		}
 		var err error
-		if piece, more, err = s.core.ReadChunk(); err != nil {
+		if piece, more, err = s.Core.ReadChunk(); err != nil {
 			s.held.give(int64(len(buf)))
 			return err
 		}
@@ -119,15 +119,15 @@ func (s *session) receiveLarge(head []byte) error {
 		return nil
 	}
 	s.held.give(int64(len(buf)))
-	s.log.Warn("undecodable message from core", "session", s.id, "bytes", len(buf))
+	s.log.Warn("undecodable message from core", "session", s.ID, "bytes", len(buf))
 	return nil
 }
 
 // fullReason says why a budget refused a message ("" if it did not).
-func (s *session) fullReason(which string) string {
+func (s *Session) fullReason(which string) string {
 	switch which {
 	case "session":
-		return fmt.Sprintf("reply dropped: this session's client has not read earlier replies, and the gateway holds at most %s of them; read (or give up on) them, then retry", sizeString(s.lim.buffered))
+		return fmt.Sprintf("reply dropped: this session's client has not read earlier replies, and the gateway holds at most %s of them; read (or give up on) them, then retry", sizeString(s.lim.Buffered))
 	case "gateway":
 		return "reply dropped: the gateway holds its maximum of messages clients have not read yet; retry later"
 	}
@@ -137,12 +137,12 @@ func (s *session) fullReason(which string) string {
 // refuse answers the request a dropped response was for with a JSON-RPC
 // error instead; a dropped message of another kind (progress for a client
 // that does not read) is only logged, at debug level.
-func (s *session) refuse(idk string, isResponse bool, why string) {
+func (s *Session) refuse(idk string, isResponse bool, why string) {
 	if !isResponse {
-		s.log.Debug("core message dropped", "session", s.id, "subject", s.subject, "reason", why)
+		s.log.Debug("core message dropped", "session", s.ID, "subject", s.Subject, "reason", why)
 		return
 	}
-	s.log.Warn("core message dropped", "session", s.id, "subject", s.subject, "reason", why)
+	s.log.Warn("core message dropped", "session", s.ID, "subject", s.Subject, "reason", why)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.calls[idk]
@@ -155,7 +155,7 @@ func (s *session) refuse(idk string, isResponse bool, why string) {
 }
 
 // awaited reports whether a request in flight waits for the response idk.
-func (s *session) awaited(idk string) bool {
+func (s *Session) awaited(idk string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[idk] != nil
@@ -163,23 +163,23 @@ func (s *session) awaited(idk string) bool {
 
 // dropResponse takes note that the core answered a request whose requester
 // is gone: its id is free again.
-func (s *session) dropResponse(idk string) {
+func (s *Session) dropResponse(idk string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropResponseLocked(idk)
 }
 
-func (s *session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
+func (s *Session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
 
 // deliver sends one core message to its destination: a response to the
 // request with its id, progress to the request with its token, other
 // request-scoped messages to the only request in flight (on a principal's
 // core, logs to the request they are tagged with), the rest to the GET
 // stream. A message that goes nowhere is released at once.
-func (s *session) deliver(msg coreMsg, m wire.Peeked) {
+func (s *Session) deliver(msg coreMsg, m wire.Peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var dest *call
+	var dest *Call
 	switch {
 	case s.principal != nil && s.deliverPrincipal(msg, m):
 		return
@@ -229,7 +229,7 @@ func sessionScoped(method string) bool {
 
 // toStreamLocked hands a message to the GET stream, which keeps it
 // (within its replay bounds) until a GET reads it.
-func (s *session) toStreamLocked(msg coreMsg) {
+func (s *Session) toStreamLocked(msg coreMsg) {
 	if s.principal != nil { // no GET stream will ever take it
 		s.release(msg)
 		return
