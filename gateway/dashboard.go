@@ -13,7 +13,7 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 		Authenticate: h.opts.Authenticate,
 		Principal:    func(r *http.Request) dashboard.Principal { return h.dashboardPrincipal(h.opts.Principal(r)) },
 		Anonymous:    h.dashboardPrincipal(Principal{}),
-		HostAllowed:  h.hostAllowed,
+		HostAllowed:  h.surface.hostAllowed,
 		PublicURL:    h.opts.PublicURL,
 		TasksDB:      h.opts.TasksDB,
 		WriteTimeout: h.opts.WriteTimeout,
@@ -25,6 +25,6 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 // dashboardPrincipal is p as the dashboard knows it: who it is, and its
 // board.
 func (h *Handler) dashboardPrincipal(p Principal) dashboard.Principal {
-	board, _ := h.boardOf(p, launch.CoreEnv(h.opts.Environ))
+	board, _ := h.cores.boardOf(p, launch.CoreEnv(h.opts.Environ))
 	return dashboard.Principal{Subject: p.Subject, SubjectKey: p.SubjectKey, Board: board}
 }

@@ -3,8 +3,6 @@ package gateway
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -189,12 +187,11 @@ type Handler struct {
 	log      *slog.Logger
 	table    *sessions.Table
 	streams  *sessions.Streamer // writes sessions' streams on responses
-	spawner  *launch.Spawner
+	cores    *starter           // starts cores and opens their sessions
+	surface  *surface           // Origin, Host, CORS, read bounds, logs
 	root     http.Handler
-	lim      sessions.Limits
 	stopReap context.CancelFunc
 	draining chan struct{}        // closed by Drain: GET streams end
-	warm     *launch.WarmPool     // cores started ahead; nil without WarmCores
 	obs      *dashboard.Observer  // what /dashboard and /metrics show
 	dash     *dashboard.Dashboard // /dashboard and /metrics
 	// closing is set by StartDrain: no new session or principal core
@@ -206,19 +203,13 @@ type Handler struct {
 // NewHandler returns a Handler and starts its session reaper.
 func NewHandler(opts Options) *Handler {
 	opts = withDefaults(opts)
-	h := &Handler{opts: opts, log: opts.Logger, spawner: launch.NewSpawner(opts.Reaper), draining: make(chan struct{})}
+	h := &Handler{opts: opts, log: opts.Logger, draining: make(chan struct{}), surface: &surface{opts: opts, log: opts.Logger}}
 	h.table = sessions.NewTable(opts.MaxSessions, opts.IdleTimeout, opts.MaxLifetime, opts.ReplayWindow, h.log)
 	h.streams = &sessions.Streamer{WriteTimeout: opts.WriteTimeout, KeepAlive: opts.KeepAlive, Draining: h.draining}
-	h.warm = launch.NewWarmPool(opts.WarmCores, h.table.Grace, h.startWarm)
 	h.obs = dashboard.NewObserver(h.table)
-	h.lim = sessions.Limits{
-		MaxMessage: opts.MaxMessage, Buffered: opts.MaxBuffered, Total: sessions.NewBudget(opts.MaxBufferedTotal),
-		MaxInFlight:   opts.MaxInFlight,
-		Replay:        sessions.ReplayLimits{Bytes: opts.ReplayBuffer, Window: opts.ReplayWindow, Evicted: h.obs.ReplayEvicted},
-		ShedElsewhere: h.table.ShedReplay,
-	}
-	if h.warm != nil {
-		h.obs.WarmCores(h.warm.HitRate)
+	h.cores = newStarter(opts, h.table, h.obs)
+	if w := h.cores.warm; w != nil {
+		h.obs.WarmCores(w.HitRate)
 	}
 	if p := opts.Egress; p != nil {
 		h.obs.Egress(func() metrics.Egress {
@@ -293,7 +284,7 @@ func (h *Handler) Drain() {
 func (h *Handler) Close() {
 	h.Drain()
 	h.stopReap()
-	h.warm.Close()
+	h.cores.warm.Close()
 	h.table.EndAll("gateway shutting down")
 }
 
@@ -310,51 +301,25 @@ func (h *Handler) routes() http.Handler {
 	}
 	// OAuth clients probe these paths and parse what comes back as JSON.
 	for _, path := range oauthPaths {
-		mux.HandleFunc(path, h.oauthNotFound)
+		mux.HandleFunc(path, oauthNotFound)
 	}
 	var mcp http.Handler = http.HandlerFunc(h.serveMCP)
 	if h.opts.Authenticate != nil {
 		mcp = h.opts.Authenticate(mcp)
 	}
-	mux.Handle("/mcp", h.cors(h.checkOrigin(mcp)))
+	mux.Handle("/mcp", h.surface.cors(h.surface.checkOrigin(mcp)))
 	if h.opts.SSEPath != "" {
 		var sse http.Handler = http.HandlerFunc(h.serveSSE)
 		if h.opts.Authenticate != nil {
 			sse = h.opts.Authenticate(sse)
 		}
-		mux.Handle(h.opts.SSEPath, h.cors(h.checkOrigin(sse)))
+		mux.Handle(h.opts.SSEPath, h.surface.cors(h.surface.checkOrigin(sse)))
 	}
 	h.dash.Routes(mux)
 	if h.opts.NodeID != "" {
-		return h.logRequests(h.boundReads(h.nodeHeader(mux)))
+		return h.surface.logRequests(h.surface.boundReads(h.surface.nodeHeader(mux)))
 	}
-	return h.logRequests(h.boundReads(mux))
-}
-
-// nodeHeader names this node on every response.
-func (h *Handler) nodeHeader(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Boris-Node", h.opts.NodeID)
-		next.ServeHTTP(w, r)
-	})
-}
-
-// boundReads gives every request a read deadline, so no connection lives
-// unbounded before its request is authenticated or while its body comes
-// in: a client that announces a body and never sends it (or trickles it)
-// would otherwise hold its connection, and a file descriptor, forever.
-// Until the body has been read (see readBody), the response carries
-// Connection: close: net/http then answers at once instead of first trying
-// to read the body, and closes the connection after the answer, once the
-// rest of the body has come or the deadline has passed.
-func (h *Handler) boundReads(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.ReadTimeout))
-		if r.ContentLength != 0 {
-			w.Header().Set("Connection", "close")
-		}
-		next.ServeHTTP(w, r)
-	})
+	return h.surface.logRequests(h.surface.boundReads(mux))
 }
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -367,9 +332,9 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
 	}
 	principals := h.table.CountPrincipals()
 	body := map[string]any{"status": "ok", "sessions": h.table.Count() - principals, "principal_cores": principals}
-	if h.warm != nil {
-		hits, misses := h.warm.HitRate()
-		body["warm_cores"] = h.warm.Count()
+	if h.cores.warm != nil {
+		hits, misses := h.cores.warm.HitRate()
+		body["warm_cores"] = h.cores.warm.Count()
 		body["warm_hits"], body["warm_misses"] = hits, misses
 	}
 	if h.opts.Isolation != nil {
@@ -393,25 +358,6 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// newSessionID returns 128 random bits in hex (visible ASCII,
-// unguessable), after the node's name and a dot when there is one.
-func (h *Handler) newSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	if h.opts.NodeID != "" {
-		return h.opts.NodeID + "." + hex.EncodeToString(b[:])
-	}
-	return hex.EncodeToString(b[:])
-}
-
-// groupName returns a session cgroup's name: 96 random bits, tied to
-// nothing a client sends or receives.
-func groupName() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "s-" + hex.EncodeToString(b[:])
-}
-
 // StartDrain begins a node's drain (SIGTERM): from now on no session or
 // principal core starts (503, so a load balancer retries elsewhere),
 // /healthz answers 503, and GET streams end. Requests to open sessions
@@ -419,7 +365,7 @@ func groupName() string {
 func (h *Handler) StartDrain() {
 	h.closing.Store(true)
 	h.Drain()
-	h.warm.Close()
+	h.cores.warm.Close()
 }
 
 // Busy reports whether any client request is in flight.

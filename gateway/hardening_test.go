@@ -130,12 +130,12 @@ func TestUnreadRepliesBounded(t *testing.T) {
 		t.Errorf("reply after release: got error %+v, want the image", final.Error)
 	}
 	// A written reply is kept for replay until the window has passed.
-	if g.h.lim.Total.InUse() == 0 {
+	if g.h.cores.lim.Total.InUse() == 0 {
 		t.Error("nothing kept for replay of the reply written")
 	}
 	waitFor(t, "the gateway budget to be empty once every reply was written", func() bool {
 		s.SweepReplay(later())
-		return g.h.lim.Total.InUse() == 0
+		return g.h.cores.lim.Total.InUse() == 0
 	})
 }
 
@@ -150,7 +150,7 @@ func TestWriteTimeoutReleases(t *testing.T) {
 	g.unreadRequest(sid, callBody(100, "view", map[string]any{"path": "img.png"}, ""))
 	waitFor(t, "the unread reply to be held", func() bool { return s.Held() > 0 })
 	waitFor(t, "the unread reply to be released", func() bool { return s.Held() == 0 })
-	if got := g.h.lim.Total.InUse(); got != 0 {
+	if got := g.h.cores.lim.Total.InUse(); got != 0 {
 		t.Errorf("gateway budget: got %d bytes held, want 0", got)
 	}
 }

@@ -63,7 +63,7 @@ func (h *Handler) openSSE(w http.ResponseWriter, r *http.Request) {
 	if !h.reserve(w, p, jsonrpc.ID{}) {
 		return
 	}
-	s, err := h.startSession(p, false)
+	s, err := h.cores.startSession(p, false)
 	if err != nil {
 		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)
@@ -72,15 +72,15 @@ func (h *Handler) openSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	h.table.Bind(s, p.owner())
 	h.log.Info("session started", "session", s.ID, "subject", s.Subject, "transport", "sse")
-	h.streams.FollowLegacy(w, r, s, h.endpointFor(s.ID))
+	h.streams.FollowLegacy(w, r, s, endpointFor(h.opts.SSEPath, s.ID))
 	h.table.End(s, "SSE stream closed")
 }
 
 // endpointFor is the endpoint event's URI: a reference relative to the SSE
 // endpoint (its last segment and the query), so it resolves to the same
 // path whatever prefix a reverse proxy puts before it.
-func (h *Handler) endpointFor(id string) string {
-	return path.Base(h.opts.SSEPath) + "?" + url.Values{sessionParam: {id}}.Encode()
+func endpointFor(ssePath, id string) string {
+	return path.Base(ssePath) + "?" + url.Values{sessionParam: {id}}.Encode()
 }
 
 // postSSE takes a client message for a legacy session: 202 once the core
@@ -107,7 +107,7 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.Register(m)
-	if !h.admit(w, m, err) {
+	if !admit(w, m, err) {
 		return
 	}
 	h.sendLegacy(w, s, m, c)

@@ -4,16 +4,13 @@ import (
 	"errors"
 	"mime"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/sessions"
 	"github.com/mjkoo/boris/gateway/wire"
-	"github.com/mjkoo/boris/internal/egress"
 )
 
 // post handles a client message (Streamable HTTP "Sending Messages to the
@@ -86,7 +83,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 	if !h.reserve(w, p, m.Req.ID) {
 		return
 	}
-	s, err := h.startSession(p, false)
+	s, err := h.cores.startSession(p, false)
 	if err != nil {
 		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)
@@ -98,7 +95,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 	h.log.Info("session started", "session", s.ID, "subject", s.Subject)
 	w.Header().Set("Mcp-Session-Id", s.ID)
 	c, err := s.Register(m)
-	if !h.admit(w, m, err) {
+	if !admit(w, m, err) {
 		h.table.End(s, "initialize refused")
 		return
 	}
@@ -132,88 +129,6 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 	return false
 }
 
-// startSession spawns a core for p and opens its session: a principal's
-// core (for its 2026-07-28 requests) if principal.
-func (h *Handler) startSession(p Principal, principal bool) (_ *sessions.Session, err error) {
-	defer func() { h.obs.CoreStarted(err) }()
-	l, err := h.launchFor(p)
-	if err != nil {
-		return nil, err
-	}
-	var id string
-	var core *launch.Core
-	if w := h.warm.Take(launch.WarmKey(l)); w != nil {
-		id, core = w.ID, w.Core
-	} else if id, core, err = h.spawnFor(l); err != nil {
-		return nil, err
-	}
-	h.warm.Refill(l) // the principal's next core
-	s := sessions.NewSession(id, p.Subject, core, h.lim, h.log, principal)
-	h.table.Add(s)
-	go s.Route(h.table.End)
-	return s, nil
-}
-
-// spawnFor starts a core of l for a session it names, in a cgroup of its
-// own when sessions have them, with a door of its own to the egress
-// proxy when there is one.
-//
-// The cgroup is not named after the session: /sys/fs/cgroup is readable
-// wherever commands see the host's (--sandbox-net host), and a session id
-// is the credential that reaches the session (Mcp-Session-Id).
-func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
-	id := h.newSessionID()
-	var err error
-	if h.opts.Cgroups != nil {
-		if l.Group, err = h.opts.Cgroups.New(groupName()); err != nil {
-			return "", nil, err
-		}
-	}
-	door, err := h.egressDoor(&l)
-	if err != nil {
-		return "", nil, err
-	}
-	core, err := launch.Spawn(h.spawner, h.opts.Core, l, h.log)
-	if err != nil {
-		door.Close()
-		if l.Group != nil {
-			_ = l.Group.Kill()
-		}
-		return "", nil, err
-	}
-	if door != nil {
-		go func() {
-			<-core.Exited
-			door.Close() // and every tunnel through it
-		}()
-	}
-	return id, core, nil
-}
-
-// egressDoor opens the door of a core of l to the egress proxy, if there
-// is one, and adds it to l's arguments.
-func (h *Handler) egressDoor(l *launch.Spec) (*egress.Door, error) {
-	if h.opts.Egress == nil {
-		return nil, nil
-	}
-	door, err := h.opts.Egress.Open(l.Owner)
-	if err != nil {
-		return nil, err
-	}
-	l.Args = append(slices.Clip(l.Args), "--egress-socket", door.Path())
-	return door, nil
-}
-
-// startWarm starts a core of l for the warm pool.
-func (h *Handler) startWarm(l launch.Spec) (*launch.WarmCore, error) {
-	id, core, err := h.spawnFor(l)
-	if err != nil {
-		h.log.Warn("could not start a core ahead of its session", "err", err)
-		return nil, err
-	}
-	return &launch.WarmCore{Key: launch.WarmKey(l), ID: id, Core: core}, nil
-}
-
 // coreGoneWait bounds how long a request that found its core gone waits
 // for the session to end with the core's reason.
 const coreGoneWait = 3 * time.Second
@@ -221,7 +136,7 @@ const coreGoneWait = 3 * time.Second
 // call forwards a request and streams back what the core sends for it.
 func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *sessions.Session, m *wire.Message, acc wire.Accepts) {
 	c, err := s.Register(m)
-	if !h.admit(w, m, err) {
+	if !admit(w, m, err) {
 		return
 	}
 	h.exchange(w, r, s, m, c, m.Raw, acc)
@@ -229,7 +144,7 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *sessions.Sessi
 
 // admit answers a request its session could not take in (err from
 // session.add): 429 when too many are in flight, else 400.
-func (h *Handler) admit(w http.ResponseWriter, m *wire.Message, err error) bool {
+func admit(w http.ResponseWriter, m *wire.Message, err error) bool {
 	switch {
 	case errors.Is(err, sessions.ErrTooMany):
 		w.Header().Set("Retry-After", "1")

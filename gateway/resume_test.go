@@ -309,7 +309,7 @@ func TestReplayBounds(t *testing.T) {
 	}
 	// The window passes (the reaper's sweep, run here).
 	s.SweepReplay(time.Now().Add(2 * time.Hour)) // ReplayWindow is an hour
-	if held, total, kept := s.Held(), g.h.lim.Total.InUse(), len(s.Streams()); held != 0 || total != 0 || kept != 0 {
+	if held, total, kept := s.Held(), g.h.cores.lim.Total.InUse(), len(s.Streams()); held != 0 || total != 0 || kept != 0 {
 		t.Errorf("after the window: the session holds %d bytes, the gateway %d, in %d streams; want nothing", held, total, kept)
 	}
 	// Every response was kept, then dropped: each counted once.
@@ -374,7 +374,7 @@ func TestReplayGivesWayAcrossSessions(t *testing.T) {
 	if final.Error != nil || !strings.Contains(toolText(t, final), "yyyy") {
 		t.Fatalf("the other session's call, with the gateway's budget full of the keeper's history: got %+v, want its output", final)
 	}
-	if used := g.h.lim.Total.InUse(); used > total {
+	if used := g.h.cores.lim.Total.InUse(); used > total {
 		t.Errorf("the gateway holds %d bytes, over its budget of %d", used, total)
 	}
 }

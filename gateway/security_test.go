@@ -31,7 +31,7 @@ func TestOriginAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{opts: tt.opts}
+			h := &surface{opts: tt.opts}
 			if got := h.originAllowed(tt.origin); got != tt.want {
 				t.Errorf("originAllowed(%q) with %+v: got %v, want %v", tt.origin, tt.opts, got, tt.want)
 			}
@@ -64,7 +64,7 @@ func TestHostAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{opts: tt.opts}
+			h := &surface{opts: tt.opts}
 			if got := h.hostAllowed(tt.host); got != tt.want {
 				t.Errorf("hostAllowed(%q) with %+v: got %v, want %v", tt.host, tt.opts, got, tt.want)
 			}

@@ -99,7 +99,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *wire.Mess
 		wire.WriteError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
-	if !h.admit(w, m, s.Add(c)) {
+	if !admit(w, m, s.Add(c)) {
 		return
 	}
 	h.exchange(w, r, s, m, c, raw, acc)
@@ -134,7 +134,7 @@ func (h *Handler) startPrincipalCore(w http.ResponseWriter, p Principal, id json
 	if !h.reserve(w, p, id) {
 		return nil
 	}
-	s, err := h.startSession(p, true)
+	s, err := h.cores.startSession(p, true)
 	if err != nil {
 		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)

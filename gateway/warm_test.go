@@ -33,7 +33,7 @@ func (g *testGateway) warmPids(sessions ...string) []string {
 func TestWarmCoreTakenByNextSession(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.WarmCores = 1 })
 	first := g.initialize()
-	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.warm.Count() == 1 })
+	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.cores.warm.Count() == 1 })
 	waiting := g.warmPids(first)[0]
 
 	second := g.initialize()

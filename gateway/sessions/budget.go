@@ -4,7 +4,7 @@ import (
 	"sync"
 )
 
-// budget bounds bytes of core messages the gateway holds: read from a
+// Budget bounds bytes of core messages the gateway holds: read from a
 // core, not yet written to a client (or dropped). One budget per session
 // and one for the whole gateway keep memory bounded whatever clients do: a
 // client that never reads its replies makes its session's later replies
@@ -82,7 +82,7 @@ func (b *Budget) close() {
 	b.used = 0
 }
 
-// inUse reports the bytes held.
+// InUse reports the bytes held.
 func (b *Budget) InUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()

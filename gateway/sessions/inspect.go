@@ -23,8 +23,8 @@ func (s *Session) Held() int64 { return s.held.InUse() }
 func (s *Session) Streams() []StreamStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]StreamStats, 0, len(s.streams))
-	for _, st := range s.streams {
+	out := make([]StreamStats, 0, len(s.streams.byID))
+	for _, st := range s.streams.byID {
 		out = append(out, StreamStats{ID: st.id, Bytes: st.bytes, Events: len(st.events)})
 	}
 	return out

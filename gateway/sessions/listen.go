@@ -73,9 +73,9 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 		case <-hb.s.done:
 		case <-time.After(listenTimeout):
 		}
-		hb.s.dropInternal(old)
+		hb.s.principal.dropInternal(old)
 	}
-	c, raw, err := hb.s.internalCall("subscriptions/listen", map[string]any{"notifications": mcp.NotificationSubscriptions{
+	c, raw, err := hb.s.principal.internalCall("subscriptions/listen", map[string]any{"notifications": mcp.NotificationSubscriptions{
 		ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, ResourceSubscriptions: uris,
 	}})
 	acked := make(chan struct{})
@@ -242,7 +242,7 @@ func (l *listener) empty() bool {
 	return !w.ToolsListChanged && !w.PromptsListChanged && !w.ResourcesListChanged && len(w.ResourceSubscriptions) == 0
 }
 
-// listen serves a client's subscriptions/listen: an SSE stream that opens
+// Listen serves a client's subscriptions/listen on a principal's core s: an SSE stream that opens
 // with the acknowledgement of what it will carry and then carries those
 // change notifications until the client closes it (or, if it asked for
 // nothing the core offers, ends with the result at once).

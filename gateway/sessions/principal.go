@@ -22,6 +22,7 @@ import (
 // subscriptions/listen streams it multiplexes, and what it knows of the
 // core's tools' x-mcp-header parameters.
 type principalCore struct {
+	s        *Session         // the session it is the principal's core of
 	seq      atomic.Uint64    // numbers the ids and progress tokens the core is sent
 	internal map[string]*Call // the gateway's own requests, by id key; under Session.mu
 	hub      *listenHub
@@ -67,18 +68,18 @@ func (pc *principalCore) rewrite(m *wire.Message, p *wire.Request2026) ([]byte, 
 // ask sends the core a request of the gateway's own and returns the
 // response, or an error if ctx ends, the core ends or the response is an
 // error.
-func (s *Session) ask(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
-	c, raw, err := s.internalCall(method, params)
+func (pc *principalCore) ask(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	c, raw, err := pc.internalCall(method, params)
 	if err != nil {
 		return nil, err
 	}
-	defer s.dropInternal(c)
-	if err := s.Core.Send(raw); err != nil {
+	defer pc.dropInternal(c)
+	if err := pc.s.Core.Send(raw); err != nil {
 		return nil, err
 	}
 	select {
 	case m := <-c.resp:
-		s.release(m)
+		pc.s.release(m)
 		msg, err := jsonrpc.DecodeMessage(m.raw)
 		if err != nil {
 			return nil, err
@@ -93,14 +94,14 @@ func (s *Session) ask(ctx context.Context, method string, params map[string]any)
 		return res.Result, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-s.done:
-		return nil, errors.New("core ended: " + s.reason)
+	case <-pc.s.done:
+		return nil, errors.New("core ended: " + pc.s.reason)
 	}
 }
 
 // internalCall registers a request of the gateway's own.
-func (s *Session) internalCall(method string, params map[string]any) (*Call, []byte, error) {
-	tag := "gw-internal-" + strconv.FormatUint(s.principal.seq.Add(1), 10)
+func (pc *principalCore) internalCall(method string, params map[string]any) (*Call, []byte, error) {
+	tag := "gw-internal-" + strconv.FormatUint(pc.seq.Add(1), 10)
 	id, _ := jsonrpc.MakeID(tag)
 	if params == nil {
 		params = map[string]any{}
@@ -115,18 +116,18 @@ func (s *Session) internalCall(method string, params map[string]any) (*Call, []b
 		return nil, nil, err
 	}
 	c := NewCall(id, id, "")
-	s.mu.Lock()
-	s.principal.internal[c.key] = c
-	s.mu.Unlock()
+	pc.s.mu.Lock()
+	pc.internal[c.key] = c
+	pc.s.mu.Unlock()
 	return c, raw, nil
 }
 
-func (s *Session) dropInternal(c *Call) {
-	s.Touch() // the idle clock starts once the gateway's own request ended
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.principal.internal[c.key] == c {
-		delete(s.principal.internal, c.key)
+func (pc *principalCore) dropInternal(c *Call) {
+	pc.s.Touch() // the idle clock starts once the gateway's own request ended
+	pc.s.mu.Lock()
+	defer pc.s.mu.Unlock()
+	if pc.internal[c.key] == c {
+		delete(pc.internal, c.key)
 	}
 }
 
@@ -140,35 +141,34 @@ func gatewayMeta() map[string]any {
 	}
 }
 
-// deliverPrincipal routes what a principal's core sends that is not a
+// deliver routes what a principal's core sends that is not a
 // response to a client's request: responses to the gateway's own requests,
 // notifications of subscriptions, and requests, which a 2026-07-28 client
 // cannot be sent (the revision has none from server to client) and which
 // are refused at once so the core never waits for an answer. It reports
 // whether it took msg. Called with s.mu held.
-func (s *Session) deliverPrincipal(msg coreMsg, m wire.Peeked) bool {
-	pc := s.principal
+func (pc *principalCore) deliver(msg coreMsg, m wire.Peeked) bool {
 	switch {
 	case m.Method == "" && pc.internal[m.ID] != nil:
 		c := pc.internal[m.ID]
 		delete(pc.internal, m.ID)
 		if pc.hub.answered(c, msg.raw) {
-			s.release(msg)
+			pc.s.release(msg)
 		} else {
 			c.resp <- msg
 		}
 		return true
 	case m.Method != "" && m.ID != "":
-		s.release(msg)
+		pc.s.release(msg)
 		if id, ok := wire.Member(msg.raw, "id"); ok {
 			refusal := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, jsonrpc.CodeMethodNotFound,
 				m.Method+" cannot reach a 2026-07-28 client: that revision has no requests from server to client")
-			go func() { _ = s.Core.Send(refusal) }()
+			go func() { _ = pc.s.Core.Send(refusal) }()
 		}
 		return true
 	case m.Method != "" && pc.hub.owns(m.Params):
 		pc.hub.dispatch(m.Method, msg.raw, m.Params)
-		s.release(msg)
+		pc.s.release(msg)
 		return true
 	}
 	return false
@@ -179,12 +179,12 @@ func (s *Session) deliverPrincipal(msg coreMsg, m wire.Peeked) bool {
 // taken out; nil if the tag names no request in flight or there is none:
 // a log of a principal's core goes to the request it is about, or
 // nowhere, never to another client's request. Called with s.mu held.
-func (s *Session) relatedCall(msg coreMsg, m wire.Peeked) (*Call, coreMsg) {
+func (pc *principalCore) relatedCall(msg coreMsg, m wire.Peeked) (*Call, coreMsg) {
 	tag, ok := wire.Member(m.Params, "_meta", corecheck.RelatedRequestMeta)
 	if !ok {
 		return nil, msg
 	}
-	c := s.calls[wire.RawIDKey(tag)]
+	c := pc.s.calls[wire.RawIDKey(tag)]
 	if c == nil {
 		return nil, msg
 	}

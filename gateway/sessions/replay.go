@@ -40,6 +40,20 @@ type ReplayLimits struct {
 	Evicted func(reason string, n int)
 }
 
+// streamSet is a session's SSE streams: a POST's response streams and
+// its GET stream, what each keeps for replay, and the bounds on that. Its
+// fields, and those of its streams, are guarded by the session's mu; its
+// methods are called with it held.
+type streamSet struct {
+	byID map[string]*stream
+	get  *stream // the session's GET stream among them, nil until used
+	lim  ReplayLimits
+	held *Budget // the session's: kept events hold their bytes of it
+}
+
+// release gives back the budget a dropped event's message held.
+func (ss *streamSet) release(m coreMsg) { ss.held.give(m.held) }
+
 // stream is one SSE stream of a session: a POST's response stream, or the
 // session's GET stream. Its fields are guarded by the session's mu.
 type stream struct {
@@ -85,84 +99,84 @@ func parseEventID(id string) (string, uint64, bool) {
 }
 
 // newStreamLocked opens a stream of s.
-func (s *Session) newStreamLocked(get bool) *stream {
+func (ss *streamSet) newStreamLocked(get bool) *stream {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	st := &stream{id: hex.EncodeToString(b[:]), get: get, wake: make(chan struct{})}
-	s.streams[st.id] = st
+	ss.byID[st.id] = st
 	return st
 }
 
 // getStreamLocked returns the session's GET stream, opening it if need be.
-func (s *Session) getStreamLocked() *stream {
-	if s.get == nil {
-		s.get = s.newStreamLocked(true)
+func (ss *streamSet) getStreamLocked() *stream {
+	if ss.get == nil {
+		ss.get = ss.newStreamLocked(true)
 	}
-	return s.get
+	return ss.get
 }
 
 // primeLocked gives a priming id: a cursor before anything st sends next.
-func (s *Session) primeLocked(st *stream) uint64 {
+func (ss *streamSet) primeLocked(st *stream) uint64 {
 	st.seq++
 	return st.seq
 }
 
 // appendLocked adds msg to st, waking its reader, and drops what no longer
 // fits st's bounds.
-func (s *Session) appendLocked(st *stream, msg coreMsg) {
+func (ss *streamSet) appendLocked(st *stream, msg coreMsg) {
 	st.seq++
 	now := time.Now()
 	st.events = append(st.events, event{seq: st.seq, msg: msg, at: now})
 	st.bytes += int64(len(msg.raw)) + eventOverhead
 	n := 0
-	for bytes := st.bytes; bytes > s.lim.Replay.Bytes && n < len(st.events)-1; n++ {
+	for bytes := st.bytes; bytes > ss.lim.Bytes && n < len(st.events)-1; n++ {
 		bytes -= int64(len(st.events[n].msg.raw)) + eventOverhead
 	}
-	s.evictLocked(st, n, "size")
-	s.ageLocked(st, now)
+	ss.evictLocked(st, n, "size")
+	ss.ageLocked(st, now)
 	close(st.wake)
 	st.wake = make(chan struct{})
 }
 
 // ageLocked drops st's events older than the replay window.
-func (s *Session) ageLocked(st *stream, now time.Time) {
+func (ss *streamSet) ageLocked(st *stream, now time.Time) {
 	n := 0
-	for n < len(st.events) && now.Sub(st.events[n].at) > s.lim.Replay.Window {
+	for n < len(st.events) && now.Sub(st.events[n].at) > ss.lim.Window {
 		n++
 	}
-	s.evictLocked(st, n, "age")
+	ss.evictLocked(st, n, "age")
 }
 
 // evictLocked drops st's n oldest events, releasing their budget.
-func (s *Session) evictLocked(st *stream, n int, reason string) {
+func (ss *streamSet) evictLocked(st *stream, n int, reason string) {
 	if n == 0 {
 		return
 	}
 	for _, ev := range st.events[:n] {
-		s.release(ev.msg)
+		ss.release(ev.msg)
 		st.bytes -= int64(len(ev.msg.raw)) + eventOverhead
 	}
 	st.evictedTo = st.events[n-1].seq
 	clear(st.events[:n]) // the backing array holds no dropped message
 	st.events = st.events[n:]
-	s.lim.Replay.Evicted(reason, n)
+	ss.lim.Evicted(reason, n)
 }
 
 // finishLocked marks a POST stream over.
-func (s *Session) finishLocked(st *stream) {
+func (ss *streamSet) finishLocked(st *stream) {
 	st.done, st.doneAt = true, time.Now()
 	close(st.wake)
 	st.wake = make(chan struct{})
-	s.trimFinishedLocked()
+	ss.trimFinishedLocked()
 }
 
 // trimFinishedLocked drops the oldest stream over that nobody reads while
 // the session keeps more than MaxFinishedStreams streams over.
-func (s *Session) trimFinishedLocked() {
+func (ss *streamSet) trimFinishedLocked() {
 	for {
 		var oldest *stream
 		finished := 0
-		for _, o := range s.streams {
+		for _, o := range ss.byID {
 			if !o.done {
 				continue
 			}
@@ -174,8 +188,8 @@ func (s *Session) trimFinishedLocked() {
 		if finished <= MaxFinishedStreams || oldest == nil {
 			return
 		}
-		s.evictLocked(oldest, len(oldest.events), "streams")
-		delete(s.streams, oldest.id)
+		ss.evictLocked(oldest, len(oldest.events), "streams")
+		delete(ss.byID, oldest.id)
 	}
 }
 
@@ -184,10 +198,15 @@ func (s *Session) trimFinishedLocked() {
 func (s *Session) SweepReplay(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, st := range s.streams {
-		s.ageLocked(st, now)
+	s.streams.sweepLocked(now)
+}
+
+// sweepLocked is SweepReplay with the session's mu held.
+func (ss *streamSet) sweepLocked(now time.Time) {
+	for id, st := range ss.byID {
+		ss.ageLocked(st, now)
 		if st.done && st.reader == nil && len(st.events) == 0 {
-			delete(s.streams, id)
+			delete(ss.byID, id)
 		}
 	}
 }
@@ -199,10 +218,10 @@ func (s *Session) SweepReplay(now time.Time) {
 // but a message for a client that is here comes first). Events due to a
 // reader that is attached are never shed: they hold the budget as unread
 // replies always did.
-func (s *Session) shedLocked() bool {
+func (ss *streamSet) shedLocked() bool {
 	for _, sent := range []bool{true, false} {
 		var from *stream
-		for _, st := range s.streams {
+		for _, st := range ss.byID {
 			if len(st.events) == 0 || sent && st.events[0].seq > st.delivered || !sent && st.reader != nil {
 				continue
 			}
@@ -211,7 +230,7 @@ func (s *Session) shedLocked() bool {
 			}
 		}
 		if from != nil {
-			s.evictLocked(from, 1, "budget")
+			ss.evictLocked(from, 1, "budget")
 			return true
 		}
 	}
@@ -229,7 +248,7 @@ func (s *Session) take(n int64) string {
 			return ""
 		}
 		s.mu.Lock()
-		shed := s.shedLocked()
+		shed := s.streams.shedLocked()
 		s.mu.Unlock()
 		if !shed && full == "gateway" && s.lim.ShedElsewhere != nil {
 			shed = s.lim.ShedElsewhere(s)
@@ -242,9 +261,9 @@ func (s *Session) take(n int64) string {
 
 // replayBytesLocked is what s's streams keep, for shedElsewhere to choose
 // whose history goes first.
-func (s *Session) replayBytesLocked() int64 {
+func (ss *streamSet) replayBytesLocked() int64 {
 	var n int64
-	for _, st := range s.streams {
+	for _, st := range ss.byID {
 		n += st.bytes
 	}
 	return n
@@ -253,7 +272,7 @@ func (s *Session) replayBytesLocked() int64 {
 // attachLocked makes the caller st's reader, ending the one before (a
 // client that resumes a stream says the connection it had is dead). The
 // returned channel closes when another reader takes over.
-func (s *Session) attachLocked(st *stream) chan struct{} {
+func (ss *streamSet) attachLocked(st *stream) chan struct{} {
 	if st.reader != nil {
 		close(st.reader)
 	}
@@ -267,7 +286,7 @@ func (s *Session) detach(st *stream, reader chan struct{}) {
 	defer s.mu.Unlock()
 	if st.reader == reader {
 		st.reader = nil
-		s.trimFinishedLocked()
+		s.streams.trimFinishedLocked()
 	}
 }
 
@@ -314,12 +333,12 @@ var (
 
 // resumeLocked finds the stream and the cursor a Last-Event-ID names. An id
 // of another session's stream is unknown here, like a forged one.
-func (s *Session) resumeLocked(lastID string) (*stream, uint64, error) {
+func (ss *streamSet) resumeLocked(lastID string) (*stream, uint64, error) {
 	sid, seq, ok := parseEventID(lastID)
 	if !ok {
 		return nil, 0, errEventID
 	}
-	st := s.streams[sid]
+	st := ss.byID[sid]
 	switch {
 	case st == nil || seq > st.seq:
 		return nil, 0, errEventUnknown

@@ -29,12 +29,12 @@ type Limits struct {
 	ShedElsewhere func(except *Session) bool
 }
 
-// session is one MCP session: a core process and the routing of its
+// Session is one MCP session: a core process and the routing of its
 // messages to the HTTP requests waiting for them (SPEC §3.2).
 type Session struct {
-	ID      string
-	Subject string
-	Core    *launch.Core
+	ID      string       // the Mcp-Session-Id that names it
+	Subject string       // its principal's, for logs
+	Core    *launch.Core // its core process
 	log     *slog.Logger
 	lim     Limits
 	held    *Budget // bytes of this session's core messages the gateway holds
@@ -54,10 +54,8 @@ type Session struct {
 	// session. So no timer frees an id early: a freed id would bring the
 	// stale answer back.
 	reserved map[string]struct{}
-	// streams are the session's resumable SSE streams, by id (see
-	// replay.go); get is its GET stream among them, nil until used.
-	streams map[string]*stream
-	get     *stream
+	// streams are the session's resumable SSE streams (see replay.go).
+	streams streamSet
 
 	// principal is set on a principal's core, which serves the 2026-07-28
 	// requests of one principal (SPEC §10) instead of one session.
@@ -68,7 +66,7 @@ type Session struct {
 	reason    string // why it ended, valid after done
 }
 
-// call is a client request waiting for its response.
+// Call is a client request waiting for its response.
 type Call struct {
 	id     jsonrpc.ID // as the client sent it: errors the gateway writes carry it
 	coreID jsonrpc.ID // as the core was sent it: id, but on a principal's core its own
@@ -96,30 +94,31 @@ type Call struct {
 // logs) served by core: a principal's core, for its 2026-07-28 requests,
 // if principal.
 func NewSession(id, subject string, core *launch.Core, lim Limits, log *slog.Logger, principal bool) *Session {
+	held := &Budget{max: lim.Buffered, parent: lim.Total}
 	s := &Session{
-		ID: id, Subject: subject, Core: core, log: log, lim: lim, created: time.Now(),
-		held:  &Budget{max: lim.Buffered, parent: lim.Total},
+		ID: id, Subject: subject, Core: core, log: log, lim: lim, created: time.Now(), held: held,
 		calls: map[string]*Call{}, progress: map[string]*Call{}, reserved: map[string]struct{}{},
-		streams: map[string]*stream{}, done: make(chan struct{}),
+		streams: streamSet{byID: map[string]*stream{}, lim: lim.Replay, held: held}, done: make(chan struct{}),
 	}
 	if principal {
-		s.principal = &principalCore{internal: map[string]*Call{}}
+		s.principal = &principalCore{s: s, internal: map[string]*Call{}}
 		s.principal.hub = newListenHub(s)
 	}
 	s.Touch()
 	return s
 }
 
+// Touch records a request of the session now: its idle time starts over.
 func (s *Session) Touch() { s.last.Store(time.Now().UnixNano()) }
 
-// Refusals of register.
+// Refusals of Register and Add.
 var (
 	errDuplicateID = errors.New("a request with this id is already in flight")
 	errReservedID  = errors.New("this request id was cancelled or abandoned and the core has not answered it yet; use a new id (MCP forbids reusing request ids within a session)")
 	ErrTooMany     = errors.New("too many requests in flight in this session")
 )
 
-// register records an in-flight request so its messages find their way.
+// Register records an in-flight request so its messages find their way.
 // It fails if the id is in flight or reserved (JSON-RPC ids must be
 // unique), or if the session has lim.MaxInFlight requests in flight.
 func (s *Session) Register(m *wire.Message) (*Call, error) {
@@ -130,7 +129,7 @@ func (s *Session) Register(m *wire.Message) (*Call, error) {
 	return c, nil
 }
 
-// newCall returns the call of a request the client sent with id and the
+// NewCall returns the call of a request the client sent with id and the
 // core is sent with coreID and the progress token key token.
 func NewCall(id, coreID jsonrpc.ID, token string) *Call {
 	return &Call{
@@ -139,7 +138,7 @@ func NewCall(id, coreID jsonrpc.ID, token string) *Call {
 	}
 }
 
-// add records c as in flight; see register.
+// Add records c as in flight; see Register.
 func (s *Session) Add(c *Call) error {
 	key := c.key
 	s.mu.Lock()
@@ -160,7 +159,7 @@ func (s *Session) Add(c *Call) error {
 	return nil
 }
 
-// forget drops a request whose core has answered, or never saw it.
+// Forget drops a request whose core has answered, or never saw it.
 func (s *Session) Forget(c *Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,7 +209,7 @@ func (s *Session) leave(c *Call) {
 	}
 }
 
-// cancel handles a client's notifications/cancelled: the core will still
+// Cancel handles a client's notifications/cancelled: the core will still
 // answer the request (go-sdk answers every request), but the client must
 // not see that answer, so the HTTP request is ended now and the id
 // reserved until the answer comes.
@@ -240,7 +239,7 @@ func (s *Session) release(m coreMsg) { s.held.give(m.held) }
 func (s *Session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil ||
+	return s.attachedLocked() > 0 || s.streams.get != nil && s.streams.get.reader != nil ||
 		s.principal != nil && (s.principal.hub.busy() || len(s.principal.internal) > 0)
 }
 
@@ -257,11 +256,11 @@ func (s *Session) attachedLocked() int {
 	return n
 }
 
-// legacy reports whether s is a 2024-11-05 SSE session.
+// Legacy reports whether s is a 2024-11-05 SSE session.
 func (s *Session) Legacy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.get != nil && s.get.legacy
+	return s.streams.get != nil && s.streams.get.legacy
 }
 
 // Done is closed when the session ends.

@@ -9,7 +9,7 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// await writes everything the core sends for c until its response, and
+// Await writes everything the core sends for c until its response, and
 // returns that response (nil if there was none). Each message's budget is
 // released once it is written. On a session, a client that accepts an
 // event stream is answered on a resumable one (see streamCall) as soon as
@@ -78,16 +78,16 @@ func (sw *Streamer) Await(w http.ResponseWriter, r *http.Request, s *Session, c 
 // is the stream's first message.
 func (sw *Streamer) streamCall(w http.ResponseWriter, r *http.Request, s *Session, c *Call, first *coreMsg) []byte {
 	s.mu.Lock()
-	st := s.newStreamLocked(false)
+	st := s.streams.newStreamLocked(false)
 	c.stream = st
 	var cursor uint64
 	if primes(r) {
-		cursor = s.primeLocked(st)
+		cursor = s.streams.primeLocked(st)
 	}
 	if first != nil {
-		s.appendLocked(st, *first)
+		s.streams.appendLocked(st, *first)
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	s.mu.Unlock()
 	go s.pump(c, st)
 	sse := wire.StartSSE(w, sw.WriteTimeout)
@@ -118,22 +118,22 @@ func (s *Session) pump(c *Call, st *stream) {
 		for {
 			select {
 			case n := <-c.notes:
-				s.appendLocked(st, n)
+				s.streams.appendLocked(st, n)
 				continue
 			default:
 			}
 			break
 		}
-		s.appendLocked(st, m)
+		s.streams.appendLocked(st, m)
 		if !st.get { // a session's GET stream never ends
-			s.finishLocked(st)
+			s.streams.finishLocked(st)
 		}
 	}
 	for {
 		select {
 		case m := <-c.notes:
 			s.mu.Lock()
-			s.appendLocked(st, m)
+			s.streams.appendLocked(st, m)
 			s.mu.Unlock()
 		case m := <-c.resp:
 			final(m)
@@ -239,18 +239,18 @@ func (sw *Streamer) Get(w http.ResponseWriter, r *http.Request, s *Session) {
 		return
 	}
 	s.mu.Lock()
-	st := s.getStreamLocked()
+	st := s.streams.getStreamLocked()
 	if st.reader != nil {
 		s.mu.Unlock()
 		wire.WriteError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
 		return
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	// What no GET has read yet comes first; with nothing due, a priming
 	// id gives the client a cursor.
 	cursor, prime := st.delivered, uint64(0)
 	if cursor == st.seq && primes(r) {
-		prime = s.primeLocked(st)
+		prime = s.streams.primeLocked(st)
 		cursor = prime
 	}
 	s.mu.Unlock()
@@ -266,13 +266,13 @@ func (sw *Streamer) Get(w http.ResponseWriter, r *http.Request, s *Session) {
 // client its session is gone.
 func (sw *Streamer) resume(w http.ResponseWriter, r *http.Request, s *Session, lastID string) {
 	s.mu.Lock()
-	st, cursor, err := s.resumeLocked(lastID)
+	st, cursor, err := s.streams.resumeLocked(lastID)
 	if err != nil {
 		s.mu.Unlock()
 		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	s.mu.Unlock()
 	sw.followGET(w, r, s, st, cursor, 0, reader)
 }
@@ -296,9 +296,9 @@ func (sw *Streamer) followGET(w http.ResponseWriter, r *http.Request, s *Session
 // sends, until the client leaves or the session ends.
 func (sw *Streamer) FollowLegacy(w http.ResponseWriter, r *http.Request, s *Session, endpoint string) {
 	s.mu.Lock()
-	st := s.getStreamLocked()
+	st := s.streams.getStreamLocked()
 	st.legacy = true
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	s.mu.Unlock()
 	if r.ContentLength == 0 {
 		wire.UnboundReads(w) // the stream lasts as long as the session
@@ -315,7 +315,7 @@ func (sw *Streamer) FollowLegacy(w http.ResponseWriter, r *http.Request, s *Sess
 // whatever the core sends for it goes to the session's one stream.
 func (s *Session) SendLegacy(c *Call, raw []byte) error {
 	s.mu.Lock()
-	st := s.get
+	st := s.streams.get
 	c.stream = st
 	s.mu.Unlock()
 	if err := s.Core.Send(raw); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/mjkoo/boris/internal/plural"
 )
 
-// table holds the open sessions and ends them: on DELETE, idle timeout,
+// Table holds the open sessions and ends them: on DELETE, idle timeout,
 // lifetime, core exit or shutdown, always through end. It also keeps who
 // owns each session and how many sessions each subject holds.
 type Table struct {
@@ -40,7 +40,7 @@ type Owner struct {
 	Subject string // gateway.Principal.SubjectKey: whose quota it counts against
 }
 
-// Refusals of reserve.
+// Refusals of Reserve.
 var (
 	ErrFull        = errors.New("the gateway is at its session limit")
 	ErrSubjectFull = errors.New("per-subject session limit")
@@ -74,7 +74,7 @@ func (t *Table) ShedReplay(except *Session) bool {
 	var kept int64
 	for _, s := range others {
 		s.mu.Lock()
-		if n := s.replayBytesLocked(); n > kept {
+		if n := s.streams.replayBytesLocked(); n > kept {
 			most, kept = s, n
 		}
 		s.mu.Unlock()
@@ -84,7 +84,7 @@ func (t *Table) ShedReplay(except *Session) bool {
 	}
 	most.mu.Lock()
 	defer most.mu.Unlock()
-	return most.shedLocked()
+	return most.streams.shedLocked()
 }
 
 // Reserve claims a slot for a new session of o: ErrSubjectFull when o's
