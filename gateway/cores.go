@@ -32,9 +32,9 @@ func newStarter(opts Options, table *sessions.Table, obs *dashboard.Observer) *s
 	h := &starter{opts: opts, log: opts.Logger, table: table, spawner: launch.NewSpawner(opts.Reaper), obs: obs}
 	h.warm = launch.NewWarmPool(opts.WarmCores, table.Grace, h.startWarm)
 	h.lim = sessions.Limits{
-		MaxMessage: opts.MaxMessage, Buffered: opts.MaxBuffered, Total: sessions.NewBudget(opts.MaxBufferedTotal),
+		MaxMessage: int64(opts.MaxMessage), Buffered: int64(opts.MaxBuffered), Total: sessions.NewBudget(int64(opts.MaxBufferedTotal)),
 		MaxInFlight:   opts.MaxInFlight,
-		Replay:        sessions.ReplayLimits{Bytes: opts.ReplayBuffer, Window: opts.ReplayWindow, Evicted: obs.ReplayEvicted},
+		Replay:        sessions.ReplayLimits{Bytes: int64(opts.ReplayBuffer), Window: opts.ReplayWindow, Evicted: obs.ReplayEvicted},
 		ShedElsewhere: table.ShedReplay,
 	}
 	return h

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -80,57 +78,13 @@ type Options struct {
 	// against its session and principal, closed when the core exits.
 	Egress *egress.Proxy
 
-	MaxSessions int // open sessions; 0 means 64
-	// MaxPerSubject bounds the sessions one subject holds at once; 0 means
-	// a quarter of MaxSessions, at least 1.
-	MaxPerSubject int
-	IdleTimeout   time.Duration // end a session without requests this long; 0 means 30m
-	MaxLifetime   time.Duration // end a session this long after it began; 0 means 12h
-	MaxBody       int64         // largest request body; 0 means 4 MiB
-	KeepAlive     time.Duration // SSE keep-alive comment interval; 0 means 15s
+	// Settings are the flags a Handler reads as they are; a zero or
+	// negative one selects its default.
+	Settings
 
-	// ReadTimeout bounds how long a client takes to send a request once its
-	// headers are in (the server's ReadHeaderTimeout bounds those): the
-	// body is read within it, and a request refused before its body was
-	// read (401, 404, /healthz, ...) is answered at once with
-	// Connection: close, its connection closed once the rest of the body
-	// has come or ReadTimeout has passed. 0 means 30s.
-	ReadTimeout time.Duration
-	// WriteTimeout bounds each piece of a response: a client that reads
-	// nothing of it for this long is cut off, and what the gateway held for
-	// it is released. A slow client that keeps reading is not. 0 means 30s.
-	WriteTimeout time.Duration
-	// MaxMessage is the largest message a core may send: a larger reply is
-	// dropped and its request answered with a JSON-RPC error; the session
-	// goes on. 0 means 64 MiB (a view of the largest image the core
-	// returns, base64-encoded, fits).
-	MaxMessage int64
-	// MaxBuffered bounds the bytes of one session's core messages the
-	// gateway holds (read from the core, not yet written to the client):
-	// beyond it, replies are dropped and their requests answered with a
-	// JSON-RPC error until the client reads or gives up. 0 means 64 MiB.
-	MaxBuffered int64
-	// MaxBufferedTotal is the same bound for all sessions together. 0 means
-	// 512 MiB.
-	MaxBufferedTotal int64
-	// MaxInFlight bounds a session's requests in flight, cancelled ones the
-	// core has not finished included; more get 429. 0 means 32.
-	MaxInFlight int
-	// ReplayBuffer bounds what each SSE stream of a session keeps so a
-	// client that lost its connection can resume it with Last-Event-ID:
-	// its events' bytes (and 64 bytes each), its newest event always kept.
-	// What is kept counts in MaxBuffered and MaxBufferedTotal, which drop
-	// kept events already sent, oldest first, before refusing a new
-	// message. 0 means 1 MiB.
-	ReplayBuffer int64
-	// ReplayWindow is how long a stream's events are kept for resumption.
-	// 0 means 5m.
-	ReplayWindow time.Duration
-
-	// Security of the HTTP surface; see checkOrigin.
-	AllowedOrigins []string
-	PublicURL      string
-	Loopback       bool // the listener is on a loopback address
+	// Loopback is set when the listener is on a loopback address; see
+	// checkOrigin.
+	Loopback bool
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// in logs; from anyone else the header is ignored.
 	TrustedProxies []netip.Prefix
@@ -163,15 +117,6 @@ type Options struct {
 	CachesDir string
 	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
 	Dashboard dashboard.Options
-	// NodeID, if set, names this gateway among several behind one load
-	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
-	// so a proxy routes a session's requests to its node by matching the
-	// id's prefix, and every response carries X-Boris-Node.
-	NodeID string
-	// WarmCores, if positive, keeps up to that many cores started ahead
-	// of the sessions that will take them: a principal's next core is
-	// started as soon as one is taken (see launch.WarmPool).
-	WarmCores int
 	// SSEPath, if set, is where the 2024-11-05 HTTP+SSE transport is served
 	// (see legacy.go): GET opens a session, POST ?sessionId= sends it a
 	// message. "" serves no such transport.
@@ -225,33 +170,9 @@ func NewHandler(opts Options) *Handler {
 	return h
 }
 
+// withDefaults returns o with every setting left unset at its default.
 func withDefaults(o Options) Options {
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = 64
-	}
-	if o.MaxPerSubject <= 0 {
-		o.MaxPerSubject = max(1, o.MaxSessions/4)
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 30 * time.Minute
-	}
-	if o.MaxLifetime <= 0 {
-		o.MaxLifetime = 12 * time.Hour
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 4 << 20
-	}
-	if o.KeepAlive <= 0 {
-		o.KeepAlive = 15 * time.Second
-	}
-	o.ReadTimeout = cmp.Or(max(o.ReadTimeout, 0), 30*time.Second)
-	o.WriteTimeout = cmp.Or(max(o.WriteTimeout, 0), 30*time.Second)
-	o.MaxMessage = cmp.Or(max(o.MaxMessage, 0), 64<<20)
-	o.MaxBuffered = cmp.Or(max(o.MaxBuffered, 0), 64<<20)
-	o.MaxBufferedTotal = cmp.Or(max(o.MaxBufferedTotal, 0), 512<<20)
-	o.MaxInFlight = cmp.Or(max(o.MaxInFlight, 0), 32)
-	o.ReplayBuffer = cmp.Or(max(o.ReplayBuffer, 0), 1<<20)
-	o.ReplayWindow = cmp.Or(max(o.ReplayWindow, 0), 5*time.Minute)
+	o.Settings = o.Settings.withDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -405,7 +326,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	// deadline set by boundReads stays in force until the whole body is in.
 	// After a failed read it stays, and so does Connection: close, so the
 	// error is answered at once and the connection closed.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(h.opts.MaxBody)))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):

@@ -43,7 +43,8 @@ type testGateway struct {
 func newTestGateway(t testing.TB, configure ...func(*Options)) *testGateway {
 	t.Helper()
 	dir := t.TempDir()
-	opts := Options{Core: coreBin, CoreArgs: []string{"--workdir", dir}, Loopback: true, KeepAlive: 50 * time.Millisecond}
+	opts := Options{Core: coreBin, CoreArgs: []string{"--workdir", dir}, Loopback: true}
+	opts.KeepAlive = 50 * time.Millisecond
 	for _, f := range configure {
 		f(&opts)
 	}

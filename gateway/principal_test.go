@@ -197,7 +197,7 @@ func TestPerSubjectDefault(t *testing.T) {
 		{0, 0, 16}, {8, 0, 2}, {2, 0, 1}, {1, 0, 1}, {8, 5, 5},
 	}
 	for _, tt := range tests {
-		if got := withDefaults(Options{MaxSessions: tt.max, MaxPerSubject: tt.per}).MaxPerSubject; got != tt.want {
+		if got := withDefaults(Options{Settings: Settings{MaxSessions: tt.max, MaxPerSubject: tt.per}}).MaxPerSubject; got != tt.want {
 			t.Errorf("MaxSessions %d, MaxPerSubject %d: got %d, want %d", tt.max, tt.per, got, tt.want)
 		}
 	}
@@ -216,7 +216,7 @@ func newQuotaGateway(t *testing.T, args ...string) *testGateway {
 		t.Fatalf("authSetup %v: %v", args, err)
 	}
 	return newTestGateway(t, func(o *Options) {
-		o.MaxSessions, o.MaxPerSubject = cfg.MaxSessions, cfg.perSubject()
+		o.MaxSessions, o.MaxPerSubject = cfg.MaxSessions, cfg.MaxPerSubject
 		o.Authenticate, o.Principal = as.middleware, cfg.principal
 	})
 }
