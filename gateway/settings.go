@@ -67,7 +67,7 @@ type Settings struct {
 	ReplayWindow time.Duration `flag:"replay-window" env:"BORIS_GATEWAY_REPLAY_WINDOW" envDefault:"5m" help:"how long an SSE stream keeps an event for resumption with Last-Event-ID"`
 
 	// NodeID, if set, names this gateway among several behind one load
-	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
+	// balancer (docs/reference/distribution.md#several-hosts): session ids are NodeID + "." + 128 random bits,
 	// so a proxy routes a session's requests to its node by matching the
 	// id's prefix, and every response carries X-Boris-Node.
 	NodeID string `flag:"node-id" env:"BORIS_GATEWAY_NODE_ID" help:"this gateway's name among several behind one load balancer (a-z, 0-9, -; up to 32): session ids start with it and a dot, and every response carries X-Boris-Node"`

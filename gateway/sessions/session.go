@@ -30,7 +30,7 @@ type Limits struct {
 }
 
 // Session is one MCP session: a core process and the routing of its
-// messages to the HTTP requests waiting for them (SPEC §3.2).
+// messages to the HTTP requests waiting for them (docs/reference/gateway.md#http-surface).
 type Session struct {
 	ID      string       // the Mcp-Session-Id that names it
 	Subject string       // its principal's, for logs
@@ -58,7 +58,7 @@ type Session struct {
 	streams streamSet
 
 	// principal is set on a principal's core, which serves the 2026-07-28
-	// requests of one principal (SPEC §10) instead of one session.
+	// requests of one principal (docs/reference/gateway.md#stateless-requests-2026-07-28) instead of one session.
 	principal *principalCore
 
 	done      chan struct{} // closed when the session ends
