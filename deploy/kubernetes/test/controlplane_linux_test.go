@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -143,5 +142,5 @@ func tail(b []byte, n int) string {
 	if len(b) > n {
 		b = b[len(b)-n:]
 	}
-	return fmt.Sprintf("%s", b)
+	return string(b)
 }
