@@ -120,6 +120,9 @@ func TestAPIServerAcceptsManifests(t *testing.T) {
 	t.Run("an unknown field is refused", func(t *testing.T) {
 		i := indexOf[*appsv1.StatefulSet](m)
 		bad := bytes.Replace(m.yaml[i], []byte("\n  serviceName:"), []byte("\n  serviceNmae: typo\n  serviceName:"), 1)
+		if bytes.Equal(bad, m.yaml[i]) {
+			t.Fatalf("the rendered StatefulSet has no spec.serviceName line to misspell:\n%s", m.yaml[i])
+		}
 		if res := cp.apply(t, bad, true); res.status < 400 {
 			t.Errorf("StatefulSet with an unknown field accepted: %d %s", res.status, res.body)
 		}
