@@ -106,11 +106,15 @@ func TestProbesAndDrain(t *testing.T) {
 	}
 	linger := duration(t, env, "BORIS_GATEWAY_DRAIN_LINGER")
 	shutdown := duration(t, env, "BORIS_GATEWAY_SHUTDOWN_TIMEOUT")
+	// The drain (gateway/main.go serve and lingerDrain): requests in
+	// flight finish for up to the shutdown timeout, the sessions end and
+	// their ids answer 404 for the linger, the server shuts down (up to
+	// the shutdown timeout again), then each core gets its kill grace.
 	const coreKillGrace = 5 * time.Second // a core's SIGTERM-to-SIGKILL grace (gateway/launch)
-	need := linger + shutdown + coreKillGrace
+	need := shutdown + linger + shutdown + coreKillGrace
 	grace := time.Duration(*sts.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
 	if grace < need {
-		t.Errorf("terminationGracePeriodSeconds %v, want at least %v (linger %v + shutdown %v + %v)", grace, need, linger, shutdown, coreKillGrace)
+		t.Errorf("terminationGracePeriodSeconds %v, want at least %v (shutdown %v + linger %v + shutdown %v + %v)", grace, need, shutdown, linger, shutdown, coreKillGrace)
 	}
 }
 
