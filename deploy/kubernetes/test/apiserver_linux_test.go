@@ -149,6 +149,9 @@ func checkKept(t *testing.T, sent *appsv1.StatefulSet, body []byte) {
 	}
 	gp, sp := got.Spec.Template.Spec, sent.Spec.Template.Spec
 	gc, sc := gatewayContainer(t, &got), gatewayContainer(t, sent)
+	if gp.SecurityContext == nil || gc.SecurityContext == nil || gc.ReadinessProbe == nil {
+		t.Fatalf("API server dropped the security context or the readiness probe:\n%s", body)
+	}
 	checks := []struct {
 		field     string
 		got, want any
