@@ -2,12 +2,15 @@ package test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"sigs.k8s.io/yaml"
 )
 
 const snippetKey = "nginx.ingress.kubernetes.io/configuration-snippet"
@@ -135,5 +138,55 @@ func TestIngressSettings(t *testing.T) {
 	}
 	if len(ing.Spec.TLS) != 1 || ing.Spec.TLS[0].SecretName == "" {
 		t.Errorf("Ingress TLS %+v, want a certificate's Secret", ing.Spec.TLS)
+	}
+}
+
+// controllerValues is what ingress-nginx-values.yaml sets, of the Helm
+// chart's values.
+type controllerValues struct {
+	Controller struct {
+		IngressClass         string `json:"ingressClass"`
+		IngressClassResource struct {
+			Name            string `json:"name"`
+			ControllerValue string `json:"controllerValue"`
+			Default         bool   `json:"default"`
+		} `json:"ingressClassResource"`
+		Scope struct {
+			Enabled   bool   `json:"enabled"`
+			Namespace string `json:"namespace"`
+		} `json:"scope"`
+		AllowSnippetAnnotations bool              `json:"allowSnippetAnnotations"`
+		Config                  map[string]string `json:"config"`
+	} `json:"controller"`
+}
+
+// TestIngressController: the controller the Ingress names is the one
+// ingress-nginx-values.yaml installs, which accepts the snippet and serves
+// only Boris's namespace (snippets are never allowed cluster-wide).
+func TestIngressController(t *testing.T) {
+	m := render(t)
+	ing, _ := ingress(t, m)
+	path := filepath.Join(kustomizeDir, "ingress-nginx-values.yaml")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	var v controllerValues
+	if err := yaml.UnmarshalStrict(raw, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	c := v.Controller
+	if ing.Spec.IngressClassName == nil || *ing.Spec.IngressClassName != c.IngressClassResource.Name || c.IngressClass != c.IngressClassResource.Name {
+		t.Errorf("Ingress class %v; the controller of %s has class %q (ingressClass %q)", ing.Spec.IngressClassName, path, c.IngressClassResource.Name, c.IngressClass)
+	}
+	if c.IngressClassResource.Default || c.IngressClassResource.ControllerValue == "k8s.io/ingress-nginx" {
+		t.Errorf("%s: the class must be Boris's own (not the default class, not the stock controller value)", path)
+	}
+	if !c.Scope.Enabled || c.Scope.Namespace != ing.Namespace {
+		t.Errorf("%s: scope %+v; snippets are allowed, so it must serve only namespace %q", path, c.Scope, ing.Namespace)
+	}
+	if !c.AllowSnippetAnnotations || c.Config["annotations-risk-level"] != "Critical" {
+		t.Errorf("%s: the controller would refuse the routing snippet (allowSnippetAnnotations %v, annotations-risk-level %q)",
+			path, c.AllowSnippetAnnotations, c.Config["annotations-risk-level"])
 	}
 }
