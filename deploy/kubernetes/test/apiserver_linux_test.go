@@ -140,7 +140,7 @@ func mustAccept(t *testing.T, what string, res applyResult) {
 }
 
 // checkKept compares the StatefulSet the API server answered with the
-// one sent, on the fields README "Kubernetes" promises.
+// one sent, on the fields docs/kubernetes.md promises.
 func checkKept(t *testing.T, sent *appsv1.StatefulSet, body []byte) {
 	t.Helper()
 	var got appsv1.StatefulSet

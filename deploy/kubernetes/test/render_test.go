@@ -158,7 +158,7 @@ func TestSecretsNotInlined(t *testing.T) {
 	}
 }
 
-// TestSecurityContext: what README "Kubernetes" says the sandbox needs,
+// TestSecurityContext: what docs/kubernetes.md says the sandbox needs,
 // and nothing more.
 func TestSecurityContext(t *testing.T) {
 	m := render(t)
