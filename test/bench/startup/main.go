@@ -3,7 +3,8 @@
 // notifications/initialized sent, as go-sdk's client connects), and spawn
 // to its first tools/list answered, against the floor, a bare go-sdk
 // server (test/bench/floor/server) built from this module, so on the same
-// SDK version: of one tool, and of as many tools as boris lists. Spawns
+// SDK version: of one tool, and of as many tools as boris lists, with the
+// CPU time each server used until its tools were listed. Spawns
 // are interleaved (boris, boris without checkpoints and sandbox, the
 // floors, boris, ...) so that a change in the machine's load hits all
 // alike. It prints p50 and mean per server, the binaries' sizes, and the
@@ -23,7 +24,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mjkoo/boris/test/bench/benchkit"
@@ -43,6 +46,7 @@ type server struct {
 	argv     []string
 	init     []time.Duration // spawn → initialized
 	firstUse []time.Duration // spawn → first tools/list answered
+	cpu      []time.Duration // the server's CPU time until then, which a busy host inflates less than wall time
 }
 
 func main() {
@@ -86,12 +90,12 @@ func run(ctx context.Context, spawns int, baseline string, out, logw io.Writer) 
 	fmt.Fprintf(logw, "startup: 3 untimed + %d timed spawns per server, interleaved\n", spawns)
 	for i := range spawns + 3 {
 		for _, s := range servers {
-			initD, useD, err := spawnOnce(ctx, s.argv, ws.Fixture.Dir)
+			initD, useD, cpu, err := spawnOnce(ctx, s.argv, ws.Fixture.Dir)
 			if err != nil {
 				return fmt.Errorf("%s: spawn %d: %w", s.name, i, err)
 			}
 			if i >= 3 {
-				s.init, s.firstUse = append(s.init, initD), append(s.firstUse, useD)
+				s.init, s.firstUse, s.cpu = append(s.init, initD), append(s.firstUse, useD), append(s.cpu, cpu)
 			}
 		}
 	}
@@ -119,8 +123,9 @@ func countTools(ctx context.Context, argv []string, dir string) (int, error) {
 // spawnOnce starts argv in dir, connects go-sdk's client (initialize,
 // notifications/initialized), lists the tools and closes the session,
 // which ends the process. It returns the time from spawn to initialized
-// and to the tools listed.
-func spawnOnce(ctx context.Context, argv []string, dir string) (initD, useD time.Duration, err error) {
+// and to the tools listed, and the CPU time the process (every thread)
+// had used by then.
+func spawnOnce(ctx context.Context, argv []string, dir string) (initD, useD, cpu time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -128,28 +133,47 @@ func spawnOnce(ctx context.Context, argv []string, dir string) (initD, useD time
 	start := time.Now()
 	cs, err := benchkit.NewClient("boris-startup").Connect(ctx, benchkit.CommandTransport(cmd), nil)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer cs.Close()
 	initD = time.Since(start)
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("tools/list: %w", err)
+		return 0, 0, 0, fmt.Errorf("tools/list: %w", err)
 	}
 	if len(res.Tools) == 0 {
-		return 0, 0, fmt.Errorf("tools/list: no tools")
+		return 0, 0, 0, fmt.Errorf("tools/list: no tools")
 	}
-	return initD, time.Since(start), nil
+	useD = time.Since(start)
+	return initD, useD, processCPU(cmd.Process.Pid), nil
+}
+
+// processCPU is the CPU time pid's threads have used, from
+// /proc/PID/task/*/schedstat (nanoseconds on a CPU); 0 where it cannot be read.
+func processCPU(pid int) time.Duration {
+	files, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "schedstat"))
+	var total time.Duration
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if fields := strings.Fields(string(b)); len(fields) > 0 {
+			ns, _ := strconv.ParseInt(fields[0], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
 }
 
 // report prints the latencies, the sizes and the target's verdict.
 func report(out io.Writer, servers []*server, bins map[string]string) error {
-	fmt.Fprintf(out, "%-32s %12s %12s %14s %14s\n", "server", "init p50", "init mean", "tools p50", "tools mean")
+	fmt.Fprintf(out, "%-32s %12s %12s %14s %14s %14s\n", "server", "init p50", "init mean", "tools p50", "tools mean", "cpu p50")
 	stats, uses := make([]benchkit.Stats, len(servers)), make([]benchkit.Stats, len(servers))
 	for i, s := range servers {
 		stats[i], uses[i] = benchkit.Summarize(s.init), benchkit.Summarize(s.firstUse)
-		fmt.Fprintf(out, "%-32s %12s %12s %14s %14s\n", s.name, benchkit.FormatMs(stats[i].P50), benchkit.FormatMs(stats[i].Mean),
-			benchkit.FormatMs(uses[i].P50), benchkit.FormatMs(uses[i].Mean))
+		fmt.Fprintf(out, "%-32s %12s %12s %14s %14s %14s\n", s.name, benchkit.FormatMs(stats[i].P50), benchkit.FormatMs(stats[i].Mean),
+			benchkit.FormatMs(uses[i].P50), benchkit.FormatMs(uses[i].Mean), benchkit.FormatMs(benchkit.Summarize(s.cpu).P50))
 	}
 	for _, name := range []string{"boris", "floor"} {
 		fi, err := os.Stat(bins[name])
