@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
@@ -14,7 +13,7 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 		Authenticate: h.opts.Authenticate,
 		Principal:    func(r *http.Request) dashboard.Principal { return h.dashboardPrincipal(h.opts.Principal(r)) },
 		Anonymous:    h.dashboardPrincipal(Principal{}),
-		HostAllowed:  h.hostAllowed,
+		HostAllowed:  h.surface.hostAllowed,
 		PublicURL:    h.opts.PublicURL,
 		TasksDB:      h.opts.TasksDB,
 		WriteTimeout: h.opts.WriteTimeout,
@@ -26,20 +25,6 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 // dashboardPrincipal is p as the dashboard knows it: who it is, and its
 // board.
 func (h *Handler) dashboardPrincipal(p Principal) dashboard.Principal {
-	board, _ := h.boardOf(p, launch.CoreEnv(h.opts.Environ))
+	board, _ := h.cores.boardOf(p, launch.CoreEnv(h.opts.Environ))
 	return dashboard.Principal{Subject: p.Subject, SubjectKey: p.SubjectKey, Board: board}
-}
-
-// Cores returns the open cores and their owners, for the dashboard.
-func (t *table) Cores() []dashboard.Core {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]dashboard.Core, 0, len(t.sessions))
-	for id, s := range t.sessions {
-		out = append(out, dashboard.Core{
-			ID: id, Subject: s.subject, SubjectKey: t.owners[id].subject, Principal: s.principal != nil,
-			Created: s.created, LastActive: time.Unix(0, s.last.Load()), Pid: s.core.Pid(),
-		})
-	}
-	return out
 }
