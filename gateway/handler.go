@@ -225,6 +225,7 @@ func NewHandler(opts Options) *Handler {
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
 	go h.table.reap(ctx)
+	go h.obs.Sample(ctx)
 	h.root = h.routes()
 	return h
 }

@@ -100,6 +100,9 @@ type Gateway struct {
 	PublicURL string
 	// TasksDB, if set, is the one task board every core uses (a team's).
 	TasksDB string
+	// Host names this gateway on its plots: its node id, else the
+	// machine's host name.
+	Host string
 	// WriteTimeout bounds each piece of an event stream written.
 	WriteTimeout time.Duration
 	// Draining is closed when the gateway drains: event streams end.

@@ -10,6 +10,7 @@
 // check, how a request's principal and board are found); never through the
 // gateway's Handler or session types. It may import the standard library,
 // auth (the kinds of identity), core/board (reading boards, read-only),
-// and of the gateway's packages metrics and wire only; never package
-// gateway (see the gateway's TestImports).
+// DataDog's sketches-go (the latency quantiles of the host's plots), and of
+// the gateway's packages metrics and wire only; never package gateway (see
+// the gateway's TestImports).
 package dashboard

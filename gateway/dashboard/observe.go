@@ -38,6 +38,7 @@ type Observer struct {
 	changed  chan struct{} // closed and replaced on every change
 	boards   map[string]cachedBoard
 	reading  map[string]*boardRead // reads of boards under way, by path
+	host     *samples              // the host's plots: the last hour, a sample a minute
 
 	// read reads a board for the dashboard. If nil, readBoard (tests
 	// stand in a read that hangs).
@@ -73,7 +74,7 @@ func NewObserver(t Sessions) *Observer {
 	return &Observer{
 		sessions: t, metrics: metrics.New(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
-		reading: map[string]*boardRead{},
+		reading: map[string]*boardRead{}, host: newSamples(),
 		changed: make(chan struct{}),
 	}
 }
@@ -137,8 +138,10 @@ func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Du
 	if len(o.ring) == recentCalls {
 		o.ring = append(o.ring[:0], o.ring[1:]...)
 	}
+	now := time.Now()
+	o.host.call(now, d)
 	o.ring = append(o.ring, finishedCall{
-		At: time.Now(), Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
+		At: now, Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
 		Session: shortID(session), Duration: d, Outcome: outcome,
 	})
 	o.notify()
@@ -163,9 +166,47 @@ func (o *Observer) CoreStarted(err error) {
 		return
 	}
 	o.metrics.CoresStarted.Inc()
+	o.countCores()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.notify()
+}
+
+// sampleEvery is how often Sample counts the cores open for the host's
+// plots, besides at every core started.
+const sampleEvery = time.Second
+
+// Sample counts the cores open for the host's plots every sampleEvery,
+// until ctx is done: a minute's sample holds the most open at once.
+func (o *Observer) Sample(ctx context.Context) {
+	if o == nil {
+		return
+	}
+	tick := time.NewTicker(sampleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			o.countCores()
+		}
+	}
+}
+
+// countCores records the cores open now in the host's plots.
+func (o *Observer) countCores() {
+	all, principals := o.sessions.Count(), o.sessions.CountPrincipals() // before mu: the table's lock is never taken under it
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.host.count(time.Now(), all-principals, principals)
+}
+
+// hostSeries returns the host's plots up to now.
+func (o *Observer) hostSeries(now time.Time) []dashSample {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.host.series(now)
 }
 
 // SawPrincipal remembers that a core was started for the principal
