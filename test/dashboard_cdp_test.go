@@ -323,3 +323,14 @@ func (b *browser) dialogsOpened() []string {
 	defer b.mu.Unlock()
 	return append([]string{}, b.dialogs...)
 }
+
+// viewport sizes the tab as a screen width by height CSS pixels across
+// (a phone's when mobile): the page's media queries see that width.
+func (p *page) viewport(width, height int, mobile bool) {
+	p.b.t.Helper()
+	p.b.call(p.session, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+	// No classic scrollbar: the page is laid out across the whole width,
+	// and a full-page screenshot is as wide as the layout.
+	p.b.call(p.session, "Emulation.setScrollbarsHidden", map[string]any{"hidden": true})
+}

@@ -29,7 +29,29 @@ type State struct {
 	Calls  []dashCall  `json:"calls"`
 	Boards []dashBoard `json:"boards"`
 	// Statuses are a board's columns, in the order a person reads them.
-	Statuses []string `json:"statuses"`
+	Statuses []dashStatus `json:"statuses"`
+}
+
+// dashStatus is a status and its column's title.
+type dashStatus struct {
+	Status string `json:"status"`
+	Title  string `json:"title"`
+}
+
+// statuses are the board's statuses with their titles ("in_progress": "In progress").
+func statuses() []dashStatus {
+	out := make([]dashStatus, len(board.Statuses))
+	for i, st := range board.Statuses {
+		title := strings.ReplaceAll(st, "_", " ")
+		out[i] = dashStatus{Status: st, Title: strings.ToUpper(title[:1]) + title[1:]}
+	}
+	return out
+}
+
+// SharedBoard reports whether the board shown is a team's, shared by every
+// gateway given the same --tasks-db.
+func (s State) SharedBoard() bool {
+	return slices.ContainsFunc(s.Boards, func(b dashBoard) bool { return b.Shared })
 }
 
 // dashHost is this gateway's plots: its own sessions and calls, whatever
@@ -132,7 +154,7 @@ type Core struct {
 func (d *Dashboard) state(ctx context.Context, v viewer) State {
 	now := time.Now()
 	st := State{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
-		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}, Statuses: board.Statuses}
+		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}, Statuses: statuses()}
 	if v.operator { // how busy the host is, like /metrics: an operator's to see
 		st.Host = &dashHost{Name: d.gw.Host, StepSeconds: sampleStep.Seconds(), Samples: d.obs.hostSeries(now)}
 	}
@@ -428,16 +450,16 @@ func cards(tasks []board.Task) []dashTask {
 // dashColumn is the tasks of one status, as the page's first render
 // shows them.
 type dashColumn struct {
-	Status string
-	Count  int // on the board, listed or not
-	Tasks  []dashTask
+	dashStatus
+	Count int // on the board, listed or not
+	Tasks []dashTask
 }
 
 // Columns are the board's tasks by status, in Statuses order.
 func (b dashBoard) Columns() []dashColumn {
 	cols := make([]dashColumn, len(board.Statuses))
-	for i, st := range board.Statuses {
-		cols[i] = dashColumn{Status: st, Count: b.Counts[st]}
+	for i, st := range statuses() {
+		cols[i] = dashColumn{dashStatus: st, Count: b.Counts[st.Status]}
 	}
 	for _, t := range b.Tasks {
 		if i := slices.Index(board.Statuses, t.Status); i >= 0 {
