@@ -137,9 +137,6 @@ func TestDashboardBrowser(t *testing.T) {
 		t.Errorf("CSP violations on the dashboard: %s, want none", v)
 	}
 	alice.screenshot(filepath.Join(t.ArtifactDir(), "dashboard.png"))
-	if path := os.Getenv("BORIS_DASHBOARD_SCREENSHOT"); path != "" {
-		alice.screenshot(path)
-	}
 	t.Logf("page weight and paint: %s", alice.text(`JSON.stringify({
 		bytes: performance.getEntriesByType('navigation')[0].transferSize +
 			performance.getEntriesByType('resource').reduce((a, r) => a + r.transferSize, 0),

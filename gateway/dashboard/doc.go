@@ -1,8 +1,9 @@
 // Package dashboard provides the gateway's read-only web dashboard
-// (GET /dashboard: the cores open, the tool calls in progress and done,
-// the task boards, kept live by an event stream), its logins, and who may
-// read /metrics; and the Observer that records, as the gateway tells it,
-// what the dashboard and the metrics show.
+// (GET /dashboard: the host's plots of its last hour, the task boards as
+// columns by status, the cores open, the tool calls in progress and done,
+// kept live by an event stream), its logins, and who may read /metrics;
+// and the Observer that records, as the gateway tells it, what the
+// dashboard and the metrics show.
 //
 // It sees the gateway's sessions only through the Sessions interface it
 // defines (a count and a snapshot of the cores open, as Core values) and
