@@ -105,16 +105,21 @@ func TestDashboardBoardAndPlots(t *testing.T) {
 		const vals = (fig, series) => [...document.querySelectorAll('#' + fig + ' .points[data-series="' + series + '"] circle')].map((c) => Number(c.dataset.value));
 		return {CallsPerSecond: vals('plot-calls', 'calls/s'), P50: vals('plot-latency', 'p50'), P99: vals('plot-latency', 'p99'),
 			Sessions: vals('plot-sessions', 'sessions'), Host: document.getElementById('host-name').textContent,
-			Lines: document.querySelectorAll('#host svg polyline').length};
+			Lines: document.querySelectorAll('#host svg .points').length};
 	})()`, &plot)
 	if plot.Host != "host-a" || plot.Lines != 5 {
-		t.Errorf("plots: host %q with %d lines, want host-a with 5 (sessions, principal cores, calls/s, p50, p99)", plot.Host, plot.Lines)
+		t.Errorf("plots: host %q with %d series, want host-a with 5 (sessions, principal cores, calls/s, p50, p99)", plot.Host, plot.Lines)
 	}
 	if len(plot.CallsPerSecond) == 0 || slices.Max(plot.CallsPerSecond) <= 0 {
 		t.Errorf("calls per second: got %v, want a point above 0", plot.CallsPerSecond)
 	}
 	if len(plot.P99) == 0 || slices.Max(plot.P99) < 495 {
 		t.Errorf("p99 latency: got %v ms, want a point at 500 ms or more (two calls slept 0.5 s; 1%% accuracy)", plot.P99)
+	}
+	for i, v := range plot.P99 {
+		if v <= 0 {
+			t.Errorf("latency point %d at %v ms: a minute without calls has no latency to draw", i, v)
+		}
 	}
 	for i := range plot.P50 {
 		if plot.P50[i] > plot.P99[i] {

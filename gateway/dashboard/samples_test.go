@@ -173,3 +173,31 @@ func TestSamplesSessionsAndRate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSamplesCall is the cost a tool call adds to the host's plots
+// (under the Observer's lock).
+func BenchmarkSamplesCall(b *testing.B) {
+	s := newSamples()
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := t0
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		s.call(now, time.Duration(math.Exp(rng.NormFloat64()*2)*float64(10*time.Millisecond)))
+	}
+}
+
+// BenchmarkSamplesSeries is the cost of the plots in each state sent: an
+// hour of samples, the current minute's quantiles read from its sketch.
+func BenchmarkSamplesSeries(b *testing.B) {
+	s := newSamples()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 60 * 1000 {
+		s.call(t0.Add(time.Duration(i)*3600*time.Microsecond), time.Duration(math.Exp(rng.NormFloat64()*2)*float64(10*time.Millisecond)))
+	}
+	now := t0.Add(time.Hour - time.Second)
+	for b.Loop() {
+		if len(s.series(now)) != sampleCount {
+			b.Fatal("not an hour of samples")
+		}
+	}
+}

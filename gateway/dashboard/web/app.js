@@ -194,8 +194,9 @@
     return new Date(iso).toTimeString().slice(0, 5);
   }
 
-  // A plot is an SVG drawn here: a line per series over the last hour, a
-  // point per minute (its value in data-value, and a tooltip).
+  // A plot is an SVG drawn here: a line per series over the last hour (and
+  // a bar per minute for a series of bars), a point per minute (its value
+  // in data-value, and a tooltip).
   const W = 320, H = 110, L = 36, R = 8, T = 8, B = 18;
 
   function drawPlot(fig, host, now, series, unit) {
@@ -214,11 +215,30 @@
     for (const [label, at, anchor] of [['−60 min', L, 'start'], ['−30 min', (L + W - R) / 2, 'middle'], ['now', W - R, 'end']]) {
       g.appendChild(svg('text', { x: at, y: H - 4, class: 'axis', 'text-anchor': anchor }, label));
     }
+    const bar = (W - L - R) / 60; // a minute's width
     for (const s of series) {
-      const pts = host.samples.map((m) => x(m.at).toFixed(1) + ',' + y(s.value(m)).toFixed(1));
-      g.appendChild(svg('polyline', { points: pts.join(' '), class: 'line ' + s.cls }));
+      if (s.bars) {
+        const bars = g.appendChild(svg('g', { class: 'bars ' + s.cls }));
+        for (const m of host.samples) {
+          if (s.value(m) > 0) {
+            bars.appendChild(svg('rect', { x: (x(m.at) - bar / 2).toFixed(1), y: y(s.value(m)).toFixed(1),
+              width: Math.max(1, bar - 1).toFixed(1), height: (y(0) - y(s.value(m))).toFixed(1) }));
+          }
+        }
+      }
+      // A minute without a value (latency without calls) breaks the line.
+      const shown = host.samples.filter((m) => !s.defined || s.defined(m));
+      let run = [];
+      for (const m of host.samples.concat([null])) {
+        if (m && (!s.defined || s.defined(m))) {
+          run.push(x(m.at).toFixed(1) + ',' + y(s.value(m)).toFixed(1));
+          continue;
+        }
+        if (run.length > 0) g.appendChild(svg('polyline', { points: run.join(' '), class: 'line ' + s.cls }));
+        run = [];
+      }
       const dots = g.appendChild(svg('g', { class: 'points ' + s.cls, 'data-series': s.name }));
-      for (const m of host.samples) {
+      for (const m of shown) {
         const c = dots.appendChild(svg('circle', { cx: x(m.at).toFixed(1), cy: y(s.value(m)).toFixed(1), r: 2.5,
           'data-value': s.value(m), 'data-at': m.at }));
         c.appendChild(svg('title', {}, hhmm(m.at) + ' ' + s.name + ': ' + num(s.value(m)) + unit));
@@ -243,11 +263,12 @@
         unit: '', now: (last.sessions || 0) + ' this minute',
       },
       calls: {
-        series: [{ name: 'calls/s', cls: 'a', value: (m) => m.calls_per_second }],
+        series: [{ name: 'calls/s', cls: 'a', bars: true, value: (m) => m.calls_per_second }],
         unit: '/s', now: calls + (calls === 1 ? ' call' : ' calls') + ' in the hour',
       },
       latency: {
-        series: [{ name: 'p50', cls: 'a', value: (m) => m.p50_ms }, { name: 'p99', cls: 'b', value: (m) => m.p99_ms }],
+        series: [{ name: 'p50', cls: 'a', value: (m) => m.p50_ms, defined: (m) => m.calls > 0 },
+          { name: 'p99', cls: 'b', value: (m) => m.p99_ms, defined: (m) => m.calls > 0 }],
         unit: ' ms', now: last.calls ? 'p50 ' + num(last.p50_ms) + ' ms, p99 ' + num(last.p99_ms) + ' ms this minute' : 'no calls this minute',
       },
     };
