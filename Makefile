@@ -121,7 +121,7 @@ bench-checkpoint:
 
 ## bench-edit-miss: str_replace on a 10,000-line file, a successful edit against misses of each kind (wall and CPU per call)
 bench-edit-miss:
-	$(GO) test -run '^$$' -bench BenchmarkStrReplace10k -count 5 ./core/tools/workstation/
+	$(GO) test -run '^$$' -bench BenchmarkStrReplace10k -count 5 ./core/tools/boris/
 
 ## bench-diagnostics: what diagnostics after edits cost: str_replace latency with a language server
 ##   (first edit, warm p50/p99) against --diagnostics off, on a go-sdk module copy and a TypeScript

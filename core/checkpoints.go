@@ -19,7 +19,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/tools/history"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 )
@@ -195,7 +195,7 @@ func (b *boris) checkpointTools() []toolkit.Tool {
 	if b.cfg.Checkpoints != "on" {
 		return nil
 	}
-	return history.Tools(b)
+	return checkpoints.Tools(b)
 }
 
 // Recorder, Policy and Dir are what toolsets get from the core: the
@@ -211,9 +211,9 @@ func (b *boris) Shell() *shell.Shell            { return b.shell }
 // toolset's logic, unless the undo tool is disabled.
 func (b *boris) UndoLastEdit(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
 	if b.cfg.disabled("undo") {
-		return nil, history.UndoEditUnavailable()
+		return nil, checkpoints.UndoEditUnavailable()
 	}
-	return history.UndoLastEdit(ctx, b, req, path)
+	return checkpoints.UndoLastEdit(ctx, b, req, path)
 }
 
 // settle runs once start-up is over: the client has initialized. (The

@@ -27,8 +27,8 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
-	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
@@ -538,9 +538,9 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 	if err := sb.Probe(); err != nil && cfg.Sandbox == sandbox.ModeRequired {
 		return usage("--sandbox required with --sandbox-net %s: %v", cfg.SandboxNet, err)
 	}
-	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
+	tools, recording := enabledTools(cfg), cfg.Checkpoints
 	if !cfg.checkpointsOn() {
-		checkpoints = "off"
+		recording = "off"
 	}
 	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
 		ext, skipped, err := extension.Load(cfg.Extensions, builtinTool)
@@ -557,17 +557,17 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 		}
 		slices.Sort(tools)
 	}
-	if checkpoints == "on" {
+	if recording == "on" {
 		if err := checkpoint.Available(environ); err != nil {
-			checkpoints = "unavailable: " + err.Error()
-			tools = slices.DeleteFunc(tools, history.IsTool)
+			recording = "unavailable: " + err.Error()
+			tools = slices.DeleteFunc(tools, checkpoints.IsTool)
 		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(corecheck.Report{
 		Version: version.Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
-		Tools: tools, Checkpoints: checkpoints, Sandbox: sb.Report(),
+		Tools: tools, Checkpoints: recording, Sandbox: sb.Report(),
 	})
 }
 

@@ -23,11 +23,11 @@ import (
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
-	"github.com/mjkoo/boris/core/tools/files"
-	"github.com/mjkoo/boris/core/tools/history"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"github.com/mjkoo/boris/core/tools/tracking"
-	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
@@ -73,7 +73,7 @@ type boris struct {
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
 	if b.cfg.Toolset != "boris" {
-		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
+		tools = append(tools, filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
 	}
 	tools = append(tools, b.workspaceTools()...)
 	tools = append(tools, b.ext.Tools()...)
@@ -89,7 +89,7 @@ func (b *boris) offered() []toolkit.Tool {
 // borisTools are Boris's own tools (--toolset boris or all).
 func (b *boris) borisTools() []toolkit.Tool {
 	c := b.cfg
-	return workstation.Tools(b, workstation.Options{
+	return boristools.Tools(b, boristools.Options{
 		MaxFileSize: c.MaxFileSize, ReadOnly: c.ReadOnly, AnthropicCompat: c.AnthropicCompat, Timeout: c.Timeout,
 		BackgroundTaskTimeout: c.BackgroundTaskTimeout, BackgroundTaskLimit: c.BackgroundTaskLimit, Log: b.log,
 		Seen: b.seen,
@@ -101,7 +101,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == history.Toolset && b.rec == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.Toolset && b.rec == nil)
 	})
 }
 

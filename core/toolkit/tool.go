@@ -23,7 +23,7 @@ import (
 // configuration alone (Filter) and registers them (Register).
 type Tool struct {
 	Name    string
-	Toolset string // the package that offers it: boris, filesystem, checkpoints, board, workspaces, extensions
+	Toolset string // the package that offers it: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
 	Writes  bool   // changes files or shared state: --read-only leaves it out
 	Exec    bool   // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
