@@ -1,7 +1,6 @@
 package test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +48,8 @@ const columnsJS = `JSON.stringify(Object.fromEntries([...document.querySelectorA
 // by side, at 390 px one above the other with nothing wider than the
 // screen; a second gateway sharing the board shows the team's tasks and
 // plots of its own; a principal that is not an operator sees the board
-// and nothing of the host's load. Screenshots at both widths go to bin/.
+// and plots of its own calls and sessions only, nothing of the others'.
+// Screenshots at both widths go to bin/.
 func TestDashboardBoardAndPlots(t *testing.T) {
 	b := startBrowser(t)
 	db := filepath.Join(realTempDir(t), "team.db")
@@ -182,17 +182,24 @@ func TestDashboardBoardAndPlots(t *testing.T) {
 	other.await("host-b's dashboard with the team's board", columnsJS+`.includes('"W-2!"') && document.getElementById('b0-W-7') &&
 		document.getElementById('host-name').textContent === 'host-b' && `+plotCalls+` === '0 calls in the hour'`)
 
-	// bob is no operator: the board is the team's, the host's load is not his to see.
+	// bob is no operator: the board is the team's, the plots only his own.
 	bob := login(b, base, browserBob)
-	bob.await("bob's board", "document.getElementById('b0-W-2') !== null")
+	bob.await("bob's board and plots", "document.getElementById('b0-W-2') !== null && "+plotCalls+" === '2 calls in the hour'")
 	var bobSees struct {
-		Section, Charts bool
-		State           map[string]json.RawMessage
+		Heading string
+		Host    struct {
+			Own     bool
+			Samples []struct{ Calls, Sessions int }
+		}
 	}
-	bob.eval(`fetch('/dashboard/state').then((r) => r.json()).then((s) => ({Section: !!document.getElementById('host'),
-		Charts: !!document.querySelector('svg'), State: s}))`, &bobSees)
-	if bobSees.Section || bobSees.Charts || bobSees.State["host"] != nil {
-		t.Errorf("bob (no operator) sees the host's plots: section %v, charts %v, state.host %s", bobSees.Section, bobSees.Charts, bobSees.State["host"])
+	bob.eval(`fetch('/dashboard/state').then((r) => r.json()).then((s) => ({Heading: document.querySelector('#host h2').textContent, Host: s.host}))`, &bobSees)
+	bobCalls, bobSessions := 0, 0
+	for _, m := range bobSees.Host.Samples {
+		bobCalls, bobSessions = bobCalls+m.Calls, max(bobSessions, m.Sessions)
+	}
+	if !strings.HasPrefix(bobSees.Heading, "Your sessions and calls on host-a") || !bobSees.Host.Own || bobCalls != 2 || bobSessions != 1 {
+		t.Errorf("bob (no operator): heading %q, own %v, %d calls, %d sessions at most; want his own plots: 2 calls, 1 session",
+			bobSees.Heading, bobSees.Host.Own, bobCalls, bobSessions)
 	}
 }
 

@@ -39,6 +39,7 @@ type Observer struct {
 	boards   map[string]cachedBoard
 	reading  map[string]*boardRead // reads of boards under way, by path
 	host     *samples              // the host's plots: the last hour, a sample a minute
+	mine     map[string]*plotted   // each principal's own plots, by subject key
 
 	// read reads a board for the dashboard. If nil, readBoard (tests
 	// stand in a read that hangs).
@@ -74,7 +75,7 @@ func NewObserver(t Sessions) *Observer {
 	return &Observer{
 		sessions: t, metrics: metrics.New(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
-		reading: map[string]*boardRead{}, host: newSamples(),
+		reading: map[string]*boardRead{}, host: newSamples(), mine: map[string]*plotted{},
 		changed: make(chan struct{}),
 	}
 }
@@ -140,6 +141,9 @@ func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Du
 	}
 	now := time.Now()
 	o.host.call(now, d)
+	if subjectKey != "" {
+		o.own(subjectKey, now).call(now, d)
+	}
 	o.ring = append(o.ring, finishedCall{
 		At: now, Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
 		Session: shortID(session), Duration: d, Outcome: outcome,
@@ -194,12 +198,16 @@ func (o *Observer) Sample(ctx context.Context) {
 	}
 }
 
-// countCores records the cores open now in the host's plots.
+// countCores records the cores open now in the host's plots and each
+// principal's.
 func (o *Observer) countCores() {
-	all, principals := o.sessions.Count(), o.sessions.CountPrincipals() // before mu: the table's lock is never taken under it
+	// Read before mu: the table's lock is never taken under it.
+	all, principals, cores := o.sessions.Count(), o.sessions.CountPrincipals(), o.sessions.Cores()
+	now := time.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.host.count(time.Now(), all-principals, principals)
+	o.host.count(now, all-principals, principals)
+	o.countOwn(now, cores)
 }
 
 // hostSeries returns the host's plots up to now.

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"math"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
@@ -93,14 +94,25 @@ func (s *samples) close() {
 
 // quantiles are the p50 and p99 of the current minute's calls so far.
 func (s *samples) quantiles() (p50, p99 float64) {
-	if s.sketch.IsEmpty() {
-		return 0, 0
+	return s.quantile(0.5), s.quantile(0.99)
+}
+
+// quantile is the nearest-rank q-quantile of the current minute's calls
+// (the ceil(q×n)-th smallest duration, within latencyAccuracy), 0 without
+// calls. Nearest rank, not the sketch's own interpolated rank q×(n-1): of
+// two calls, one slow, p99 is the slow one; a minute of few calls still
+// shows its tail.
+func (s *samples) quantile(q float64) float64 {
+	n := s.sketch.GetCount()
+	if n == 0 {
+		return 0
 	}
-	q, err := s.sketch.GetValuesAtQuantiles([]float64{0.5, 0.99})
-	if err != nil {
-		return 0, 0
+	rank := max(math.Ceil(q*n)-1, 0) // 0-based
+	zeros := s.sketch.GetZeroCount() // calls that took no measurable time
+	if rank < zeros {
+		return 0
 	}
-	return q[0], q[1]
+	return s.sketch.Value(s.sketch.GetPositiveValueStore().KeyAtRank(rank - zeros))
 }
 
 // call records a tool call that finished at now after d.

@@ -88,6 +88,8 @@ func TestSamplesQuantiles(t *testing.T) {
 			return time.Duration(math.Exp(rng.NormFloat64()*2) * float64(10*time.Millisecond))
 		}, 5000},
 		{"one call", func() time.Duration { return 420 * time.Millisecond }, 1},
+		{"two calls, one slow", func() time.Duration { return time.Duration(1+rng.IntN(2)*999) * time.Millisecond }, 2},
+		{"instant calls", func() time.Duration { return 0 }, 10},
 		{"bimodal", func() time.Duration {
 			if rng.IntN(100) < 95 {
 				return 5 * time.Millisecond
@@ -105,7 +107,8 @@ func TestSamplesQuantiles(t *testing.T) {
 				s.call(t0.Add(time.Duration(i)*time.Millisecond), d)
 			}
 			slices.Sort(ds)
-			exact := func(q float64) float64 { return ds[int(q*float64(len(ds)-1))] }
+			// Nearest rank: the ceil(q×n)-th smallest.
+			exact := func(q float64) float64 { return ds[int(math.Ceil(q*float64(len(ds))))-1] }
 			check := func(when string, m dashSample) {
 				t.Helper()
 				if m.Calls != tt.n {

@@ -54,10 +54,13 @@ func (s State) SharedBoard() bool {
 	return slices.ContainsFunc(s.Boards, func(b dashBoard) bool { return b.Shared })
 }
 
-// dashHost is this gateway's plots: its own sessions and calls, whatever
-// board it shows.
+// dashHost is this gateway's plots: its own sessions and calls (to an
+// operator all of them, to a principal its own), whatever board it shows.
 type dashHost struct {
-	Name        string       `json:"name"`         // --node-id, else the host name
+	Name string `json:"name"` // --node-id, else the host name
+	// Own plots only the viewer's own sessions and calls on this host: a
+	// principal that is not an operator sees nothing of the others'.
+	Own         bool         `json:"own"`
 	StepSeconds float64      `json:"step_seconds"` // the time a sample covers
 	Samples     []dashSample `json:"samples"`      // the last hour, oldest first
 }
@@ -155,8 +158,11 @@ func (d *Dashboard) state(ctx context.Context, v viewer) State {
 	now := time.Now()
 	st := State{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
 		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}, Statuses: statuses()}
-	if v.operator { // how busy the host is, like /metrics: an operator's to see
+	switch {
+	case v.operator: // how busy the host is, like /metrics: an operator's to see
 		st.Host = &dashHost{Name: d.gw.Host, StepSeconds: sampleStep.Seconds(), Samples: d.obs.hostSeries(now)}
+	case v.p.SubjectKey != "":
+		st.Host = &dashHost{Name: d.gw.Host, Own: true, StepSeconds: sampleStep.Seconds(), Samples: d.obs.ownSeries(v.p.SubjectKey, now)}
 	}
 	inflight, calls := d.obs.activity()
 	for _, e := range d.obs.sessions.Cores() {
