@@ -16,7 +16,7 @@ import (
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
-// Config is the core's configuration (SPEC §2.1). Every field is a flag and
+// Config is the core's configuration (docs/reference/core.md#configuration). Every field is a flag and
 // a BORIS_* environment variable; the flag wins over the environment, which
 // wins over the default.
 type Config struct {
@@ -108,7 +108,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.WorkspacesRoot != "" && c.Toolset == "boris" {
-		// Workspaces are the filesystem tools' (SPEC §8): view, create_file
+		// Workspaces are the filesystem tools' (docs/reference/core.md#workspaces): view, create_file
 		// and str_replace take no workspaceId and commit nothing.
 		return usage("--workspaces-root (BORIS_WORKSPACES_ROOT) needs --toolset filesystem or all (BORIS_TOOLSET): " +
 			"the filesystem tools are the ones that take workspaceId and commit their writes")
@@ -159,7 +159,7 @@ func (c *Config) disabled(name string) bool {
 	if slices.Contains(c.DisableTools, name) {
 		return true
 	}
-	// Background task tools only make sense with the shell (SPEC §2.1).
+	// Background task tools only make sense with the shell (docs/reference/core.md#configuration).
 	isTaskTool := name == "task_output" || name == "task_stop"
 	return isTaskTool && slices.Contains(c.DisableTools, "bash")
 }
