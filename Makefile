@@ -91,7 +91,7 @@ soak-checkpoints:
 bench:
 	$(GO) run ./test/bench
 
-## bench-startup: spawn -> initialized and spawn -> first tools/list of boris against a bare go-sdk server
+## bench-startup: spawn -> initialized and spawn -> first tools/list of boris against bare go-sdk servers (one tool, and as many as boris lists)
 bench-startup:
 	$(GO) run ./test/bench/startup $(BENCH_STARTUP_FLAGS)
 

@@ -27,6 +27,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/tracking"
@@ -275,8 +276,10 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox.Spawns() {
 		// One confined spawner per session starts the commands: a fork
 		// from it costs far less than a helper's Go start per command. It
-		// starts with the first command, so sessions that run none (and
-		// session starts) do not pay for it.
+		// starts once the client has initialized, in the background
+		// (prestartSpawner), so neither the handshake's answer nor the
+		// first command waits for it; or with the first command, if that
+		// comes first.
 		b.spawnerReady = make(chan struct{})
 		b.spawnerStart = func() { b.startSpawner(sc.Start) }
 		sc.Spawn, sc.SpawnExtension = b.spawn, b.spawnExtension
@@ -493,6 +496,18 @@ func (b *boris) startSpawner(start func(*exec.Cmd) error) {
 		return
 	}
 	b.spawner = sp
+}
+
+// prestartSpawner starts the session's spawner in the background when the
+// session can run commands: its start (a process, its namespaces, its
+// private root, its egress bridge) is most of what a first command would
+// otherwise cost, tens of milliseconds of CPU. A command that comes while
+// it starts waits for it (spawnerOnce).
+func (b *boris) prestartSpawner(tools []toolkit.Tool) {
+	if b.spawnerStart == nil || (b.diag == nil && !slices.ContainsFunc(tools, func(t toolkit.Tool) bool { return t.Exec })) {
+		return
+	}
+	go b.spawnerOnce.Do(b.spawnerStart)
 }
 
 // spawn starts a command through the spawner, starting it first if need be.

@@ -45,7 +45,7 @@ type boris struct {
 	reaper        *reaper.Reaper   // nil where the process cannot be a subreaper
 	spawner       *sandbox.Spawner // starts commands under the sandbox; nil without one
 	spawnerReady  chan struct{}    // closed once spawner is set (or failed to start)
-	spawnerOnce   sync.Once        // starts it with the first command
+	spawnerOnce   sync.Once        // starts it once the client has initialized, or with the first command
 	spawnerStart  func()
 	settleOnce    sync.Once // settle's one run
 	shell         *shell.Shell
@@ -58,6 +58,7 @@ type boris struct {
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)
+	prestart      func()               // starts, in the background, what the first calls would wait for (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
@@ -165,6 +166,7 @@ func (b *boris) newServer() *mcp.Server {
 			t.Register(s, b.around)
 		}
 	})
+	b.prestart = func() { b.prestartSpawner(tools) }
 	if b.ext != nil {
 		b.registerTools()
 	}
@@ -197,13 +199,18 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// startRegistering says that boris started, then registers the tools in
-// the background, once, and settles.
+// startRegistering says that boris started, then, in the background and
+// once, starts the session's spawner, registers the tools, starts the
+// checkpoints and settles: what a session needs before its first calls is
+// done before they come, never inside them.
 func (b *boris) startRegistering() {
 	b.settleOnce.Do(func() {
 		go func() {
 			if b.started != nil {
 				b.started()
+			}
+			if b.prestart != nil {
+				b.prestart() // first: it runs in processes of its own
 			}
 			b.registerTools()
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it

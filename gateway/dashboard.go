@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"os"
 
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
@@ -17,10 +18,24 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 		PublicURL:           h.opts.PublicURL,
 		TasksDB:             h.opts.TasksDB,
 		TasksDBPasswordFile: h.opts.TasksDBPasswordFile,
+		Host:                h.hostName(),
 		WriteTimeout:        h.opts.WriteTimeout,
 		Draining:            h.draining,
 		Logger:              h.log,
 	}
+}
+
+// hostName names this gateway on the dashboard's plots: its node id, else
+// the machine's host name.
+func (h *Handler) hostName() string {
+	if h.opts.NodeID != "" {
+		return h.opts.NodeID
+	}
+	name, err := os.Hostname()
+	if err != nil {
+		return "this host"
+	}
+	return name
 }
 
 // dashboardPrincipal is p as the dashboard knows it: who it is, and its

@@ -169,6 +169,7 @@ func NewHandler(opts Options) *Handler {
 	var ctx context.Context
 	ctx, h.stopReap = context.WithCancel(context.Background())
 	go h.table.Reap(ctx)
+	go h.obs.Sample(ctx)
 	h.root = h.routes()
 	return h
 }

@@ -59,8 +59,8 @@ const fsContentOutput = `{"type":"object","properties":{"content":{"type":"strin
 const workspaceIDSchema = `{"type":"string","description":"Optional workspace id (from workspace_create): paths resolve inside that workspace and every write is committed to its git repository."}`
 
 // def is t.mcpTool(workspaces), made when the tool is registered.
-func (t fsTool) def(workspaces bool) func() *mcp.Tool {
-	return func() *mcp.Tool { return t.mcpTool(workspaces) }
+func (t fsTool) def(workspaces bool) toolkit.Def {
+	return toolkit.Lazy(func() *mcp.Tool { return t.mcpTool(workspaces) })
 }
 
 // mcpTool renders t as the tool Boris advertises: server-filesystem's

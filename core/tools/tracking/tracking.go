@@ -121,17 +121,10 @@ func boardError(err error) error {
 	return &toolkit.Error{Code: code, Msg: err.Error()}
 }
 
-// boardDef is boardOutput[Out](t), made when the tool is registered.
-func boardDef[Out any](t *mcp.Tool) func() *mcp.Tool {
-	return func() *mcp.Tool { return boardOutput[Out](t) }
-}
-
-// boardOutput is t with Out's output schema, its status fields tuned like
-// the input ones.
-func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	out := toolkit.WithOutput[Out](t)
-	tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema))
-	return out
+// boardDef is t with Out's output schema, its status fields tuned like
+// the input ones, made when the tool is registered.
+func boardDef[Out any](t *mcp.Tool) toolkit.Def {
+	return toolkit.OutputDef[Out](t, func(out *mcp.Tool) { tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema)) })
 }
 
 // tuneBoardSchema makes a work-tracking schema what code-generating clients
