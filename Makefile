@@ -53,7 +53,8 @@ test:
 	@$(PROGRESS) -phase "go vet" -- $(GO) vet ./...
 	@$(PROGRESS) -phase staticcheck -- $(STATICCHECK) ./...
 	@echo "go test -race: every package (compiled first, then run; the end-to-end tests in ./test build the binaries)"
-	@$(GO) test -json -race -count=1 -timeout 20m ./... 2>&1 | $(PROGRESS) -logs $(TEST_LOGS)
+	@$(GO) test -json -race -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out ./... 2>&1 | $(PROGRESS) -logs $(TEST_LOGS)
+	@$(GO) run ./test/toolcover $(BIN)/cover.out
 
 ## lint: staticcheck (pinned), which make test runs too
 lint:
