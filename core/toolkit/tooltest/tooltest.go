@@ -10,6 +10,8 @@ package tooltest
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -102,4 +104,21 @@ func (d *Deps) Board(ctx context.Context) (*board.Store, error) {
 		d.board, d.boardErr = board.Open(ctx, filepath.Join(d.tb.TempDir(), "board.db"))
 	})
 	return d.board, d.boardErr
+}
+
+// WithWorkspaces turns workspaces on: their root is the directory
+// "workspaces" in the test's directory, their git the one on PATH. A test
+// on a machine without git is skipped, saying so.
+func (d *Deps) WithWorkspaces(tb testing.TB) *Deps {
+	tb.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		tb.Skip("workspaces need the git binary, which is not on PATH")
+	}
+	root, err := workspace.Open(filepath.Join(d.dir, "workspaces"), workspace.ExecRunner(gitPath, os.Environ(), nil, nil, nil))
+	if err != nil {
+		tb.Fatalf("open the workspaces' root: %v", err)
+	}
+	d.ws.Root = root
+	return d
 }
