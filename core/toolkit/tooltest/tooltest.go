@@ -10,6 +10,7 @@ package tooltest
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,7 @@ type Deps struct {
 	policy *scope.Policy
 	shell  *shell.Shell
 	ws     *workspace.Paths
+	rec    *checkpoint.Recorder // nil until WithCheckpoints
 	tb     testing.TB
 
 	boardOnce sync.Once
@@ -86,8 +88,9 @@ func (d *Deps) Dir() string { return d.shell.Dir() }
 // Shell runs the tests' commands, unconfined, in the test's directory.
 func (d *Deps) Shell() *shell.Shell { return d.shell }
 
-// Recorder is nil: checkpoints are off.
-func (d *Deps) Recorder() *checkpoint.Recorder { return nil }
+// Recorder records checkpoints once WithCheckpoints turned them on; nil
+// before: checkpoints are off.
+func (d *Deps) Recorder() *checkpoint.Recorder { return d.rec }
 
 // Workspaces are the workspaces' paths, without a root (workspaces off).
 func (d *Deps) Workspaces() *workspace.Paths { return d.ws }
@@ -120,5 +123,28 @@ func (d *Deps) WithWorkspaces(tb testing.TB) *Deps {
 		tb.Fatalf("open the workspaces' root: %v", err)
 	}
 	d.ws.Root = root
+	return d
+}
+
+// WithCheckpoints turns checkpoints on: a recorder of the test's
+// directory, its shadow repository in a state directory of the test's,
+// recording what the policy allows. A test on a machine without git is
+// skipped, saying so.
+func (d *Deps) WithCheckpoints(tb testing.TB) *Deps {
+	tb.Helper()
+	if err := checkpoint.Available(os.Environ()); err != nil {
+		tb.Skipf("checkpoints need git: %v", err)
+	}
+	state := tb.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	open := func(ctx context.Context) (*checkpoint.Store, error) {
+		return checkpoint.Open(ctx, checkpoint.Options{
+			Tree: d.dir, StateDir: state, Allowed: func(abs string) bool { return d.policy.Check(abs) == nil },
+			Environ: os.Environ(), Log: log, Session: "tooltest",
+		})
+	}
+	d.rec = checkpoint.NewRecorder(d.dir, open, func() bool { return false }, log)
+	tb.Cleanup(d.rec.Close)
+	d.rec.Await(context.Background()) // the starting checkpoint, before the test changes anything
 	return d
 }
