@@ -25,7 +25,7 @@ import (
 	"github.com/mjkoo/boris/internal/procs"
 )
 
-// Checkpoints (SPEC §7): after every tool call that may change files the
+// Checkpoints (docs/reference/core.md#checkpoints): after every tool call that may change files the
 // core records what changed in a shadow git repository (core/checkpoint);
 // history, diff and undo read it. This file wires the store into the core.
 
@@ -49,7 +49,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	}
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
-	// calls a tool writes nothing (SPEC §7), and start-up runs no git.
+	// calls a tool writes nothing (docs/reference/core.md#checkpoints), and start-up runs no git.
 	session := rand.Text()[:16]
 	open := func(ctx context.Context) (*checkpoint.Store, error) {
 		return checkpoint.Open(ctx, checkpoint.Options{
@@ -130,7 +130,7 @@ func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string,
 }
 
 // checkpointsOn reports whether checkpoints are recorded: --checkpoints
-// on, and a toolset with history, diff and undo to use them (SPEC §7:
+// on, and a toolset with history, diff and undo to use them (docs/reference/core.md#checkpoints:
 // not --toolset filesystem).
 func (c *Config) checkpointsOn() bool {
 	return c.Checkpoints == "on" && c.selects(boristools.ID)

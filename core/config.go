@@ -18,7 +18,7 @@ import (
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
-// Config is the core's configuration (SPEC §2.1). Every field is a flag and
+// Config is the core's configuration (docs/reference/core.md#configuration). Every field is a flag and
 // a BORIS_* environment variable; the flag wins over the environment, which
 // wins over the default.
 type Config struct {
@@ -110,7 +110,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.WorkspacesRoot != "" && !c.selects(filesystem.ID) {
-		// Workspaces are the filesystem tools' (SPEC §8): view, create_file
+		// Workspaces are the filesystem tools' (docs/reference/core.md#workspaces): view, create_file
 		// and str_replace take no workspaceId and commit nothing.
 		return usage("--workspaces-root (BORIS_WORKSPACES_ROOT) needs --toolset filesystem or all (BORIS_TOOLSET): " +
 			"the filesystem tools are the ones that take workspaceId and commit their writes")
@@ -169,7 +169,7 @@ func (c *Config) selects(under toolkit.ID) bool {
 
 // disabled reports whether --disable-tools names the tool name. The
 // tools that run commands, bash's background tasks among them, go with
-// bash (leavesOut).
+// bash (leavesOut; docs/reference/core.md#configuration).
 func (c *Config) disabled(name string) bool {
 	return slices.Contains(c.DisableTools, name)
 }

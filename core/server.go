@@ -3,7 +3,7 @@
 // served over stdio with the go-sdk.
 package core
 
-//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (SPEC §2.10)
+//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (docs/reference/core.md#path-scoping)
 
 import (
 	"context"
@@ -97,8 +97,8 @@ func (b *boris) toolsets() []toolset {
 // offered lists every tool the configuration offers: those of each
 // toolset --toolset selects. With --anthropic-compat the three file tools
 // become one editor tool, str_replace_editor or str_replace_based_edit_tool
-// by version (SPEC §2.9). What the configuration leaves out is filtered by
-// tools.
+// by version (docs/reference/tools.md#the-anthropic-compatible-editor).
+// What the configuration leaves out is filtered by tools.
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
 	for _, ts := range b.toolsets() {
@@ -250,7 +250,7 @@ func (b *boris) capabilities() *mcp.ServerCapabilities {
 }
 
 // instructions tells the agent where it is and how the tools behave
-// (SPEC §2.11), describing only the tools registered.
+// (docs/reference/core.md#protocol-behaviour), describing only the tools registered.
 func (b *boris) instructions(tools []toolkit.Tool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Boris gives you a coding workstation. Working directory: %s\n", b.shell.Dir())

@@ -31,7 +31,7 @@ type Tool struct {
 }
 
 // Handler is a tool's logic: a result, or an error that becomes an
-// isError result with its code (SPEC §2.2).
+// isError result with its code (docs/reference/core.md#errors).
 type Handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, error)
 
 // Around is what the composition root does around every call of a tool

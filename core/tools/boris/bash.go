@@ -13,7 +13,7 @@ import (
 )
 
 // maxTimeoutMs is the ceiling of bash's timeout parameter; larger values are
-// clamped to it (SPEC §2.3).
+// clamped to it (docs/reference/tools.md#bash).
 const maxTimeoutMs = 600000
 
 type bashParams struct {
@@ -38,7 +38,7 @@ var bashTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Run shell command", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(true)},
 }
 
-// bash implements the bash tool (SPEC §2.3).
+// bash implements the bash tool (docs/reference/tools.md#bash).
 func (b *tools) bash(ctx context.Context, req *mcp.CallToolRequest, p bashParams) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(p.Command) == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "command must not be empty")

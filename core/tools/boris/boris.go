@@ -1,5 +1,5 @@
 // Package boris is Boris's own toolset (--toolset boris or all,
-// SPEC §2): bash and its background tasks (task_output, task_stop),
+// docs/reference/core.md): bash and its background tasks (task_output, task_stop),
 // view, str_replace and create_file (or, with --anthropic-compat, one
 // editor tool of Anthropic's schema), grep and glob. It imports the
 // shared kit (toolkit, scope, shell, checkpoint, search), never another

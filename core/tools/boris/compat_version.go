@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// AnthropicCompat is --anthropic-compat (SPEC §2.9): whether, and as which
+// AnthropicCompat is --anthropic-compat (docs/reference/tools.md#the-anthropic-compatible-editor): whether, and as which
 // version of Anthropic's text editor tool, the file tools are exposed.
 // The bare flag (or "true") keeps its first meaning; a version picks that
 // version's tool name and commands.

@@ -23,7 +23,7 @@ var createFileTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Create or overwrite file", DestructiveHint: toolkit.Ptr(true), IdempotentHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// createFile implements create_file (SPEC §2.7).
+// createFile implements create_file (docs/reference/tools.md#create_file).
 func (b *tools) createFile(ctx context.Context, _ *mcp.CallToolRequest, p createFileParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.opt.MaxFileSize) {
 		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.opt.MaxFileSize)

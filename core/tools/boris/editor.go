@@ -22,7 +22,7 @@ import (
 var editorCommands = []any{"view", "create", "str_replace", "insert", "undo_edit"}
 
 // editorParams is the schema Claude models are trained on for file editing
-// (SPEC §2.9). Each command maps onto the same logic as the split tools.
+// (docs/reference/tools.md#the-anthropic-compatible-editor). Each command maps onto the same logic as the split tools.
 type editorParams struct {
 	Command       string  `json:"command" jsonschema:"the operation: view, create, str_replace or insert"`
 	Path          string  `json:"path" jsonschema:"file or directory; relative paths resolve against the working directory"`

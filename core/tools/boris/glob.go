@@ -35,7 +35,7 @@ var globTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Find files by name", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// glob implements the glob tool (SPEC §2.8).
+// glob implements the glob tool (docs/reference/tools.md#grep).
 func (b *tools) glob(ctx context.Context, _ *mcp.CallToolRequest, p globParams) (*mcp.CallToolResult, error) {
 	pattern, dir, err := splitGlob(p)
 	if err != nil {

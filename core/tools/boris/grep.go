@@ -51,7 +51,7 @@ var grepTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Search file contents", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// grep implements the grep tool (SPEC §2.8).
+// grep implements the grep tool (docs/reference/tools.md#grep).
 func (b *tools) grep(ctx context.Context, _ *mcp.CallToolRequest, p grepParams) (*mcp.CallToolResult, error) {
 	return b.runGrep(ctx, p)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // grepCompatParams are grep's parameters as Claude Code spells them
-// (SPEC §2.9), registered with --anthropic-compat. They map one to one onto
+// (docs/reference/tools.md#the-anthropic-compatible-editor), registered with --anthropic-compat. They map one to one onto
 // grepParams; the search itself is the same code.
 type grepCompatParams struct {
 	Pattern         string `json:"pattern" jsonschema:"regular expression to search for, in RE2 syntax (no lookaround or backreferences)"`

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// maxLineChars is where view cuts a long line (SPEC §2.5).
+// maxLineChars is where view cuts a long line (docs/reference/tools.md#view).
 const maxLineChars = 2000
 
 // Buffers reused across calls: a small view should cost little more than

@@ -17,7 +17,7 @@ import (
 // agent's context.
 const maxListEntries = 1000
 
-// skippedDirs are never descended into by view's listing (SPEC §2.5).
+// skippedDirs are never descended into by view's listing (docs/reference/tools.md#view).
 var skippedDirs = []string{".git", "node_modules"}
 
 // listing accumulates view's directory listing.

@@ -29,7 +29,7 @@ var strReplaceTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Replace text in file", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// strReplace implements str_replace (SPEC §2.6).
+// strReplace implements str_replace (docs/reference/tools.md#str_replace).
 func (b *tools) strReplace(ctx context.Context, _ *mcp.CallToolRequest, p strReplaceParams) (*mcp.CallToolResult, error) {
 	if p.OldStr == "" {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "old_str must not be empty; to write a whole file use create_file")

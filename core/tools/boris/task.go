@@ -14,7 +14,7 @@ import (
 	"github.com/mjkoo/boris/internal/plural"
 )
 
-// Background tasks (SPEC §2.4): bash with run_in_background starts one,
+// Background tasks (docs/reference/tools.md#background-tasks): bash with run_in_background starts one,
 // task_output reads it, task_stop ends it. The shell keeps the table of
 // tasks by id; this file holds what the three tools share.
 

@@ -32,7 +32,7 @@ var taskOutputTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Read background task output", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// taskOutput implements the task_output tool (SPEC §2.4).
+// taskOutput implements the task_output tool (docs/reference/tools.md#background-tasks).
 func (b *tools) taskOutput(ctx context.Context, req *mcp.CallToolRequest, p taskOutputParams) (*mcp.CallToolResult, error) {
 	wait, err := blockTimeout(p)
 	if err != nil {

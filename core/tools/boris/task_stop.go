@@ -19,7 +19,7 @@ var taskStopTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Stop background task", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// taskStop implements the task_stop tool (SPEC §2.4). It waits for the task
+// taskStop implements the task_stop tool (docs/reference/tools.md#background-tasks). It waits for the task
 // to end so that the output it returns is final, and collects it.
 func (b *tools) taskStop(ctx context.Context, _ *mcp.CallToolRequest, p taskStopParams) (*mcp.CallToolResult, error) {
 	t, err := b.lookupTask(p.TaskID)

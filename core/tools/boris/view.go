@@ -36,7 +36,7 @@ var viewTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "View file or directory", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// view implements the view tool (SPEC §2.5).
+// view implements the view tool (docs/reference/tools.md#view).
 func (b *tools) view(_ context.Context, _ *mcp.CallToolRequest, p viewParams) (*mcp.CallToolResult, error) {
 	rng, err := parseRange(p.ViewRange)
 	if err != nil {

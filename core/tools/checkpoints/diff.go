@@ -20,7 +20,7 @@ var diffTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Diff checkpoint", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// diff implements the diff tool (SPEC §7).
+// diff implements the diff tool (docs/reference/core.md#checkpoints).
 func (h tools) diff(ctx context.Context, _ *mcp.CallToolRequest, p diffParams) (*mcp.CallToolResult, error) {
 	st, path, err := h.open(ctx, p.Path, false)
 	if err != nil {

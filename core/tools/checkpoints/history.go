@@ -1,4 +1,4 @@
-// Package checkpoints is the checkpoint toolset (SPEC §7): history lists the
+// Package checkpoints is the checkpoint toolset (docs/reference/core.md#checkpoints): history lists the
 // checkpoints the recorder (checkpoint.Recorder) took, diff shows one,
 // undo reverts one, and UndoLastEdit is the editor's undo_edit over the
 // same logic. It imports the shared kit, never another toolset or the
@@ -104,7 +104,7 @@ var historyTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Checkpoint history", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// history implements the history tool (SPEC §7).
+// history implements the history tool (docs/reference/core.md#checkpoints).
 func (h tools) history(ctx context.Context, _ *mcp.CallToolRequest, p historyParams) (*mcp.CallToolResult, error) {
 	if p.Limit < 0 {
 		return nil, toolkit.Fail(toolkit.InvalidInput, "limit must be 1 or more, got %d", p.Limit)

@@ -33,7 +33,7 @@ var undoTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Undo checkpoint", DestructiveHint: toolkit.Ptr(true), OpenWorldHint: toolkit.Ptr(false)},
 }
 
-// undo implements the undo tool (SPEC §7).
+// undo implements the undo tool (docs/reference/core.md#checkpoints).
 func (h tools) undo(ctx context.Context, _ *mcp.CallToolRequest, p undoParams) (*mcp.CallToolResult, error) {
 	st, path, err := h.open(ctx, p.Path, true)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // undo_edit (text_editor_20250124) "reverts the last edit made to the
 // file at path"; each call reverts one more, as Anthropic's reference
 // keeps a stack of a file's earlier contents. Boris keeps no stack of its
-// own: its checkpoints (SPEC §7) already hold every change to the path,
+// own: its checkpoints (docs/reference/core.md#checkpoints) already hold every change to the path,
 // and undo_edit calls the undo tool's logic on the latest checkpoint that
 // changed path and that no undo has reverted yet, at that path only. So
 // the undo's safety holds (it refuses with [CONFLICT] where a change made

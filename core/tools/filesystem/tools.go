@@ -1,7 +1,7 @@
-// Package filesystem is the filesystem toolset (SPEC §8): the tools of
+// Package filesystem is the filesystem toolset (docs/reference/core.md#workspaces): the tools of
 // @modelcontextprotocol/server-filesystem (version 2026.8.31), with the
 // same names, input and output schemas, annotations and result text, on
-// Boris's scoping. The README's "Replacing server-filesystem" lists every
+// Boris's scoping. docs/workspaces.md#replacing-server-filesystem lists every
 // deliberate difference. It imports the shared kit (toolkit, scope,
 // checkpoint, workspace, search), never another toolset or the core.
 package filesystem

@@ -20,8 +20,8 @@ type fsWriteParams struct {
 
 // fsWriteFile implements write_file: create or overwrite a file,
 // atomically, keeping an overwritten file's mode. Its directory must
-// exist, as server-filesystem has it, except in a workspace (SPEC §8, seed
-// 003), where missing parent directories are created.
+// exist, as server-filesystem has it, except in a workspace
+// (docs/workspaces.md#workspaces), where missing parent directories are created.
 func (b *tools) fsWriteFile(ctx context.Context, _ *mcp.CallToolRequest, p fsWriteParams) (*mcp.CallToolResult, error) {
 	if int64(len(p.Content)) > int64(b.opt.MaxFileSize) {
 		return nil, toolkit.Fail(toolkit.FileTooLarge, "content is %d bytes, over the %s limit", len(p.Content), b.opt.MaxFileSize)
@@ -77,7 +77,7 @@ func (b *tools) fsWriteTarget(abs string, makeParents bool) (bool, error) {
 }
 
 // fsCommitted commits a write made in a workspace and returns the result
-// text with the commit line (SPEC §8); outside a workspace just the text.
+// text with the commit line (docs/reference/core.md#workspaces); outside a workspace just the text.
 func (b *tools) fsCommitted(ctx context.Context, ws *workspace.Workspace, tool, action, text string, abs ...string) (*mcp.CallToolResult, error) {
 	hash, err := b.d.Workspaces().Commit(ctx, ws, tool, action, abs...)
 	if err != nil {
