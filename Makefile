@@ -60,7 +60,8 @@ test:
 	@$(PROGRESS) -phase staticcheck -- sh -c '$(STATICCHECK) ./... && cd $(K8S_TEST) && $(STATICCHECK) ./...'
 	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test, which build the binaries, in $(TEST_SHARDS) processes beside them"
 	@$(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -- \
-		$(GO) test -json -race -count=1 -timeout 20m $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
+		$(GO) test -json -race -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
+	@$(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"
 	@cd $(K8S_TEST) && $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)
 

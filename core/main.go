@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"io"
 	"log/slog"
 	"os"
@@ -352,7 +354,7 @@ func (c *Config) policy(workdir string, log *slog.Logger) (*scope.Policy, error)
 // server-filesystem's). Boris's own toolsets refuse such an entry as a bad
 // setting (docs/reference/core.md#configuration: exit status 2).
 func (c *Config) reachableAllowDirs(workdir string, log *slog.Logger) ([]string, error) {
-	if c.Toolset != "filesystem" || len(c.AllowDirs) == 0 {
+	if c.Toolset != string(filesystem.ID) || len(c.AllowDirs) == 0 {
 		return c.AllowDirs, nil
 	}
 	var kept []string
@@ -560,7 +562,7 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 	if !cfg.checkpointsOn() {
 		recording = "off"
 	}
-	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
+	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled(boristools.Bash) {
 		ext, skipped, err := extension.Load(cfg.Extensions, builtinTool)
 		if err != nil {
 			return usage("invalid --extensions: %v", err)

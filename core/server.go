@@ -8,6 +8,8 @@ package core
 import (
 	"context"
 	"fmt"
+	"github.com/mjkoo/boris/core/tools/diagnostics"
+	"github.com/mjkoo/boris/core/tools/workspaces"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -65,26 +67,53 @@ type boris struct {
 	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
-// offered lists every tool the configuration offers, in registration
-// order: the single place toolsets are wired in. tools/list order is the
-// SDK's (sorted by name), so it is deterministic whatever the order here.
-// With --anthropic-compat the three file tools become one editor tool,
-// str_replace_editor or str_replace_based_edit_tool by version
-// (docs/reference/tools.md#the-anthropic-compatible-editor). What the configuration leaves out is filtered by tools.
+// toolset is one toolset as the server wires it in.
+type toolset struct {
+	id toolkit.ID
+	// under is the --toolset value that selects it besides all (the
+	// toolset it goes with); "" when every value does.
+	under toolkit.ID
+	tools func() []toolkit.Tool // its tools under the configuration
+	// instructions is its line in the server's instructions, given the
+	// tools registered; nil when it has none.
+	instructions func(toolkit.Registered) string
+}
+
+// toolsets are the toolsets boris has, in registration order: the single
+// place toolsets are wired in. tools/list order is the SDK's (sorted by
+// name), so it is deterministic whatever the order here; the order of
+// the instructions' lines is this one.
+func (b *boris) toolsets() []toolset {
+	return []toolset{
+		{id: filesystem.ID, under: filesystem.ID, tools: b.filesystemTools},
+		{id: workspaces.ID, under: filesystem.ID, tools: b.workspaceTools},
+		{id: extensions.ID, tools: b.ext.Tools},
+		{id: boristools.ID, under: boristools.ID, tools: b.borisTools, instructions: boristools.Instructions},
+		{id: checkpoints.ID, under: boristools.ID, tools: b.checkpointTools, instructions: checkpoints.Instructions},
+		{id: diagnostics.ID, under: boristools.ID, tools: b.diagnosticsTools},
+		{id: tracking.ID, under: boristools.ID, tools: func() []toolkit.Tool { return tracking.Tools(b.board) }},
+	}
+}
+
+// offered lists every tool the configuration offers: those of each
+// toolset --toolset selects. With --anthropic-compat the three file tools
+// become one editor tool, str_replace_editor or str_replace_based_edit_tool
+// by version (docs/reference/tools.md#the-anthropic-compatible-editor).
+// What the configuration leaves out is filtered by tools.
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
-	if b.cfg.Toolset != "boris" {
-		tools = append(tools, filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
+	for _, ts := range b.toolsets() {
+		if b.cfg.selects(ts.under) {
+			tools = append(tools, ts.tools()...)
+		}
 	}
-	tools = append(tools, b.workspaceTools()...)
-	tools = append(tools, b.ext.Tools()...)
-	if b.cfg.Toolset == "filesystem" {
-		return tools
-	}
-	tools = append(tools, b.borisTools()...)
-	tools = append(tools, b.checkpointTools()...)
-	tools = append(tools, b.diagnosticsTools()...)
-	return append(tools, tracking.Tools(b.board)...)
+	return tools
+}
+
+// filesystemTools are server-filesystem's tools (--toolset filesystem or
+// all).
+func (b *boris) filesystemTools() []toolkit.Tool {
+	return filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})
 }
 
 // borisTools are Boris's own tools (--toolset boris or all).
@@ -102,7 +131,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.Toolset && b.rec == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.ID && b.rec == nil)
 	})
 }
 
@@ -110,7 +139,7 @@ func (b *boris) tools() []toolkit.Tool {
 // --read-only every writing tool, a disabled bash every tool that runs
 // commands, --disable-tools the tools it names.
 func (c *Config) leavesOut(t toolkit.Tool) bool {
-	return (c.ReadOnly && t.Writes) || (t.Exec && c.disabled("bash")) || c.disabled(t.Name)
+	return (c.ReadOnly && t.Writes) || (t.Exec && c.disabled(boristools.Bash)) || c.disabled(t.Name)
 }
 
 // enabledTools lists the tools a server with cfg registers but for
@@ -248,31 +277,17 @@ func (b *boris) instructions(tools []toolkit.Tool) string {
 	case others:
 		sb.WriteString("Always refused: some paths outside the working directory.\n")
 	}
-	registered := func(name string) bool {
-		return slices.ContainsFunc(tools, func(t toolkit.Tool) bool { return t.Name == name })
-	}
-	bash := registered("bash")
-	if bash {
+	registered := toolkit.Registered(tools)
+	if registered.Has(boristools.Bash) {
 		sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " + b.sandboxNote())
 	} else {
 		sb.WriteString("Relative paths resolve against the working directory. ")
 	}
 	sb.WriteString("Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next.")
-	if slices.ContainsFunc(tools, func(t toolkit.Tool) bool {
-		return t.Name == "str_replace" || strings.HasPrefix(t.Name, "str_replace_") // the editor tools too
-	}) {
-		sb.WriteString(" View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
-	}
-	if registered("history") {
-		also := ""
-		if bash {
-			also = " (bash included, within the working tree)"
+	for _, ts := range b.toolsets() {
+		if ts.instructions != nil && registered.Offers(ts.id) {
+			sb.WriteString(ts.instructions(registered))
 		}
-		sb.WriteString(" Every change made through these tools" + also + " is recorded as a checkpoint: " +
-			"history lists them, diff shows one, undo reverts one (and can itself be undone).")
-	}
-	if bash && registered("task_output") {
-		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}
 	return sb.String()
 }

@@ -64,9 +64,9 @@ func OpenBoard(ctx context.Context, target string, o PGOptions) (Board, error) {
 		return nil, err
 	}
 	if IsPostgres(target) {
-		return OpenPostgres(ctx, target, o)
+		return board(OpenPostgres(ctx, target, o))
 	}
-	return Open(ctx, target)
+	return board(Open(ctx, target))
 }
 
 // OpenBoardReadOnly opens the board target names for reading only, as
@@ -77,7 +77,16 @@ func OpenBoardReadOnly(ctx context.Context, target string, o PGOptions) (Board, 
 	}
 	if IsPostgres(target) {
 		o.ReadOnly = true
-		return OpenPostgres(ctx, target, o)
+		return board(OpenPostgres(ctx, target, o))
 	}
-	return OpenReadOnly(ctx, target)
+	return board(OpenReadOnly(ctx, target))
+}
+
+// board is an open's result as a Board: nil, not a nil *Store or
+// *PGStore (which a Board holding it would not be), when it failed.
+func board[S Board](s S, err error) (Board, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

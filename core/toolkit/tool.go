@@ -23,9 +23,9 @@ import (
 // configuration alone (Filter) and registers them (Register).
 type Tool struct {
 	Name    string
-	Toolset string // the package that offers it: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
-	Writes  bool   // changes files or shared state: --read-only leaves it out
-	Exec    bool   // runs commands: only registered with bash
+	Toolset ID   // the toolset that offers it, named as its package: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
+	Writes  bool // changes files or shared state: --read-only leaves it out
+	Exec    bool // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
 	input   func() *jsonschema.Schema // the schema arguments are validated against; nil for Raw
 	sources []SchemaSource            // the generated schemas its registration reads
@@ -131,8 +131,8 @@ func (t Tool) Input() *jsonschema.Schema {
 // Register adds t to s, with around around each call.
 func (t Tool) Register(s *mcp.Server, around Around) { t.add(s, around) }
 
-// Set names tools' toolset: a toolset's package returns Set(name, ...).
-func Set(toolset string, tools ...Tool) []Tool {
+// Set names tools' toolset: a toolset's package returns Set(ID, ...).
+func Set(toolset ID, tools ...Tool) []Tool {
 	for i := range tools {
 		tools[i].Toolset = toolset
 	}

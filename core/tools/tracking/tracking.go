@@ -31,11 +31,14 @@ type Deps interface {
 // tools are the work-tracking tools over their dependencies.
 type tools struct{ d Deps }
 
-// Tools are the work-tracking tools (the toolset "tracking"); --read-only
+// ID names the work-tracking toolset.
+const ID toolkit.ID = "tracking"
+
+// Tools are the work-tracking tools; --read-only
 // keeps the reading ones.
 func Tools(d Deps) []toolkit.Tool {
 	tr := tools{d}
-	return toolkit.Set("tracking",
+	return toolkit.Set(ID,
 		toolkit.NewFrom(listTasksTool.Name, boardDef[listTasksResult](listTasksTool), tr.listTasks),
 		toolkit.NewFrom(getTaskTool.Name, boardDef[taskResult](getTaskTool), tr.getTask),
 		toolkit.NewFrom(getBlockersTool.Name, boardDef[board.Blockers](getBlockersTool), tr.getBlockers),
