@@ -380,9 +380,7 @@ func (s *Store) init(ctx context.Context) error {
 	head, err := s.root.OpenFile("HEAD", os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		// No template: no sample hooks, no info/exclude of git's.
-		env := gitenv.Env(s.opts.Environ, "GIT_DIR="+s.dir)
-		if _, err := s.runEnv(ctx, env, nil, "init", "-q", "--bare", "--template="); err != nil {
+		if err := s.create(); err != nil {
 			return fmt.Errorf("create shadow repository %s: %w", s.dir, err)
 		}
 	case err != nil:
@@ -405,6 +403,26 @@ func (s *Store) init(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// emptyRepo is what git init --bare --template= makes, but the config
+// init writes next: the directories git looks for, HEAD last (its
+// presence is what says the repository is there).
+var emptyRepo = []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"}
+
+// create makes an empty shadow repository in process, as git init would
+// (gitrepository-layout(5)): no git starts, so the first call of a
+// session on a fresh state directory waits for no process. Everything is
+// made through the shadow's descriptor, no link followed.
+func (s *Store) create() error {
+	for _, dir := range emptyRepo {
+		d, err := s.root.Sub(dir, true, 0o700)
+		if err != nil {
+			return err
+		}
+		d.Close()
+	}
+	return s.root.WriteFile("HEAD", []byte("ref: refs/heads/main\n"), 0o600)
 }
 
 // excludes is the shadow's info/exclude: the user's .git, the state

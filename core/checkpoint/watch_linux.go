@@ -153,6 +153,9 @@ func (w *watcher) markPending(paths []string) {
 	}
 }
 
+// isPending reports whether rel has changed and not been handed out yet.
+func (w *watcher) isPending(rel string) bool { return w.pending[rel] }
+
 // forgetPending drops paths from what changes will hand out: they have
 // been recorded by name.
 func (w *watcher) forgetPending(paths []string) {
