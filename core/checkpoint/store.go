@@ -187,9 +187,14 @@ func (s *Store) Close() error {
 // changed nothing runs no git at all. Call it before the first recording:
 // changes made before it are found by that recording's full scan. When
 // it fails, recordings scan the whole tree, as before.
-func (s *Store) Watch() error {
+func (s *Store) Watch() error { return s.watchSince(nil) }
+
+// watchSince is Watch with since, which says when a command started
+// before the watches were all added, if one did: what it changed where
+// no watch was yet is found by change times.
+func (s *Store) watchSince(since func() (time.Time, bool)) error {
 	stateRel := s.stateRel()
-	w, err := newWatcher(s.opts.Tree, func(rel string) bool { return stateRel != "" && rel == stateRel })
+	w, err := newWatcherSince(s.opts.Tree, func(rel string) bool { return stateRel != "" && rel == stateRel }, since)
 	if err != nil {
 		return err
 	}
@@ -200,6 +205,18 @@ func (s *Store) Watch() error {
 	}
 	s.watch = w
 	return nil
+}
+
+// watchBroken is why the watcher stopped naming what changes (a
+// directory made since could not be watched); nil while it names it, or
+// when there is none.
+func (s *Store) watchBroken() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch == nil {
+		return nil
+	}
+	return s.watch.brokenBy()
 }
 
 // watched tells the watcher that paths have just been recorded, so the
