@@ -128,10 +128,11 @@ const ctimeSlack = 50 * time.Millisecond
 
 // catchUp runs for each path addTree meets, after the watch of its
 // directory is added: when a command started before that watch, what it
-// changed there since is in no event, so the change time says. A path
+// changed there since is in no event, so the change time says. A file
 // changed since the command started is pending; a directory changed
 // since (an entry made, removed or moved) is touched, since what it
-// lost is named by nothing left on disk.
+// lost is named by nothing left on disk (what it gained is named by its
+// own change time).
 func (w *watcher) catchUp(abs, rel string, dir bool) {
 	if w.since == nil {
 		return
@@ -147,11 +148,10 @@ func (w *watcher) catchUp(abs, rel string, dir bool) {
 	if time.Unix(st.Ctim.Unix()).Before(t0.Add(-ctimeSlack)) {
 		return
 	}
-	if rel != "" {
-		w.pending[rel] = true
-	}
 	if dir {
 		w.touched[rel] = true
+	} else {
+		w.pending[rel] = true
 	}
 }
 

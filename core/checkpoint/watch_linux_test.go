@@ -167,12 +167,12 @@ func TestWatcherCatchesUpOnACommandBeforeIt(t *testing.T) {
 	if all {
 		t.Fatal("pendingPaths: got all, want the paths the command changed")
 	}
-	for _, want := range []string{"a.txt", "./", "src/new/y.txt"} {
+	for _, want := range []string{"a.txt", "./", "src/new/y.txt", "src/"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("pendingPaths: got %q, want it to name %q", got, want)
 		}
 	}
-	for _, not := range []string{"src/keep.txt", "src/sub/x.txt", "src/sub", "src/sub/"} {
+	for _, not := range []string{"src/keep.txt", "src/sub/x.txt", "src/sub", "src/sub/", "src"} {
 		if slices.Contains(got, not) {
 			t.Errorf("pendingPaths: got %q, want no %q (changed before the command)", got, not)
 		}
