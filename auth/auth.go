@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// Scopes Boris understands (SPEC §4).
+// Scopes Boris understands (docs/reference/gateway.md#authentication).
 const (
 	ScopeRead  = "boris:read"  // view and search
 	ScopeWrite = "boris:write" // editing tools

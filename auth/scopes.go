@@ -1,6 +1,6 @@
 package auth
 
-// CoreArgs maps an identity's scopes onto core flags (SPEC §4). The token
+// CoreArgs maps an identity's scopes onto core flags (docs/reference/gateway.md#authentication). The token
 // itself never reaches the core; only these flags do.
 //
 //	boris:exec   bash, task_output, task_stop

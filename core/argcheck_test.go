@@ -10,7 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/tools/workstation"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"github.com/mjkoo/boris/core/wire"
 )
 
@@ -21,8 +21,8 @@ func toolSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	schemas := map[string]*jsonschema.Schema{}
 	for _, cfg := range []*Config{
 		{Toolset: "all", Checkpoints: "on", WorkspacesRoot: "x"},
-		{Toolset: "all", AnthropicCompat: workstation.Compat20250124},
-		{Toolset: "all", AnthropicCompat: workstation.Compat20250728},
+		{Toolset: "all", AnthropicCompat: boristools.Compat20250124},
+		{Toolset: "all", AnthropicCompat: boristools.Compat20250728},
 	} {
 		for _, tool := range (&boris{cfg: cfg}).offered() {
 			if s := tool.Input(); s != nil {

@@ -19,12 +19,12 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/tools/history"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
-// Checkpoints (SPEC §7): after every tool call that may change files the
+// Checkpoints (docs/reference/core.md#checkpoints): after every tool call that may change files the
 // core records what changed in a shadow git repository (core/checkpoint);
 // history, diff and undo read it. This file wires the store into the core.
 
@@ -48,7 +48,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	}
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
-	// calls a tool writes nothing (SPEC §7), and start-up runs no git.
+	// calls a tool writes nothing (docs/reference/core.md#checkpoints), and start-up runs no git.
 	session := rand.Text()[:16]
 	open := func(ctx context.Context) (*checkpoint.Store, error) {
 		return checkpoint.Open(ctx, checkpoint.Options{
@@ -137,7 +137,7 @@ func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string,
 }
 
 // checkpointsOn reports whether checkpoints are recorded: --checkpoints
-// on, and a toolset with history, diff and undo to use them (SPEC §7:
+// on, and a toolset with history, diff and undo to use them (docs/reference/core.md#checkpoints:
 // not --toolset filesystem).
 func (c *Config) checkpointsOn() bool {
 	return c.Checkpoints == "on" && c.Toolset != "filesystem"
@@ -203,7 +203,7 @@ func (b *boris) checkpointTools() []toolkit.Tool {
 	if b.cfg.Checkpoints != "on" {
 		return nil
 	}
-	return history.Tools(b)
+	return checkpoints.Tools(b)
 }
 
 // Recorder, Policy and Dir are what toolsets get from the core: the
@@ -219,9 +219,9 @@ func (b *boris) Shell() *shell.Shell            { return b.shell }
 // toolset's logic, unless the undo tool is disabled.
 func (b *boris) UndoLastEdit(ctx context.Context, req *mcp.CallToolRequest, path string) (*mcp.CallToolResult, error) {
 	if b.cfg.disabled("undo") {
-		return nil, history.UndoEditUnavailable()
+		return nil, checkpoints.UndoEditUnavailable()
 	}
-	return history.UndoLastEdit(ctx, b, req, path)
+	return checkpoints.UndoLastEdit(ctx, b, req, path)
 }
 
 // settle runs once start-up is over: the client has initialized. (The

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/mjkoo/boris/core/toolkit"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"github.com/mjkoo/boris/core/tools/extensions"
-	"github.com/mjkoo/boris/core/tools/workstation"
 )
 
 // extensionOptions are the extension toolset's options from the
@@ -30,7 +30,7 @@ func (b *boris) extensionOptions(environ []string) extensions.Options {
 // builtinTool reports whether name is one of Boris's own tools in any
 // mode, which an extension may not take.
 func builtinTool(name string) bool {
-	return slices.Contains(builtinNames(), name) || workstation.Builtin(name)
+	return slices.Contains(builtinNames(), name) || boristools.Builtin(name)
 }
 
 // builtinNames are the names of the tools Boris offers with every toolset

@@ -27,8 +27,8 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
-	"github.com/mjkoo/boris/core/tools/history"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
@@ -54,7 +54,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		os.Exit(sandbox.RunSpawner(args[1:]))
 	}
 	if len(args) > 0 && args[0] == "tasks" {
-		return board.CLI(ctx, args[1:], environ, stdout) // the work-tracking board's CLI (SPEC §11)
+		return board.CLI(ctx, args[1:], environ, stdout) // the work-tracking board's CLI (docs/reference/core.md#work-tracking)
 	}
 	cfg, err := ParseConfig(args, environ, stdout)
 	if err != nil {
@@ -196,7 +196,7 @@ func (h withoutRunCancelled) WithGroup(name string) slog.Handler {
 const exitGrace = 10 * time.Second
 
 // serve runs the MCP server until stdin closes or ctx ends. Either way
-// every command is killed at once (SPEC §2.11), and serve returns within
+// every command is killed at once (docs/reference/core.md#protocol-behaviour), and serve returns within
 // exitGrace even if a handler does not.
 func (b *boris) serve(ctx context.Context, t mcp.Transport, eof <-chan struct{}) error {
 	// Run's context ends only after every command is killed: cancelled
@@ -347,7 +347,7 @@ func (c *Config) policy(workdir string, log *slog.Logger) (*scope.Policy, error)
 // entry that does not exist or is not a directory is skipped with a
 // warning, and only none left is an error (exit status 1, as
 // server-filesystem's). Boris's own toolsets refuse such an entry as a bad
-// setting (SPEC §2.1: exit status 2).
+// setting (docs/reference/core.md#configuration: exit status 2).
 func (c *Config) reachableAllowDirs(workdir string, log *slog.Logger) ([]string, error) {
 	if c.Toolset != "filesystem" || len(c.AllowDirs) == 0 {
 		return c.AllowDirs, nil
@@ -377,7 +377,7 @@ func (c *Config) reachableAllowDirs(workdir string, log *slog.Logger) ([]string,
 }
 
 // ownState lists the files Boris keeps for itself, which no tool may
-// open (SPEC §6): the state directory (made now when checkpoints will use
+// open (docs/reference/security.md): the state directory (made now when checkpoints will use
 // it, so the refusal also covers the place a link there resolves to) and
 // the task board with SQLite's files beside it.
 func (c *Config) ownState() []string {
@@ -397,7 +397,7 @@ func (c *Config) ownState() []string {
 }
 
 // sandbox builds the commands' confinement from the same policy: one
-// policy, two enforcers (SPEC §6).
+// policy, two enforcers (docs/reference/security.md).
 func (c *Config) sandbox(p *scope.Policy, environ []string, makeTemp bool) (*sandbox.Sandbox, error) {
 	// Extension tools run confined: their directories must be readable.
 	read := slices.Clone(c.SandboxRead)
@@ -538,9 +538,9 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 	if err := sb.Probe(); err != nil && cfg.Sandbox == sandbox.ModeRequired {
 		return usage("--sandbox required with --sandbox-net %s: %v", cfg.SandboxNet, err)
 	}
-	tools, checkpoints := enabledTools(cfg), cfg.Checkpoints
+	tools, recording := enabledTools(cfg), cfg.Checkpoints
 	if !cfg.checkpointsOn() {
-		checkpoints = "off"
+		recording = "off"
 	}
 	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
 		ext, skipped, err := extension.Load(cfg.Extensions, builtinTool)
@@ -557,17 +557,17 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 		}
 		slices.Sort(tools)
 	}
-	if checkpoints == "on" {
+	if recording == "on" {
 		if err := checkpoint.Available(environ); err != nil {
-			checkpoints = "unavailable: " + err.Error()
-			tools = slices.DeleteFunc(tools, history.IsTool)
+			recording = "unavailable: " + err.Error()
+			tools = slices.DeleteFunc(tools, checkpoints.IsTool)
 		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(corecheck.Report{
 		Version: version.Version, Workdir: workdir, Allowed: policy.Allowed(), Denied: policy.Denied(),
-		Tools: tools, Checkpoints: checkpoints, Sandbox: sb.Report(),
+		Tools: tools, Checkpoints: recording, Sandbox: sb.Report(),
 	})
 }
 

@@ -1,6 +1,6 @@
 package core
 
-//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (SPEC §2.10)
+//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (docs/reference/core.md#path-scoping)
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MCP roots (2025 revisions, SPEC §8): with no --allow-dir, a client that
+// MCP roots (2025 revisions, docs/reference/core.md#workspaces): with no --allow-dir, a client that
 // offers roots decides which directories the file tools may touch, as
 // server-filesystem does; a roots/list_changed notification makes Boris
 // ask again. --allow-dir, when given, always wins: a client never widens

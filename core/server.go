@@ -3,7 +3,7 @@
 // served over stdio with the go-sdk.
 package core
 
-//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (SPEC §2.10)
+//lint:file-ignore SA1019 roots are deprecated by the 2026-07-28 revision but still what 2025 clients send to scope a session (docs/reference/core.md#path-scoping)
 
 import (
 	"context"
@@ -23,11 +23,11 @@ import (
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
+	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
-	"github.com/mjkoo/boris/core/tools/files"
-	"github.com/mjkoo/boris/core/tools/history"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"github.com/mjkoo/boris/core/tools/tracking"
-	"github.com/mjkoo/boris/core/tools/workstation"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
@@ -68,12 +68,12 @@ type boris struct {
 // order: the single place toolsets are wired in. tools/list order is the
 // SDK's (sorted by name), so it is deterministic whatever the order here.
 // With --anthropic-compat the three file tools become one editor tool,
-// str_replace_editor or str_replace_based_edit_tool by version (SPEC
-// §2.9). What the configuration leaves out is filtered by tools.
+// str_replace_editor or str_replace_based_edit_tool by version
+// (docs/reference/tools.md#the-anthropic-compatible-editor). What the configuration leaves out is filtered by tools.
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
 	if b.cfg.Toolset != "boris" {
-		tools = append(tools, files.Tools(b, files.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
+		tools = append(tools, filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
 	}
 	tools = append(tools, b.workspaceTools()...)
 	tools = append(tools, b.ext.Tools()...)
@@ -89,7 +89,7 @@ func (b *boris) offered() []toolkit.Tool {
 // borisTools are Boris's own tools (--toolset boris or all).
 func (b *boris) borisTools() []toolkit.Tool {
 	c := b.cfg
-	return workstation.Tools(b, workstation.Options{
+	return boristools.Tools(b, boristools.Options{
 		MaxFileSize: c.MaxFileSize, ReadOnly: c.ReadOnly, AnthropicCompat: c.AnthropicCompat, Timeout: c.Timeout,
 		BackgroundTaskTimeout: c.BackgroundTaskTimeout, BackgroundTaskLimit: c.BackgroundTaskLimit, Log: b.log,
 		Seen: b.seen,
@@ -101,7 +101,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == history.Toolset && b.rec == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.Toolset && b.rec == nil)
 	})
 }
 
@@ -221,7 +221,7 @@ func (b *boris) capabilities() *mcp.ServerCapabilities {
 }
 
 // instructions tells the agent where it is and how the tools behave
-// (SPEC §2.11), describing only the tools registered.
+// (docs/reference/core.md#protocol-behaviour), describing only the tools registered.
 func (b *boris) instructions(tools []toolkit.Tool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Boris gives you a coding workstation. Working directory: %s\n", b.shell.Dir())

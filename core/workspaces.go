@@ -12,7 +12,7 @@ import (
 	"github.com/mjkoo/boris/internal/gitenv"
 )
 
-// Workspaces (SPEC §8): named, git-versioned directories under
+// Workspaces (docs/reference/core.md#workspaces): named, git-versioned directories under
 // --workspaces-root. The filesystem tools take an optional workspaceId:
 // their paths then resolve inside that workspace, and every write is
 // committed to the workspace's own repository.

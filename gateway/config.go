@@ -20,7 +20,7 @@ import (
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
-// Config is the gateway's configuration (SPEC §3.1). Every field is a flag
+// Config is the gateway's configuration (docs/reference/gateway.md#configuration). Every field is a flag
 // and a BORIS_GATEWAY_* environment variable; the flag wins.
 type Config struct {
 	Listen              string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`

@@ -24,7 +24,7 @@ type authSetup struct {
 	metadata   http.Handler                    // RFC 9728 metadata, or nil
 }
 
-// authSetup builds verifiers from the settings (SPEC §4). Authentication is
+// authSetup builds verifiers from the settings (docs/reference/gateway.md#authentication). Authentication is
 // on unless --auth none is given; with no token or key configured a token is
 // generated, so the default is secure and still one command to run.
 func (c *Config) authSetup(ctx context.Context, log *slog.Logger) (*authSetup, error) {

@@ -127,7 +127,7 @@ func checkCore(path string, args, environ []string) (*corecheck.Report, error) {
 
 // secretFiles are the gateway's own token and secret files, and a
 // --jwt-public-key file that holds private material too, resolved: no core
-// may read them (SPEC §6). Public keys are not secrets.
+// may read them (docs/reference/security.md). Public keys are not secrets.
 func (c *Config) secretFiles() []string {
 	var out []string
 	files := []string{c.TokenFile, c.JWTSecretFile, c.MetricsTokenFile}

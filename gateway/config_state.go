@@ -11,7 +11,7 @@ import (
 	"github.com/mjkoo/boris/gateway/launch"
 )
 
-// Where each core keeps its task board (SPEC §11: "under the gateway each
+// Where each core keeps its task board (docs/reference/core.md#work-tracking: "under the gateway each
 // principal has its own board by default; an operator can configure a
 // shared board for a team"). The cores open the board themselves, in
 // their own process, which Landlock does not confine (only the commands
@@ -29,7 +29,7 @@ import (
 //     path element, distinct for distinct principals), and the boards
 //     directory is denied to every core's file tools. With
 //     --workdir-template too: a board is Boris's own state, kept outside
-//     every tree a principal can write (SPEC §6).
+//     every tree a principal can write (docs/reference/security.md).
 //   - without authentication (--auth none) there is one principal, and
 //     its board is the gateway user's ~/.boris/boris.db, the CLI's default.
 //     So it is when the token generated at start-up is the only

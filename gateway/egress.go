@@ -14,7 +14,7 @@ import (
 	"github.com/mjkoo/boris/internal/netns"
 )
 
-// Network confinement of the cores' commands (SPEC §6, "Tenants neither
+// Network confinement of the cores' commands (docs/reference/security.md#network-modes, "Tenants neither
 // see nor reach each other"): the gateway decides every core's
 // --sandbox-net, and with proxy runs the egress proxy (internal/egress)
 // on a Unix socket the cores' commands reach through their bridge.

@@ -162,7 +162,7 @@ type Options struct {
 	// Dashboard configures /dashboard and /metrics; see dashboard.Options.
 	Dashboard dashboard.Options
 	// NodeID, if set, names this gateway among several behind one load
-	// balancer (SPEC §12): session ids are NodeID + "." + 128 random bits,
+	// balancer (docs/reference/distribution.md#several-hosts): session ids are NodeID + "." + 128 random bits,
 	// so a proxy routes a session's requests to its node by matching the
 	// id's prefix, and every response carries X-Boris-Node.
 	NodeID string

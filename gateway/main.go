@@ -136,7 +136,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 
 // serve runs the HTTP server until a signal, then shuts down in order,
 // saying so at once: the drain may take up to drain. With a linger (a
-// node of several, SPEC §12) the node first drains while still listening:
+// node of several, docs/reference/distribution.md#several-hosts) the node first drains while still listening:
 // no new sessions (503), requests in flight finish, every session ends,
 // and for linger its ids answer 404, so the load balancer moves their
 // clients to other nodes instead of answering them 502.

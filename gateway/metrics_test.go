@@ -120,7 +120,7 @@ func TestMetricsCount(t *testing.T) {
 		t.Errorf("sessions before: got %v, want 0", got)
 	}
 	for _, reason := range []string{"size", "age", "budget", "streams"} {
-		// Present before the first eviction, as the README lists it.
+		// Present before the first eviction, as docs/gateway.md#dashboard-and-metrics lists it.
 		if got := value(before, "boris_gateway_replay_evictions_total", "reason", reason); got != 0 {
 			t.Errorf("boris_gateway_replay_evictions_total{reason=%q} at start: got %v, want 0 (-1: absent)", reason, got)
 		}

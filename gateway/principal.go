@@ -15,7 +15,7 @@ import (
 // launchFor builds the core arguments and environment of principal p: the
 // operator's core arguments, the restrictions p's scopes imply added to
 // them, the gateway's secrets denied, and with --workdir-template p's own
-// directory as working and allowed directory, HOME and TMPDIR (SPEC §6),
+// directory as working and allowed directory, HOME and TMPDIR (docs/reference/security.md),
 // and p's own build caches (cachesOf).
 func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 	environ := launch.CoreEnv(h.opts.Environ)

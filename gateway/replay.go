@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Resumable streams (SPEC §3.2; Streamable HTTP, "Resumability and
+// Resumable streams (docs/reference/gateway.md#http-surface; Streamable HTTP, "Resumability and
 // Redelivery", 2025 revisions): every event a session's SSE streams carry
 // has an id, <stream>-<seq>, and each stream keeps what it sent, bounded,
 // so a GET with Last-Event-ID replays what followed that event on that

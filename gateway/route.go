@@ -12,7 +12,7 @@ import (
 )
 
 // route reads the core's stdout until it closes, delivering each message
-// where SPEC §3.2 says, then ends the session. A message is held only
+// where docs/reference/gateway.md#http-surface says, then ends the session. A message is held only
 // within the session's budget and the message limit; one that does not fit
 // costs its own request (a JSON-RPC error), never the session.
 func (s *session) route(end func(*session, string)) {

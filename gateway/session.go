@@ -30,7 +30,7 @@ type limits struct {
 }
 
 // session is one MCP session: a core process and the routing of its
-// messages to the HTTP requests waiting for them (SPEC §3.2).
+// messages to the HTTP requests waiting for them (docs/reference/gateway.md#http-surface).
 type session struct {
 	id      string
 	subject string
@@ -60,7 +60,7 @@ type session struct {
 	get     *stream
 
 	// principal is set on a principal's core, which serves the 2026-07-28
-	// requests of one principal (SPEC §10) instead of one session.
+	// requests of one principal (docs/reference/gateway.md#stateless-requests-2026-07-28) instead of one session.
 	principal *principalCore
 
 	done      chan struct{} // closed when the session ends

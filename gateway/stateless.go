@@ -20,7 +20,7 @@ import (
 	"github.com/mjkoo/boris/internal/version"
 )
 
-// statelessVersion is the MCP revision without sessions (SPEC §10): no
+// statelessVersion is the MCP revision without sessions (docs/reference/gateway.md#stateless-requests-2026-07-28): no
 // initialize, no Mcp-Session-Id; every request carries its protocol
 // version and client capabilities in _meta and mirrors its method (and
 // name) in headers.

@@ -100,7 +100,7 @@ func unsupportedVersion(t *testing.T, _ *http.Response, body []byte) {
 }
 
 // TestStatelessStatusCodes checks each rule of the 2026-07-28 HTTP
-// surface (SPEC §10) against the real handler and a real core.
+// surface (docs/reference/gateway.md#stateless-requests-2026-07-28) against the real handler and a real core.
 func TestStatelessStatusCodes(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.MaxBody, o.KeepAlive = maxBody, time.Minute })
 	if err := os.WriteFile(filepath.Join(g.dir, "notes.txt"), []byte("hello\n"), 0o600); err != nil {

@@ -106,7 +106,7 @@ const (
 )
 
 // TestStatusCodes checks each status-code rule of the HTTP surface
-// (SPEC §3.2) against the real handler and a real core.
+// (docs/reference/gateway.md#http-surface) against the real handler and a real core.
 func TestStatusCodes(t *testing.T) {
 	// A long keep-alive interval: a keep-alive before a slow answer would
 	// turn the application/json answers checked here into streams.

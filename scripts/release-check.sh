@@ -2,7 +2,7 @@
 # release-check: checks goreleaser.yaml, builds a snapshot release of every
 # archive (linux and darwin, amd64 and arm64) into ./dist, and verifies it
 # with test/deploy's TestReleaseSnapshot: each archive holds both binaries,
-# README and deploy/; every binary is static and of the right platform; the
+# README, docs/ and deploy/; every binary is static and of the right platform; the
 # linux/amd64 ones print the stamped version (not "dev") and their --help;
 # checksums.txt matches. Slow (a few minutes): `make release-check`, not
 # part of `make test`.

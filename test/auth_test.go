@@ -355,7 +355,7 @@ var authGeneratedTokenRe = regexp.MustCompile(`Authorization: Bearer ([A-Za-z0-9
 
 // TestDefaultGeneratesToken: with nothing configured the gateway generates
 // a token, prints it on stderr with a client configuration, and refuses
-// requests without it (SPEC §4: secure by default).
+// requests without it (docs/reference/gateway.md#authentication: secure by default).
 //
 // It fails while gateway/authsetup.go keeps its TEMPORARY default (auth off
 // on loopback when nothing is configured).

@@ -18,7 +18,7 @@ import (
 	_ "github.com/ncruces/go-sqlite3/driver"
 )
 
-// boardToolNames are the eight work-tracking tools of SPEC §11.
+// boardToolNames are the eight work-tracking tools of docs/reference/core.md#work-tracking.
 var boardToolNames = []string{"add_blocker", "create_task", "delete_task", "get_blockers", "get_task", "list_tasks", "remove_blocker", "update_task"}
 
 // startBoardCore starts a core on the board at db.
@@ -206,7 +206,7 @@ func TestBoardTools(t *testing.T) {
 }
 
 // TestBoardSchemas checks the schemas of the eight tools over tools/list:
-// what code-generating clients need (SPEC §11).
+// what code-generating clients need (docs/reference/core.md#work-tracking).
 func TestBoardSchemas(t *testing.T) {
 	c := startBoardCore(t, filepath.Join(t.TempDir(), "boris.db"))
 	res, err := c.session.ListTools(context.Background(), nil)

@@ -14,7 +14,7 @@ import (
 )
 
 // The model of TestCheckpointModel: what the core is expected to hold, to
-// record and to do on undo (SPEC §7), worked out from the calls and the
+// record and to do on undo (docs/reference/core.md#checkpoints), worked out from the calls and the
 // changes alone, never read back from the core.
 
 // modelPaths are the files the test plays with; modelDirs the directories

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestCheckpointModel is a model-based test of checkpoints (SPEC §7). It
+// TestCheckpointModel is a model-based test of checkpoints (docs/reference/core.md#checkpoints). It
 // drives one core through a random interleaving, over six files in two
 // directories (so that changes collide), of the agent's calls
 // (create_file, str_replace, bash appending, overwriting, removing,

@@ -1,6 +1,6 @@
 package test
 
-//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 revision but are what extension tools may ask a client for, in every era (SPEC §9)
+//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 revision but are what extension tools may ask a client for, in every era (docs/reference/core.md#extensions)
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The client channel of extension tools (SPEC §9): a tool asks the client
+// The client channel of extension tools (docs/reference/core.md#extensions): a tool asks the client
 // (elicitation, sampling, roots) over stdio, through the gateway on a 2025
 // session (requests from server to client), and through the gateway at
 // 2026-07-28 (InputRequiredResult rounds, which go-sdk's client answers by

@@ -13,7 +13,7 @@ import (
 )
 
 // The extension channel belongs to the extension call the core started
-// (SPEC §6, §9): the call files and the SDK live in the core's own
+// (docs/reference/security.md, docs/reference/core.md#extensions): the call files and the SDK live in the core's own
 // extension area, which extension tools may write and commands may not
 // (package sandbox). Each test here is the attack a hostile tenant's
 // command would try, with a working tree of its own as its only allowed

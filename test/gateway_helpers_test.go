@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,26 +21,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// gatewayBuild builds boris-gateway once per test run, into borisBin's
-// directory: the gateway finds its core next to its own executable.
-var gatewayBuild = sync.OnceValues(func() (string, error) {
-	path := filepath.Join(filepath.Dir(borisBin), "boris-gateway-e2e")
-	build := exec.Command("go", "build", "-o", path, "github.com/mjkoo/boris/cmd/boris-gateway")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build boris-gateway: %v\n%s", err, out)
-	}
-	return path, nil
-})
-
-// gatewayBin returns the boris-gateway binary, building it on first use.
+// gatewayBin returns the boris-gateway binary TestMain built beside
+// borisBin (the gateway finds its core next to its own executable).
 func gatewayBin(t *testing.T) string {
 	t.Helper()
-	path, err := gatewayBuild()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return filepath.Join(filepath.Dir(borisBin), "boris-gateway")
 }
 
 // gatewayProc is a running boris-gateway whose cores work in a directory of

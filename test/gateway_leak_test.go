@@ -162,7 +162,7 @@ func TestGatewayLeakCoreCrash(t *testing.T) {
 
 // TestGatewayLeakCoreCrashCommands: when a core dies without stopping its
 // commands, the gateway ends them: the session's processes must not
-// outlive it (SPEC §3.2: "No zombie or orphan process, ever").
+// outlive it (docs/reference/gateway.md#http-surface: "No zombie or orphan process, ever").
 func TestGatewayLeakCoreCrashCommands(t *testing.T) {
 	g := startGateway(t)
 	sid := g.initialize()

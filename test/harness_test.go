@@ -24,7 +24,7 @@ import (
 var borisBin string
 
 func TestMain(m *testing.M) {
-	testbin.Main(m, func(dir string) { borisBin = filepath.Join(dir, "boris") }, "boris")
+	testbin.Main(m, func(dir string) { borisBin = filepath.Join(dir, "boris") }, "boris", "boris-gateway")
 }
 
 // core is a running boris process with a connected go-sdk client.

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The network and process tests (issue 29, SPEC §6 "Tenants neither see
+// The network and process tests (issue 29, docs/reference/security.md#network-modes "Tenants neither see
 // nor reach each other") attack the documented multi-user set-up (see
 // isolation_test.go) with the gateway's default --sandbox-net, which is
 // proxy: each session's commands in PID, IPC and network namespaces of

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The isolation tests (issue 9, SPEC §6) attack the documented multi-user
+// The isolation tests (issue 9, docs/reference/security.md) attack the documented multi-user
 // set-up as a hostile tenant would: a token file and a JWT HMAC secret file
 // outside the template root, --workdir-template, two principals. Principal
 // A is the static token alice (every scope); principal B is a JWT with sub

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The own-state tests (SPEC §6, "Boris's own state is never in a
+// The own-state tests (docs/reference/security.md#boriss-own-state, "Boris's own state is never in a
 // principal's reach") attack the files the core keeps for itself (the
 // checkpoint shadow repository, the task board) as a hostile tenant
 // would, through the built binary: by the file tools, by settings planted

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,21 +10,21 @@ import (
 	"testing"
 )
 
-// readmeBlock returns the first fenced code block of README.md after the
-// heading line heading.
-func readmeBlock(t *testing.T, heading string) string {
+// docBlock returns the first fenced code block of the documentation page
+// page (a path from the repository's root) after the heading line heading.
+func docBlock(t *testing.T, page, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile(filepath.Join("..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(b), "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("README.md has no heading %q", heading)
+		t.Fatalf("%s has no heading %q", page, heading)
 	}
 	_, block, ok := strings.Cut(after, "```")
 	if !ok {
-		t.Fatalf("README.md has no code block after %q", heading)
+		t.Fatalf("%s has no code block after %q", page, heading)
 	}
 	_, block, _ = strings.Cut(block, "\n") // the fence's language
 	block, _, _ = strings.Cut(block, "```")
@@ -33,12 +34,13 @@ func readmeBlock(t *testing.T, heading string) string {
 // readmeOutputRe matches a comment that shows what a line prints.
 var readmeOutputRe = regexp.MustCompile(`^(Created|Started|Deleted|Cancelled|Reopened|Done) W-\d+ \[`)
 
-// TestReadmeTasksExample runs the README's boris tasks block top to bottom
+// TestReadmeTasksExample runs the boris tasks block of the work-tracking
+// page (docs/board.md#boris-tasks) top to bottom
 // on a fresh board, each line as the shell runs it with the built boris on
 // PATH: every line succeeds, and a comment showing output is what it
 // prints ("..." standing for the rest of the line).
 func TestReadmeTasksExample(t *testing.T) {
-	block := readmeBlock(t, "### `boris tasks`")
+	block := docBlock(t, "docs/board.md", "## `boris tasks`")
 	env := cleanEnv("BORIS_TASKS_DB="+filepath.Join(realTempDir(t), "boris.db"), "PATH="+filepath.Dir(borisBin)+":"+os.Getenv("PATH"))
 	lines := 0
 	for line := range strings.Lines(block) {
@@ -67,23 +69,35 @@ func TestReadmeTasksExample(t *testing.T) {
 		}
 	}
 	if lines < 10 {
-		t.Errorf("README's boris tasks block: got %d commands, want the whole example", lines)
+		t.Errorf("docs/board.md's boris tasks block: got %d commands, want the whole example", lines)
 	}
 }
 
-// TestReadmeClientCommands: every client configuration in README.md that
-// starts boris names the binary by its path, as make build leaves it:
-// nothing puts a bare "boris" on a client's PATH (the filesystem example
-// once said "command": "boris").
+// TestReadmeClientCommands: every client configuration in README.md and
+// the pages of docs/ that starts boris names the binary by its path, as
+// make build leaves it: nothing puts a bare "boris" on a client's PATH (the
+// filesystem example once said "command": "boris").
 func TestReadmeClientCommands(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	pages := []string{"../README.md"}
+	err := filepath.WalkDir("../docs", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bare := regexp.MustCompile(`"command": "boris"|claude mcp add \S+ -- boris `)
-	for i, line := range strings.Split(string(b), "\n") {
-		if m := bare.FindString(line); m != "" {
-			t.Errorf("README.md:%d: %q starts boris by a bare name; want its path (/path/to/boris/bin/boris)", i+1, m)
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := bare.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q starts boris by a bare name; want its path (/path/to/boris/bin/boris)", page, i+1, m)
+			}
 		}
 	}
 }

@@ -513,7 +513,7 @@ func TestScopeNoAllowDir(t *testing.T) {
 
 // TestScopeBashConfined: the allowed directories bind commands too, through
 // the kernel (Landlock), except for deny globs inside an allowed directory,
-// which Landlock cannot express (README, "Security model"); --sandbox off
+// which Landlock cannot express (docs/security.md); --sandbox off
 // lifts the confinement.
 func TestScopeBashConfined(t *testing.T) {
 	f := newScopeFixture(t)

@@ -18,7 +18,7 @@ import (
 )
 
 // The stateless tests drive boris-gateway with go-sdk's client speaking MCP
-// 2026-07-28 (no initialize, no Mcp-Session-Id: SPEC §10), pinned and in
+// 2026-07-28 (no initialize, no Mcp-Session-Id: docs/reference/gateway.md#stateless-requests-2026-07-28), pinned and in
 // its default negotiation, beside a 2025-11-25 session client on the same
 // endpoint. Every request of the one (anonymous, --auth none) principal goes
 // to one core kept for it, so the shell's working directory, background
@@ -92,7 +92,7 @@ var suiteTools = []string{"bash", "view", "create_file", "str_replace", "grep", 
 // records checkpoints (git on PATH).
 var checkpointTools = []string{"history", "diff", "undo"}
 
-// boardTools are the work-tracking tools (SPEC §11), which the suite does
+// boardTools are the work-tracking tools (docs/reference/core.md#work-tracking), which the suite does
 // not call: they write the board in --tasks-db, by default under the real
 // $HOME of a gateway started without isolation, as startGateway's is. The
 // board's own tests cover them; the suite logs that it left them out.

@@ -56,8 +56,8 @@ func TestToolsGolden(t *testing.T) {
 }
 
 // TestToolsGoldenGatewayScopes: through the built gateway, a token's
-// scopes give its core the tool list of the flags they stand for (SPEC
-// §4), compared with golden files as TestToolsGolden does. The list is as
+// scopes give its core the tool list of the flags they stand for
+// (docs/reference/gateway.md#authentication), compared with golden files as TestToolsGolden does. The list is as
 // go-sdk's client decodes it, re-encoded.
 func TestToolsGoldenGatewayScopes(t *testing.T) {
 	dir := realTempDir(t)

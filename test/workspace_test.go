@@ -193,7 +193,7 @@ func TestWorkspaceWritesAreCommitted(t *testing.T) {
 }
 
 // TestWorkspaceWriteMakesParents: inside a workspace write_file creates
-// missing parent directories and commits the file (seed 003); outside
+// missing parent directories and commits the file (docs/workspaces.md#workspaces); outside
 // one it refuses them, as server-filesystem does.
 func TestWorkspaceWriteMakesParents(t *testing.T) {
 	dir := realTempDir(t)

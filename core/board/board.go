@@ -1,4 +1,4 @@
-// Package board provides the work-tracking board of SPEC §11: tasks with a
+// Package board provides the work-tracking board of docs/reference/core.md#work-tracking: tasks with a
 // status, a priority and blockers, kept in one SQLite database that every
 // core, the `boris tasks` CLI and the dashboard share.
 //

@@ -8,7 +8,7 @@ import (
 // A board may lie in a directory a principal writes (under the gateway's
 // --workdir-template it is ~/.boris/boris.db in the principal's own
 // directory), and the core and the gateway open it with more rights than
-// the principal's commands have. SPEC §6: "Whatever the core or gateway
+// the principal's commands have. docs/reference/security.md: "Whatever the core or gateway
 // must open inside a principal's tree is hostile input: no links followed,
 // regular files only, non-blocking, bounded in time." So a board's path is
 // walked one directory at a time, each opened relative to the last with

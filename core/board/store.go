@@ -11,7 +11,7 @@ import (
 	"time"
 
 	// The pure-Go SQLite driver (SQLite translated to Go, no cgo): static
-	// builds stay static. README "Dependencies" says why this one.
+	// builds stay static. docs/dependencies.md says why this one.
 	"github.com/ncruces/go-sqlite3"
 	_ "github.com/ncruces/go-sqlite3/driver"
 )

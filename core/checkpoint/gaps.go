@@ -15,7 +15,7 @@ import (
 // maxGaps bounds the gaps history keeps; older ones are counted.
 const maxGaps = 50
 
-// Recording never fails silently (SPEC §7): a change that could not be
+// Recording never fails silently (docs/reference/core.md#checkpoints): a change that could not be
 // recorded is a gap. The next tool result says so in one line (recording
 // runs after a call has answered, so its own result cannot), and history
 // lists every gap of the session, so no agent is led to believe an undo

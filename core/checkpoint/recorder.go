@@ -241,7 +241,7 @@ func (r *Recorder) prune() {
 
 // BeforeChange runs before a tool changes files (or undoes): whatever
 // changed on disk since the last recording was made by no Boris call, so
-// it is recorded as a checkpoint of its own (SPEC §7: tool outside) before
+// it is recorded as a checkpoint of its own (docs/reference/core.md#checkpoints: tool outside) before
 // this call's change, and an undo of the agent's change never takes it.
 // Then it waits until every earlier change is recorded: the state this
 // call's change will be recorded against.

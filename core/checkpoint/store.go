@@ -1,4 +1,4 @@
-// Package checkpoint provides Boris's checkpoints (SPEC §7): a shadow git
+// Package checkpoint provides Boris's checkpoints (docs/reference/core.md#checkpoints): a shadow git
 // repository per working tree, kept outside the tree, into which every
 // change a tool call makes is recorded, so that it can be listed, diffed
 // and undone. The user's own repository (.git, index, hooks, config,

@@ -1,4 +1,4 @@
-// Package extension loads Boris's extensions (SPEC §9): directories laid
+// Package extension loads Boris's extensions (docs/reference/core.md#extensions): directories laid
 // out as mcp-bash-framework projects, whose tools are executables with a
 // JSON metadata file beside them. The core runs those executables like
 // bash commands; this package finds and checks them.

@@ -1,5 +1,5 @@
 // Package sandbox provides the kernel confinement of every command the
-// Boris core starts (SPEC §6): the same allowed directories that scope the
+// Boris core starts (docs/reference/security.md): the same allowed directories that scope the
 // file tools become Linux Landlock rules for the shell and everything it
 // runs, so a command can read and write only what the file tools could, plus
 // the system directories a toolchain needs and a private temporary directory.
@@ -344,7 +344,7 @@ func (s *Sandbox) Wrap(argv []string) []string {
 // WrapReadOnly returns a function that runs an argv confined like
 // commands, except that every directory commands may write it may only
 // read, plus the read directories, and it may write only write: for the
-// git Boris runs on its own repositories (SPEC §6: "confined like
+// git Boris runs on its own repositories (docs/reference/security.md: "confined like
 // commands"), which must not write the principal's files. It returns nil
 // when s is not enforced.
 func (s *Sandbox) WrapReadOnly(read, write []string) func([]string) []string {

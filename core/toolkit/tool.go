@@ -23,7 +23,7 @@ import (
 // configuration alone (Filter) and registers them (Register).
 type Tool struct {
 	Name    string
-	Toolset string // the package that offers it: boris, filesystem, checkpoints, board, workspaces, extensions
+	Toolset string // the package that offers it: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
 	Writes  bool   // changes files or shared state: --read-only leaves it out
 	Exec    bool   // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
@@ -31,7 +31,7 @@ type Tool struct {
 }
 
 // Handler is a tool's logic: a result, or an error that becomes an
-// isError result with its code (SPEC §2.2).
+// isError result with its code (docs/reference/core.md#errors).
 type Handler[In any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, error)
 
 // Around is what the composition root does around every call of a tool

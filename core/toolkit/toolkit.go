@@ -1,5 +1,5 @@
 // Package toolkit provides what every toolset of the core shares: the
-// stable error codes of tool results (SPEC §2.2), the errors that carry
+// stable error codes of tool results (docs/reference/core.md#errors), the errors that carry
 // them, the mapping of any error onto them, and the result helpers, so a
 // toolset's package needs the core for none of it.
 package toolkit
@@ -17,7 +17,7 @@ import (
 )
 
 // Code is the stable identifier at the start of every tool error's text,
-// "[CODE] message" (SPEC §2.2). Agents and scripts may match on it; the
+// "[CODE] message" (docs/reference/core.md#errors). Agents and scripts may match on it; the
 // message after it is for reading and may change.
 type Code string
 
@@ -39,7 +39,7 @@ const (
 	CheckpointNotFound Code = "CHECKPOINT_NOT_FOUND" // history/diff/undo: no such checkpoint kept, or nothing before it to restore
 	WorkspaceNotFound  Code = "WORKSPACE_NOT_FOUND"  // workspaceId names no workspace
 	Conflict           Code = "CONFLICT"             // undo: a later change made outside Boris touched the same files
-	// The work-tracking tools' codes (SPEC §11). Their tasks are board
+	// The work-tracking tools' codes (docs/reference/core.md#work-tracking). Their tasks are board
 	// entries (W-12), not background commands: TASK_NOT_FOUND is not theirs.
 	BoardTaskNotFound Code = "BOARD_TASK_NOT_FOUND" // no task on the board has that id
 	BoardTaskInUse    Code = "BOARD_TASK_IN_USE"    // delete_task: other tasks wait for it or are its subtasks

@@ -25,7 +25,7 @@ import (
 
 // The SDK's stdio transport ends the session at the first line it cannot
 // decode. A client's bad line must instead get a JSON-RPC error and leave
-// the session running (SPEC §2.2: protocol errors stay protocol errors), so
+// the session running (docs/reference/core.md#errors: protocol errors stay protocol errors), so
 // boris screens each line before the SDK sees it.
 
 // lockedWriter serializes whole-message writes to stdout: the SDK writes

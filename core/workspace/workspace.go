@@ -1,4 +1,4 @@
-// Package workspace provides Boris's workspaces (SPEC §8): named
+// Package workspace provides Boris's workspaces (docs/reference/core.md#workspaces): named
 // directories under one root, each its own git repository, into which
 // every write made through Boris is committed.
 //

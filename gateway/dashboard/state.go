@@ -249,7 +249,7 @@ func (o *Observer) readBoard(ctx context.Context, ref boardRef, showPath bool) d
 }
 
 // Bounds on reading a board for the dashboard. A board is a file in a
-// principal's reach (SPEC §6: "bounded in time"): its read runs apart
+// principal's reach (docs/reference/security.md: "bounded in time"): its read runs apart
 // from the request, at most one at a time per board, and a request waits
 // for it only until boardWait after it started. A read that hangs (a
 // board swapped for a FIFO between its check and its open, a stuck file

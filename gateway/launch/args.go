@@ -10,7 +10,7 @@ import (
 // ListFlag appends values to a repeatable core flag without losing the
 // operator's own: flags beat the environment in the core, so when the
 // operator set the list only through its BORIS_* variable, that list is
-// carried into the flags first (SPEC §6: scope-derived restrictions add to
+// carried into the flags first (docs/reference/security.md: scope-derived restrictions add to
 // the operator's core flags, never replace them).
 func ListFlag(args, environ []string, flag, env string, values ...string) []string {
 	if len(values) == 0 {

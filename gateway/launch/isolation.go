@@ -1,6 +1,6 @@
 package launch
 
-// Isolation is what the gateway enforces around every core (SPEC §6),
+// Isolation is what the gateway enforces around every core (docs/reference/security.md),
 // decided at start-up, logged once and reported by /healthz.
 type Isolation struct {
 	// Sandbox is the Landlock confinement of the cores' commands, as

@@ -13,7 +13,7 @@ import (
 const writePiece = 256 << 10
 
 // SSEWriter writes a text/event-stream response, flushing every event so
-// nothing waits in a buffer (SPEC §3.2; reverse proxies are told the same
+// nothing waits in a buffer (docs/reference/gateway.md#http-surface; reverse proxies are told the same
 // with X-Accel-Buffering: no).
 type SSEWriter struct {
 	w       http.ResponseWriter

@@ -1,5 +1,5 @@
 // Package cgroup provides one cgroup (v2) per gateway session, so that
-// ending a session ends everything it started (SPEC §6: "Each core runs in
+// ending a session ends everything it started (docs/reference/security.md#nothing-escapes-a-session: "Each core runs in
 // its own cgroup (v2) when the gateway can create one ... ending a session
 // kills the whole cgroup (cgroup.kill), so setsid/double-forked processes
 // die too").
@@ -17,7 +17,7 @@
 // process of the group at once, including ones forked while the kill is
 // under way, then removes the group. A process leaves its group only by
 // writing to the cgroup file system, which the core's sandbox does not
-// let commands do (SPEC §6 lists what they may write).
+// let commands do (docs/reference/security.md lists what they may write).
 //
 // Only one Manager may use a sessions directory at a time: Open takes an
 // exclusive flock(2) on it, which the kernel drops when the gateway dies.

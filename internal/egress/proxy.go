@@ -1,5 +1,5 @@
 // Package egress provides the way out of a session's network namespace
-// (SPEC §6): a forward proxy boris-gateway runs on a Unix socket, which
+// (docs/reference/security.md): a forward proxy boris-gateway runs on a Unix socket, which
 // lets HTTP and HTTPS through to the operator's allowed domains only, and
 // the bridge that makes it reachable from inside a namespace as a
 // loopback port.

@@ -1,6 +1,6 @@
 // Package gitenv provides how every git Boris runs is started (checkpoint
 // shadow repositories, workspaces): hardened, so that nothing a principal
-// could have written makes git run a program (SPEC §6).
+// could have written makes git run a program (docs/reference/security.md).
 //
 // git reads configuration from the system, the user and the repository,
 // and attributes from the tree; each of them can name a program for git to

@@ -1,5 +1,5 @@
 // Package netns provides the namespaces a session's commands run in
-// (SPEC §6, "Tenants neither see nor reach each other"): a PID namespace
+// (docs/reference/security.md#network-modes, "Tenants neither see nor reach each other"): a PID namespace
 // with a private /proc, an IPC namespace with a private /dev/shm, a mount
 // namespace to hold those mounts and a private root that holds only what
 // the session's rules grant (PrivateRoot), and a network namespace whose

@@ -16,7 +16,7 @@ import (
 var stageDirs = []string{"/tmp", "/mnt", "/run", "/var"}
 
 // cgroupDir is covered by an empty read-only tmpfs in the new root: the
-// host's cgroup tree names every group of the machine (SPEC §6: tenants
+// host's cgroup tree names every group of the machine (docs/reference/security.md#network-modes: tenants
 // neither see nor reach each other).
 const cgroupDir = "/sys/fs/cgroup"
 

@@ -3,7 +3,7 @@
 // Package safefile provides the opens Boris makes in directories that
 // someone else may write: a principal's tree, a session's temporary
 // directory, a state directory that a command can reach. Everything it
-// opens is hostile input (SPEC §6): below a trusted base directory no
+// opens is hostile input (docs/reference/security.md): below a trusted base directory no
 // symbolic link is followed, on any component, and a file is accepted only
 // when it is a regular file, checked on the open descriptor (so a link or
 // FIFO swapped in after a check is refused, never followed or waited on).

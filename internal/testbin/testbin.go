@@ -19,12 +19,14 @@ import (
 // compiles them (CGO_ENABLED=0, -trimpath): the packages make run
 // compiled are in Go's build cache for make test, and the other way round.
 func Build(dir string, cmds ...string) error {
+	args := []string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}
 	for _, name := range cmds {
-		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, name), "github.com/mjkoo/boris/cmd/"+name)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %w\n%s", name, err, out)
-		}
+		args = append(args, "github.com/mjkoo/boris/cmd/"+name)
+	}
+	build := exec.Command("go", args...)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", strings.Join(cmds, ", "), err, out)
 	}
 	return nil
 }

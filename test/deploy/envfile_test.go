@@ -74,7 +74,7 @@ func TestEnvExampleNames(t *testing.T) {
 			t.Errorf("%s does not set %s, which a deployment behind a proxy needs", envExamplePath, want)
 		}
 	}
-	// The multi-user recipe (SPEC §6): a directory per principal, confined.
+	// The multi-user recipe (docs/reference/security.md): a directory per principal, confined.
 	if !strings.Contains(f.active["BORIS_GATEWAY_WORKDIR_TEMPLATE"], "{sub}") {
 		t.Errorf("%s: BORIS_GATEWAY_WORKDIR_TEMPLATE=%q, want a per-principal {sub} directory", envExamplePath, f.active["BORIS_GATEWAY_WORKDIR_TEMPLATE"])
 	}

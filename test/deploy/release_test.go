@@ -28,7 +28,7 @@ type artifact struct {
 }
 
 // TestReleaseSnapshot verifies a goreleaser snapshot release: four archives
-// (linux, darwin x amd64, arm64) holding both binaries, README and deploy/;
+// (linux, darwin x amd64, arm64) holding both binaries, README, docs/ and deploy/;
 // static binaries of the right platform; the ones this machine can run
 // print the stamped version and their help; checksums.txt matches.
 func TestReleaseSnapshot(t *testing.T) {
@@ -197,12 +197,13 @@ func extract(t *testing.T, archive string) string {
 	return filepath.Join(dest, entries[0].Name())
 }
 
-// checkLayout: what the README's deployment steps and the Containerfile
-// expect to find in an unpacked archive.
+// checkLayout: what the deployment steps (docs/deployment.md) and the
+// Containerfile expect to find in an unpacked archive, and the pages the
+// README links to.
 func checkLayout(t *testing.T, dir string) {
 	t.Helper()
 	for _, rel := range []string{
-		"boris", "boris-gateway", "README.md",
+		"boris", "boris-gateway", "README.md", "docs/deployment.md",
 		unitPath, envExamplePath, nginxConfPath, caddyfilePath, containerfilePath,
 	} {
 		if !fileExists(filepath.Join(dir, rel)) {

@@ -90,7 +90,7 @@ func TestUnitDirectives(t *testing.T) {
 		// then SIGKILL to all that is left in the cgroup.
 		{"KillMode", oneOf("mixed", "control-group"), "every core and command ends with the gateway"},
 		{"EnvironmentFile", func(v string) bool { return strings.HasPrefix(strings.TrimPrefix(v, "-"), "/etc/") }, "settings from a file under /etc"},
-		// SPEC §6: secrets as credentials, out of the environment and out
+		// docs/reference/security.md: secrets as credentials, out of the environment and out
 		// of every sandbox-readable directory.
 		{"LoadCredential", func(v string) bool { return strings.HasPrefix(v, "tokens:/etc/") }, "the token file handed over as a systemd credential"},
 		{"ExecStart", func(v string) bool { return strings.Contains(v, "--token-file ${CREDENTIALS_DIRECTORY}/") }, "--token-file read from the credentials directory"},

@@ -1,4 +1,4 @@
-// Interop check: extension tools that ask the client (SPEC §9), through the
+// Interop check: extension tools that ask the client (docs/reference/core.md#extensions), through the
 // official MCP TypeScript SDK clients, which answer elicitation and
 // sampling: 1.x (@modelcontextprotocol/sdk) on a 2025-11-25 session, where
 // the questions come as requests from server to client, and 2.x

@@ -9,7 +9,7 @@ package interop
 // relative; globs ending in "/**" in search_files and excludePatterns) is
 // made to server-filesystem and to Boris. Results must be alike after
 // callFs's normalisations, with only these more, each a deliberate
-// difference the README lists:
+// difference docs/workspaces.md#replacing-server-filesystem lists:
 //   - errors: both fail, Boris with "[CODE] message" (and so in
 //     read_multiple_files' failed parts);
 //   - nothing shown from outside: list_directory_with_sizes' lines of
@@ -118,7 +118,7 @@ func genLinkTarget(r *rand.Rand, from string, all []genEntry) string {
 	}
 	to := all[r.IntN(len(all))].rel
 	if !utf8Valid(to) {
-		// A deliberate difference (README): Boris refuses a path that
+		// A deliberate difference (docs/workspaces.md#replacing-server-filesystem): Boris refuses a path that
 		// resolves to a name that is not UTF-8; server-filesystem takes the
 		// decoded name, another file, which write_file then creates.
 		return "missing-bad"

@@ -13,7 +13,7 @@ package interop
 //     go-sdk cannot send, and which is what its absence means) is dropped
 //     and annotations' unstated readOnlyHint/idempotentHint read as false,
 //     their defaults.
-// Every deliberate difference (README, "Replacing server-filesystem") is
+// Every deliberate difference (docs/workspaces.md#replacing-server-filesystem) is
 // asserted as such: error text, CRLF kept, nothing shown of what lies
 // outside the allowed directories.
 

@@ -419,7 +419,7 @@ func TestTypeScriptClient(t *testing.T) {
 
 // sessionRevisions are the MCP revisions with sessions (initialize,
 // Mcp-Session-Id) the gateway serves; stateless is the revision without
-// them (SPEC §10), served on the same endpoint. The conformance suite runs
+// them (docs/reference/gateway.md#stateless-requests-2026-07-28), served on the same endpoint. The conformance suite runs
 // once per revision (--spec-version is cumulative).
 var (
 	sessionRevisions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}

@@ -11,6 +11,13 @@
 //
 //	go test -json ./... 2>&1 | go run ./test/progress -logs bin/test-logs
 //
+// With -shard DIR it runs the command after "--" (go test -json of the
+// other packages) itself, and beside it the package in DIR split across
+// -shards processes of its test binary (shards.go), reading all their
+// events as one run.
+//
+//	go run ./test/progress -logs bin/test-logs -shard ./test -- go test -json ./core/...
+//
 // With -phase NAME it runs the command after "--" instead (go vet,
 // staticcheck), its output passed through, saying every -every that NAME
 // is still running, and exits with its status.
@@ -21,6 +28,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -38,16 +46,37 @@ func main() {
 	flag.StringVar(&o.logs, "logs", "test-logs", "directory for each failed test's full output")
 	flag.DurationVar(&o.every, "every", 25*time.Second, "print a line when nothing was printed for this long")
 	flag.IntVar(&o.head, "head", 30, "lines of a failed test's output shown on the terminal")
+	var plan shardPlan
+	flag.StringVar(&plan.dir, "shard", "", "run the package in this directory in -shards processes beside the command after --")
+	flag.IntVar(&plan.n, "shards", 3, "processes the -shard package's tests are split across")
+	flag.StringVar(&plan.bin, "shard-bin", "bin/shard.test", "where the -shard package's test binary is compiled")
+	flag.DurationVar(&plan.timeout, "shard-timeout", 20*time.Minute, "each shard's -test.timeout")
+	flag.StringVar(&plan.weights, "shard-times", "", "file keeping each test's last duration, to balance the next run's shards")
 	flag.Parse()
 	if *phase != "" {
 		os.Exit(runPhase(*phase, flag.Args(), o.every, os.Stdout))
 	}
-	failed, err := report(os.Stdin, os.Stdout, o, time.Now)
+	in := io.Reader(os.Stdin)
+	ranFailed := false
+	if plan.dir != "" {
+		var err error
+		if plan, err = plan.resolve(flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "progress:", err)
+			os.Exit(2)
+		}
+		pr, pw := io.Pipe()
+		in = pr
+		go func() {
+			ranFailed = runMerged(pw, flag.Args(), plan)
+			pw.Close()
+		}()
+	}
+	failed, err := report(in, os.Stdout, o, time.Now)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "progress:", err)
 		os.Exit(1)
 	}
-	if failed {
+	if failed || ranFailed {
 		os.Exit(1)
 	}
 }

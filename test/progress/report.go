@@ -159,7 +159,7 @@ func (rp *reporter) packageEnded(e event, key string, at time.Time) {
 		return
 	}
 	rp.counts.pkgFail++
-	if rp.failing[e.Package] {
+	if rp.failing[basePkg(e.Package)] {
 		return // its failed tests are listed
 	}
 	name := e.Package + " (package)"
@@ -182,7 +182,7 @@ func (rp *reporter) testLine(e event, out *strings.Builder, at time.Time) {
 		rp.printf(at, "  SKIP %s: %s\n", name, skipReason(out))
 	case "fail":
 		rp.counts.fail++
-		rp.failing[e.Package] = true
+		rp.failing[basePkg(e.Package)] = true
 		log := rp.saveLog(name, out)
 		rp.fails = append(rp.fails, failure{name, log})
 		rp.printf(at, "  FAIL %s (%.1fs): full output in %s\n", name, e.Elapsed, log)
@@ -266,7 +266,15 @@ func (rp *reporter) summary(at time.Time) {
 // shortName is a test's name as progress prints it: the package's last
 // element, a dot, the test.
 func shortName(pkg, test string) string {
+	pkg = basePkg(pkg)
 	return pkg[strings.LastIndex(pkg, "/")+1:] + "." + test
+}
+
+// basePkg is a package's import path without the "#N" naming one of
+// the processes it runs in (see shards.go).
+func basePkg(pkg string) string {
+	base, _, _ := strings.Cut(pkg, "#")
+	return base
 }
 
 // skipReason is the last line a skipped test logged, its t.Skip message.

@@ -1230,7 +1230,7 @@ mcp_progress() {
 
 # A tool asks its client something by appending a question to
 # ${MCP_INPUT_DIR}/input and reads the answer Boris writes to
-# ${MCP_INPUT_DIR}/answer.KEY (SPEC §9). On a 2026-07-28 request the call
+# ${MCP_INPUT_DIR}/answer.KEY (docs/reference/core.md#extensions). On a 2026-07-28 request the call
 # ends when the tool waits for an answer it does not have, the client
 # answers, and the tool runs again from the start with the answers already
 # there: a tool asks its questions in the same order, under the same keys,

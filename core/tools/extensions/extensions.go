@@ -1,11 +1,11 @@
-// Package extensions is the extension toolset (SPEC §9): tools, and the
+// Package extensions is the extension toolset (docs/reference/core.md#extensions): tools, and the
 // resources, prompts and completions they offer, from --extensions
 // directories laid out as mcp-bash-framework projects, reloaded as the
 // directories change. It imports the shared kit, never another toolset or
 // the core: what it needs of the core comes through Deps and Options.
 package extensions
 
-//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (SPEC §9)
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (docs/reference/core.md#extensions)
 
 import (
 	"bytes"

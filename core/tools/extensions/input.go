@@ -1,6 +1,6 @@
 package extensions
 
-//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 revision but are what extension tools may ask a client for (SPEC §9)
+//lint:file-ignore SA1019 sampling and roots are deprecated by the 2026-07-28 revision but are what extension tools may ask a client for (docs/reference/core.md#extensions)
 
 import (
 	"bytes"

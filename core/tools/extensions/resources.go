@@ -1,6 +1,6 @@
 package extensions
 
-//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (SPEC §9)
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but is how extension tools' logs reach 2025 clients (docs/reference/core.md#extensions)
 
 import (
 	"context"
@@ -24,8 +24,8 @@ import (
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 
-// Resources, prompts and completions from --extensions directories (SPEC
-// §9), in mcp-bash-framework's formats: resources/*.meta.json (or
+// Resources, prompts and completions from --extensions directories
+// (docs/reference/core.md#extensions), in mcp-bash-framework's formats: resources/*.meta.json (or
 // register.json's "resources") served by the file provider (confined to
 // the extension's directory), the echo provider or the project's own
 // providers/NAME.sh (providers.go), resource templates,

@@ -10,7 +10,7 @@ import (
 )
 
 // The work-tracking tools on blockers: add_blocker, remove_blocker and
-// get_blockers (SPEC §11).
+// get_blockers (docs/reference/core.md#work-tracking).
 
 type blockerParams struct {
 	TaskID      string `json:"task_id" jsonschema:"the task that must wait (W-12)"`

@@ -12,7 +12,7 @@ import (
 )
 
 // The work-tracking tools on tasks themselves: create_task, list_tasks,
-// get_task, update_task and delete_task (SPEC §11). board_tools.go
+// get_task, update_task and delete_task (docs/reference/core.md#work-tracking). board_tools.go
 // registers them; package board holds the logic.
 
 type createTaskParams struct {

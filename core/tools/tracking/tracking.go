@@ -1,4 +1,4 @@
-// Package tracking is the work-tracking toolset (SPEC §11): create_task,
+// Package tracking is the work-tracking toolset (docs/reference/core.md#work-tracking): create_task,
 // list_tasks, get_task, update_task, delete_task, add_blocker,
 // remove_blocker and get_blockers keep work items on the board in
 // --tasks-db (package board), which every core, the `boris tasks` CLI and
@@ -31,11 +31,11 @@ type Deps interface {
 // tools are the work-tracking tools over their dependencies.
 type tools struct{ d Deps }
 
-// Tools are the work-tracking tools (the toolset "board"); --read-only
+// Tools are the work-tracking tools (the toolset "tracking"); --read-only
 // keeps the reading ones.
 func Tools(d Deps) []toolkit.Tool {
 	tr := tools{d}
-	return toolkit.Set("board",
+	return toolkit.Set("tracking",
 		toolkit.NewFrom(listTasksTool.Name, boardDef[listTasksResult](listTasksTool), tr.listTasks),
 		toolkit.NewFrom(getTaskTool.Name, boardDef[taskResult](getTaskTool), tr.getTask),
 		toolkit.NewFrom(getBlockersTool.Name, boardDef[board.Blockers](getBlockersTool), tr.getBlockers),
@@ -133,7 +133,7 @@ func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
 }
 
 // tuneBoardSchema makes a work-tracking schema what code-generating clients
-// want (SPEC §11): every status an enum, every priority bounded, optional
+// want (docs/reference/core.md#work-tracking): every status an enum, every priority bounded, optional
 // fields a plain type rather than "null or type" (omit one to leave it
 // alone), and nothing but the named properties.
 func tuneBoardSchema(s *jsonschema.Schema) {

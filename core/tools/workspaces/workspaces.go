@@ -1,4 +1,4 @@
-// Package workspaces is the workspace toolset (SPEC §8): named,
+// Package workspaces is the workspace toolset (docs/reference/core.md#workspaces): named,
 // git-versioned directories under --workspaces-root, created, listed and
 // read back by these tools, written by the filesystem toolset's tools
 // with workspaceId (workspace.Paths commits their writes). It imports the

@@ -1,4 +1,4 @@
-// Command checkpoint measures what checkpoints (SPEC §7) add to a tool
+// Command checkpoint measures what checkpoints (docs/reference/core.md#checkpoints) add to a tool
 // call, in one run on this machine: cores with --checkpoints on beside
 // cores with --checkpoints off, on a generated tree of 10,000 files and
 // on a small tree of 20 and, with -linux, on the Linux kernel sources

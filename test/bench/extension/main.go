@@ -1,5 +1,5 @@
 // Command extension measures the per-call latency of a trivial extension
-// tool (SPEC §9), in one run on this machine: a hello-world tool written
+// tool (docs/reference/core.md#extensions), in one run on this machine: a hello-world tool written
 // against the shell SDK, served by `boris --extensions` and by
 // mcp-bash-framework itself from the same project directory, beside two
 // of Boris's built-in tools (bash `echo hi`, which also starts a process,

@@ -1,5 +1,5 @@
 // Command machinery measures the two git machineries considered for
-// checkpoints (SPEC §7) side by side, in one run, on a generated tree of
+// checkpoints (docs/reference/core.md#checkpoints) side by side, in one run, on a generated tree of
 // 10,000 files and a small one of 20: the git binary as Boris drives it
 // (core/checkpoint's Store, with its changed-path watcher) and go-git
 // (github.com/go-git/go-git/v5) doing the same recordings in process.
