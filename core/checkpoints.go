@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"crypto/rand"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"io"
 	"os"
 	"os/exec"
@@ -140,7 +141,7 @@ func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string,
 // on, and a toolset with history, diff and undo to use them (docs/reference/core.md#checkpoints:
 // not --toolset filesystem).
 func (c *Config) checkpointsOn() bool {
-	return c.Checkpoints == "on" && c.Toolset != "filesystem"
+	return c.Checkpoints == "on" && c.selects(boristools.ID)
 }
 
 // startHook and doneHook start git through the subreaper, when there is one.

@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"github.com/mjkoo/boris/core/toolkit"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -107,7 +109,7 @@ func (c *Config) validate() error {
 	if _, err := c.level(); err != nil {
 		return err
 	}
-	if c.WorkspacesRoot != "" && c.Toolset == "boris" {
+	if c.WorkspacesRoot != "" && !c.selects(filesystem.ID) {
 		// Workspaces are the filesystem tools' (docs/reference/core.md#workspaces): view, create_file
 		// and str_replace take no workspaceId and commit nothing.
 		return usage("--workspaces-root (BORIS_WORKSPACES_ROOT) needs --toolset filesystem or all (BORIS_TOOLSET): " +
@@ -155,13 +157,21 @@ func (c *Config) level() (slog.Level, error) {
 	return l, nil
 }
 
+// toolsetAll is the --toolset that selects every toolset.
+const toolsetAll = "all"
+
+// selects reports whether --toolset selects the toolsets that go with
+// under: all selects every one, a toolset's own name its own and those
+// under it, and "" is under every value.
+func (c *Config) selects(under toolkit.ID) bool {
+	return under == "" || c.Toolset == toolsetAll || c.Toolset == string(under)
+}
+
+// disabled reports whether --disable-tools names the tool name. The
+// tools that run commands, bash's background tasks among them, go with
+// bash (leavesOut; docs/reference/core.md#configuration).
 func (c *Config) disabled(name string) bool {
-	if slices.Contains(c.DisableTools, name) {
-		return true
-	}
-	// Background task tools only make sense with the shell (docs/reference/core.md#configuration).
-	isTaskTool := name == "task_output" || name == "task_stop"
-	return isTaskTool && slices.Contains(c.DisableTools, "bash")
+	return slices.Contains(c.DisableTools, name)
 }
 
 func usage(format string, args ...any) error {

@@ -22,7 +22,7 @@ func (b *boris) extensionOptions(environ []string) extensions.Options {
 	}
 	return extensions.Options{
 		Dirs: b.cfg.Extensions, MaxFileSize: b.cfg.MaxFileSize, TempDir: b.sandbox.TempDir(), PrivateDir: area, Environ: environ,
-		RunsCommands: !b.cfg.ReadOnly && !b.cfg.disabled("bash"), Builtin: builtinTool,
+		RunsCommands: !b.cfg.ReadOnly && !b.cfg.disabled(boristools.Bash), Builtin: builtinTool,
 		Keep: func(t toolkit.Tool) bool { return !b.cfg.leavesOut(t) }, Around: b.around, Log: b.log,
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"io"
 	"log/slog"
 	"os"
@@ -27,6 +29,7 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit"
 	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/tracking"
@@ -275,8 +278,10 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox.Spawns() {
 		// One confined spawner per session starts the commands: a fork
 		// from it costs far less than a helper's Go start per command. It
-		// starts with the first command, so sessions that run none (and
-		// session starts) do not pay for it.
+		// starts once the client has initialized, in the background
+		// (prestartSpawner), so neither the handshake's answer nor the
+		// first command waits for it; or with the first command, if that
+		// comes first.
 		b.spawnerReady = make(chan struct{})
 		b.spawnerStart = func() { b.startSpawner(sc.Start) }
 		sc.Spawn, sc.SpawnExtension = b.spawn, b.spawnExtension
@@ -349,7 +354,7 @@ func (c *Config) policy(workdir string, log *slog.Logger) (*scope.Policy, error)
 // server-filesystem's). Boris's own toolsets refuse such an entry as a bad
 // setting (docs/reference/core.md#configuration: exit status 2).
 func (c *Config) reachableAllowDirs(workdir string, log *slog.Logger) ([]string, error) {
-	if c.Toolset != "filesystem" || len(c.AllowDirs) == 0 {
+	if c.Toolset != string(filesystem.ID) || len(c.AllowDirs) == 0 {
 		return c.AllowDirs, nil
 	}
 	var kept []string
@@ -492,6 +497,18 @@ func (b *boris) startSpawner(start func(*exec.Cmd) error) {
 	b.spawner = sp
 }
 
+// prestartSpawner starts the session's spawner in the background when the
+// session can run commands: its start (a process, its namespaces, its
+// private root, its egress bridge) is most of what a first command would
+// otherwise cost, tens of milliseconds of CPU. A command that comes while
+// it starts waits for it (spawnerOnce).
+func (b *boris) prestartSpawner(tools []toolkit.Tool) {
+	if b.spawnerStart == nil || (b.diag == nil && !slices.ContainsFunc(tools, func(t toolkit.Tool) bool { return t.Exec })) {
+		return
+	}
+	go b.spawnerOnce.Do(b.spawnerStart)
+}
+
 // spawn starts a command through the spawner, starting it first if need be.
 func (b *boris) spawn(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
 	b.spawnerOnce.Do(b.spawnerStart)
@@ -542,7 +559,7 @@ func runCheck(cfg *Config, environ []string, stdout io.Writer, log *slog.Logger)
 	if !cfg.checkpointsOn() {
 		recording = "off"
 	}
-	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled("bash") {
+	if len(cfg.Extensions) > 0 && !cfg.ReadOnly && !cfg.disabled(boristools.Bash) {
 		ext, skipped, err := extension.Load(cfg.Extensions, builtinTool)
 		if err != nil {
 			return usage("invalid --extensions: %v", err)

@@ -8,6 +8,8 @@ package core
 import (
 	"context"
 	"fmt"
+	"github.com/mjkoo/boris/core/tools/diagnostics"
+	"github.com/mjkoo/boris/core/tools/workspaces"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -45,7 +47,7 @@ type boris struct {
 	reaper        *reaper.Reaper   // nil where the process cannot be a subreaper
 	spawner       *sandbox.Spawner // starts commands under the sandbox; nil without one
 	spawnerReady  chan struct{}    // closed once spawner is set (or failed to start)
-	spawnerOnce   sync.Once        // starts it with the first command
+	spawnerOnce   sync.Once        // starts it once the client has initialized, or with the first command
 	spawnerStart  func()
 	settleOnce    sync.Once // settle's one run
 	shell         *shell.Shell
@@ -58,32 +60,60 @@ type boris struct {
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)
+	prestart      func()               // starts, in the background, what the first calls would wait for (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
 	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
 
-// offered lists every tool the configuration offers, in registration
-// order: the single place toolsets are wired in. tools/list order is the
-// SDK's (sorted by name), so it is deterministic whatever the order here.
-// With --anthropic-compat the three file tools become one editor tool,
-// str_replace_editor or str_replace_based_edit_tool by version
-// (docs/reference/tools.md#the-anthropic-compatible-editor). What the configuration leaves out is filtered by tools.
+// toolset is one toolset as the server wires it in.
+type toolset struct {
+	id toolkit.ID
+	// under is the --toolset value that selects it besides all (the
+	// toolset it goes with); "" when every value does.
+	under toolkit.ID
+	tools func() []toolkit.Tool // its tools under the configuration
+	// instructions is its line in the server's instructions, given the
+	// tools registered; nil when it has none.
+	instructions func(toolkit.Registered) string
+}
+
+// toolsets are the toolsets boris has, in registration order: the single
+// place toolsets are wired in. tools/list order is the SDK's (sorted by
+// name), so it is deterministic whatever the order here; the order of
+// the instructions' lines is this one.
+func (b *boris) toolsets() []toolset {
+	return []toolset{
+		{id: filesystem.ID, under: filesystem.ID, tools: b.filesystemTools},
+		{id: workspaces.ID, under: filesystem.ID, tools: b.workspaceTools},
+		{id: extensions.ID, tools: b.ext.Tools},
+		{id: boristools.ID, under: boristools.ID, tools: b.borisTools, instructions: boristools.Instructions},
+		{id: checkpoints.ID, under: boristools.ID, tools: b.checkpointTools, instructions: checkpoints.Instructions},
+		{id: diagnostics.ID, under: boristools.ID, tools: b.diagnosticsTools},
+		{id: tracking.ID, under: boristools.ID, tools: func() []toolkit.Tool { return tracking.Tools(b.board) }},
+	}
+}
+
+// offered lists every tool the configuration offers: those of each
+// toolset --toolset selects. With --anthropic-compat the three file tools
+// become one editor tool, str_replace_editor or str_replace_based_edit_tool
+// by version (docs/reference/tools.md#the-anthropic-compatible-editor).
+// What the configuration leaves out is filtered by tools.
 func (b *boris) offered() []toolkit.Tool {
 	var tools []toolkit.Tool
-	if b.cfg.Toolset != "boris" {
-		tools = append(tools, filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})...)
+	for _, ts := range b.toolsets() {
+		if b.cfg.selects(ts.under) {
+			tools = append(tools, ts.tools()...)
+		}
 	}
-	tools = append(tools, b.workspaceTools()...)
-	tools = append(tools, b.ext.Tools()...)
-	if b.cfg.Toolset == "filesystem" {
-		return tools
-	}
-	tools = append(tools, b.borisTools()...)
-	tools = append(tools, b.checkpointTools()...)
-	tools = append(tools, b.diagnosticsTools()...)
-	return append(tools, tracking.Tools(b.board)...)
+	return tools
+}
+
+// filesystemTools are server-filesystem's tools (--toolset filesystem or
+// all).
+func (b *boris) filesystemTools() []toolkit.Tool {
+	return filesystem.Tools(b, filesystem.Options{MaxFileSize: b.cfg.MaxFileSize, Workspaces: b.cfg.WorkspacesRoot != "", Seen: b.seen})
 }
 
 // borisTools are Boris's own tools (--toolset boris or all).
@@ -101,7 +131,7 @@ func (b *boris) borisTools() []toolkit.Tool {
 // unavailable, the checkpoint tools.
 func (b *boris) tools() []toolkit.Tool {
 	return slices.DeleteFunc(b.offered(), func(t toolkit.Tool) bool {
-		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.Toolset && b.rec == nil)
+		return b.cfg.leavesOut(t) || (t.Toolset == checkpoints.ID && b.rec == nil)
 	})
 }
 
@@ -109,7 +139,7 @@ func (b *boris) tools() []toolkit.Tool {
 // --read-only every writing tool, a disabled bash every tool that runs
 // commands, --disable-tools the tools it names.
 func (c *Config) leavesOut(t toolkit.Tool) bool {
-	return (c.ReadOnly && t.Writes) || (t.Exec && c.disabled("bash")) || c.disabled(t.Name)
+	return (c.ReadOnly && t.Writes) || (t.Exec && c.disabled(boristools.Bash)) || c.disabled(t.Name)
 }
 
 // enabledTools lists the tools a server with cfg registers but for
@@ -165,6 +195,7 @@ func (b *boris) newServer() *mcp.Server {
 			t.Register(s, b.around)
 		}
 	})
+	b.prestart = func() { b.prestartSpawner(tools) }
 	if b.ext != nil {
 		b.registerTools()
 	}
@@ -197,13 +228,18 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// startRegistering says that boris started, then registers the tools in
-// the background, once, and settles.
+// startRegistering says that boris started, then, in the background and
+// once, starts the session's spawner, registers the tools, starts the
+// checkpoints and settles: what a session needs before its first calls is
+// done before they come, never inside them.
 func (b *boris) startRegistering() {
 	b.settleOnce.Do(func() {
 		go func() {
 			if b.started != nil {
 				b.started()
+			}
+			if b.prestart != nil {
+				b.prestart() // first: it runs in processes of its own
 			}
 			b.registerTools()
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
@@ -241,31 +277,17 @@ func (b *boris) instructions(tools []toolkit.Tool) string {
 	case others:
 		sb.WriteString("Always refused: some paths outside the working directory.\n")
 	}
-	registered := func(name string) bool {
-		return slices.ContainsFunc(tools, func(t toolkit.Tool) bool { return t.Name == name })
-	}
-	bash := registered("bash")
-	if bash {
+	registered := toolkit.Registered(tools)
+	if registered.Has(boristools.Bash) {
 		sb.WriteString("Relative paths resolve against the working directory, which a `cd` in bash changes for later calls. " + b.sandboxNote())
 	} else {
 		sb.WriteString("Relative paths resolve against the working directory. ")
 	}
 	sb.WriteString("Errors start with a stable code in brackets, e.g. [AMBIGUOUS_MATCH]; the message says what to do next.")
-	if slices.ContainsFunc(tools, func(t toolkit.Tool) bool {
-		return t.Name == "str_replace" || strings.HasPrefix(t.Name, "str_replace_") // the editor tools too
-	}) {
-		sb.WriteString(" View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set.")
-	}
-	if registered("history") {
-		also := ""
-		if bash {
-			also = " (bash included, within the working tree)"
+	for _, ts := range b.toolsets() {
+		if ts.instructions != nil && registered.Offers(ts.id) {
+			sb.WriteString(ts.instructions(registered))
 		}
-		sb.WriteString(" Every change made through these tools" + also + " is recorded as a checkpoint: " +
-			"history lists them, diff shows one, undo reverts one (and can itself be undone).")
-	}
-	if bash && registered("task_output") {
-		sb.WriteString(" For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output.")
 	}
 	return sb.String()
 }

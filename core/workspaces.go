@@ -88,7 +88,7 @@ func (b *boris) openWorkspaces(workdir string, environ []string) error {
 // beside the filesystem tools, the ones that take workspaceId (validate
 // refuses --workspaces-root with --toolset boris).
 func (b *boris) workspaceTools() []toolkit.Tool {
-	if b.cfg.WorkspacesRoot == "" || b.cfg.Toolset == "boris" {
+	if b.cfg.WorkspacesRoot == "" {
 		return nil
 	}
 	return workspaces.Tools(b.workspaces)

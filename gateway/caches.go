@@ -73,7 +73,7 @@ func homeEnv(home string) []string {
 // where the gateway keeps principals' caches, else (--workdir-template
 // without a state directory) WORKDIR/.cache; none for the gateway's own
 // user.
-func (h *Handler) cachesOf(p Principal, args, environ []string) ([]string, []string, error) {
+func (h *starter) cachesOf(p Principal, args, environ []string) ([]string, []string, error) {
 	var dir string
 	switch {
 	case h.opts.CachesDir != "":

@@ -33,7 +33,7 @@ func TestLaunchForCaches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			h := &Handler{opts: Options{Environ: operator, PrincipalsDir: filepath.Join(dir, "principals")}}
+			h := &starter{opts: Options{Environ: operator, PrincipalsDir: filepath.Join(dir, "principals")}}
 			if err := os.Mkdir(h.opts.PrincipalsDir, 0o700); err != nil {
 				t.Fatal(err)
 			}

@@ -23,15 +23,10 @@ import (
 // Config is the gateway's configuration (docs/reference/gateway.md#configuration). Every field is a flag
 // and a BORIS_GATEWAY_* environment variable; the flag wins.
 type Config struct {
-	Listen              string        `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
-	Core                string        `flag:"core" env:"BORIS_GATEWAY_CORE" helpDefault:"next to boris-gateway, then $PATH" help:"path of the boris binary"`
-	PublicURL           string        `flag:"public-url" env:"BORIS_GATEWAY_PUBLIC_URL" help:"canonical external URL of the MCP endpoint, e.g. https://mcp.example.com/mcp"`
-	AllowedOrigins      []string      `flag:"allowed-origins" env:"BORIS_GATEWAY_ALLOWED_ORIGINS" help:"browser origins allowed to call the gateway (repeatable or comma-separated; * allows any)"`
-	SessionIdleTimeout  time.Duration `flag:"session-idle-timeout" env:"BORIS_GATEWAY_SESSION_IDLE_TIMEOUT" envDefault:"30m" help:"end a session after this long without requests"`
-	SessionMaxLifetime  time.Duration `flag:"session-max-lifetime" env:"BORIS_GATEWAY_SESSION_MAX_LIFETIME" envDefault:"12h" help:"end a session this long after it started, whatever its activity"`
-	MaxSessions         int           `flag:"max-sessions" env:"BORIS_GATEWAY_MAX_SESSIONS" envDefault:"64" help:"sessions (cores) open at once; more get 503"`
-	WarmCores           int           `flag:"warm-cores" env:"BORIS_GATEWAY_WARM_CORES" envDefault:"0" help:"cores kept started ahead of the sessions that will take them (a principal's next core starts as soon as one is taken), so a session create pays no core start-up; each holds a core's memory while it waits (stopped after 5m unused)"`
-	MaxSessionsPerSubj  int           `flag:"max-sessions-per-subject" env:"BORIS_GATEWAY_MAX_SESSIONS_PER_SUBJECT" envDefault:"0" help:"sessions one subject may hold at once; more get 429 (0 = a quarter of --max-sessions, at least 1)"`
+	Listen string `flag:"listen" env:"BORIS_GATEWAY_LISTEN" envDefault:"127.0.0.1:8080" help:"address to listen on (host:port)"`
+	Core   string `flag:"core" env:"BORIS_GATEWAY_CORE" helpDefault:"next to boris-gateway, then $PATH" help:"path of the boris binary"`
+	// Settings are the flags a Handler reads as they are (see Options).
+	Settings
 	Cgroups             string        `flag:"cgroups" env:"BORIS_GATEWAY_CGROUPS" envDefault:"auto" help:"one cgroup v2 per session, killed whole when it ends: auto (when the gateway can create them), required or off"`
 	CgroupRoot          string        `flag:"cgroup-root" env:"BORIS_GATEWAY_CGROUP_ROOT" helpDefault:"the gateway's own cgroup" help:"cgroup v2 directory to create session cgroups in"`
 	SessionPidsMax      int64         `flag:"session-pids-max" env:"BORIS_GATEWAY_SESSION_PIDS_MAX" envDefault:"0" help:"most processes one session may run (cgroup pids controller; 0 = no limit)"`
@@ -47,12 +42,7 @@ type Config struct {
 	EgressPerPrincipal  int           `flag:"egress-max-per-principal" env:"BORIS_GATEWAY_EGRESS_MAX_PER_PRINCIPAL" envDefault:"512" help:"connections all sessions of one principal may hold open through the egress proxy; more get 429"`
 	EgressFDReserve     int           `flag:"egress-fd-reserve" env:"BORIS_GATEWAY_EGRESS_FD_RESERVE" envDefault:"256" help:"file descriptors the gateway keeps for new sessions: a connection through the egress proxy that would leave fewer free gets 503"`
 	AllowReadableSecret bool          `flag:"allow-readable-secrets" env:"BORIS_GATEWAY_ALLOW_READABLE_SECRETS" envDefault:"false" help:"start even when a token, secret or key file lies where cores' commands may read it"`
-	MaxBody             flagenv.Size  `flag:"max-body" env:"BORIS_GATEWAY_MAX_BODY" envDefault:"4MB" help:"largest request body (413 beyond)"`
 	SSEPath             string        `flag:"sse-path" env:"BORIS_GATEWAY_SSE_PATH" envDefault:"/sse" help:"path of the 2024-11-05 HTTP+SSE transport, for clients without Streamable HTTP: GET opens a session and its event stream, POST ?sessionId= sends it messages; off serves none"`
-	ReadTimeout         time.Duration `flag:"read-timeout" env:"BORIS_GATEWAY_READ_TIMEOUT" envDefault:"30s" help:"how long a client may take to send a request body; a request refused before its body is read has its connection closed within this time"`
-	WriteTimeout        time.Duration `flag:"write-timeout" env:"BORIS_GATEWAY_WRITE_TIMEOUT" envDefault:"30s" help:"how long a client may leave a response unread before it is cut off and what the gateway holds for it is released"`
-	ReplayBuffer        flagenv.Size  `flag:"replay-buffer" env:"BORIS_GATEWAY_REPLAY_BUFFER" envDefault:"1MB" help:"bytes of events each SSE stream keeps so a client that lost its connection resumes it with Last-Event-ID (its newest event always; counted in the memory held for the session)"`
-	ReplayWindow        time.Duration `flag:"replay-window" env:"BORIS_GATEWAY_REPLAY_WINDOW" envDefault:"5m" help:"how long an SSE stream keeps an event for resumption with Last-Event-ID"`
 	Auth                string        `flag:"auth" env:"BORIS_GATEWAY_AUTH" helpDefault:"authentication on (a token is generated when none is configured)" help:"set to none to run without authentication (loopback addresses only)"`
 	Tokens              []string      `flag:"token" env:"BORIS_GATEWAY_TOKENS" split:"env" help:"static bearer token, NAME=TOKEN names its subject (repeatable, each whole; the variable is comma-separated; at least 16 characters)"`
 	TokenFile           string        `flag:"token-file" env:"BORIS_GATEWAY_TOKEN_FILE" help:"file of tokens, one NAME=TOKEN or TOKEN per line, # comments; re-read on SIGHUP"`
@@ -73,7 +63,6 @@ type Config struct {
 	MetricsTokenFile    string        `flag:"metrics-token-file" env:"BORIS_GATEWAY_METRICS_TOKEN_FILE" help:"file holding a bearer token that may read /metrics and nothing else (for a Prometheus scraper)"`
 	TrustedProxies      []string      `flag:"trusted-proxies" env:"BORIS_GATEWAY_TRUSTED_PROXIES" help:"CIDRs of reverse proxies whose X-Forwarded-For is believed for logs (repeatable or comma-separated)"`
 	ShutdownTimeout     time.Duration `flag:"shutdown-timeout" env:"BORIS_GATEWAY_SHUTDOWN_TIMEOUT" envDefault:"10s" help:"on SIGTERM, how long in-flight requests may take to finish"`
-	NodeID              string        `flag:"node-id" env:"BORIS_GATEWAY_NODE_ID" help:"this gateway's name among several behind one load balancer (a-z, 0-9, -; up to 32): session ids start with it and a dot, and every response carries X-Boris-Node"`
 	DrainLinger         time.Duration `flag:"drain-linger" env:"BORIS_GATEWAY_DRAIN_LINGER" envDefault:"-1s" helpDefault:"10s with --node-id, else 0s" help:"on SIGTERM, keep listening this long after the sessions ended, answering them 404 (so clients re-initialise on another node) and new sessions 503"`
 	LogLevel            string        `flag:"log-level" env:"BORIS_GATEWAY_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error (logs go to stderr)"`
 	LogFormat           string        `flag:"log-format" env:"BORIS_GATEWAY_LOG_FORMAT" envDefault:"text" help:"text or json"`
@@ -123,8 +112,8 @@ func (c *Config) validate() error {
 		return usage("invalid value %d for --max-sessions: want 1 or more", c.MaxSessions)
 	case c.WarmCores < 0 || c.WarmCores > c.MaxSessions:
 		return usage("invalid value %d for --warm-cores: want 0 to --max-sessions (%d)", c.WarmCores, c.MaxSessions)
-	case c.MaxSessionsPerSubj < 0:
-		return usage("invalid value %d for --max-sessions-per-subject: want 1 or more, or 0 for a quarter of --max-sessions", c.MaxSessionsPerSubj)
+	case c.MaxPerSubject < 0:
+		return usage("invalid value %d for --max-sessions-per-subject: want 1 or more, or 0 for a quarter of --max-sessions", c.MaxPerSubject)
 	case !slices.Contains([]string{"auto", "required", "off"}, c.Cgroups):
 		return usage("invalid value %q for --cgroups: want auto, required or off", c.Cgroups)
 	case c.SessionPidsMax < 0:
@@ -133,10 +122,10 @@ func (c *Config) validate() error {
 		return usage("invalid value %d for --session-memory-max: want 0 (no limit) or a size such as 4GB", c.SessionMemoryMax)
 	case c.SessionCPUWeight < 0 || c.SessionCPUWeight > 10000:
 		return usage("invalid value %d for --session-cpu-weight: want 1 to 10000, or 0 for unset", c.SessionCPUWeight)
-	case c.SessionIdleTimeout <= 0:
-		return usage("invalid value %s for --session-idle-timeout: want a positive duration such as 30m", c.SessionIdleTimeout)
-	case c.SessionMaxLifetime <= 0:
-		return usage("invalid value %s for --session-max-lifetime: want a positive duration such as 12h", c.SessionMaxLifetime)
+	case c.IdleTimeout <= 0:
+		return usage("invalid value %s for --session-idle-timeout: want a positive duration such as 30m", c.IdleTimeout)
+	case c.MaxLifetime <= 0:
+		return usage("invalid value %s for --session-max-lifetime: want a positive duration such as 12h", c.MaxLifetime)
 	case c.ReadTimeout <= 0:
 		return usage("invalid value %s for --read-timeout: want a positive duration such as 30s", c.ReadTimeout)
 	case c.WriteTimeout <= 0:
@@ -212,14 +201,6 @@ func (c *Config) ssePath() string {
 		return ""
 	}
 	return c.SSEPath
-}
-
-// perSubject is the effective --max-sessions-per-subject.
-func (c *Config) perSubject() int {
-	if c.MaxSessionsPerSubj > 0 {
-		return c.MaxSessionsPerSubj
-	}
-	return max(1, c.MaxSessions/4)
 }
 
 // proxies parses --trusted-proxies; a bare address means just that host.

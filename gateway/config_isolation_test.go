@@ -72,7 +72,7 @@ func TestCheckSecrets(t *testing.T) {
 // restrictions added to the operator's.
 func TestLaunchFor(t *testing.T) {
 	dir := t.TempDir()
-	h := &Handler{opts: Options{
+	h := &starter{opts: Options{
 		CoreArgs:      []string{"--timeout", "5"},
 		Environ:       []string{"HOME=/root", "TMPDIR=/tmp", "BORIS_DISABLE_TOOLS=grep", "BORIS_GATEWAY_TOKENS=x"},
 		Secrets:       []string{"/etc/boris/tokens"},

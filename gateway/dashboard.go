@@ -2,7 +2,7 @@ package gateway
 
 import (
 	"net/http"
-	"time"
+	"os"
 
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
@@ -14,32 +14,32 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 		Authenticate: h.opts.Authenticate,
 		Principal:    func(r *http.Request) dashboard.Principal { return h.dashboardPrincipal(h.opts.Principal(r)) },
 		Anonymous:    h.dashboardPrincipal(Principal{}),
-		HostAllowed:  h.hostAllowed,
+		HostAllowed:  h.surface.hostAllowed,
 		PublicURL:    h.opts.PublicURL,
 		TasksDB:      h.opts.TasksDB,
+		Host:         h.hostName(),
 		WriteTimeout: h.opts.WriteTimeout,
 		Draining:     h.draining,
 		Logger:       h.log,
 	}
 }
 
+// hostName names this gateway on the dashboard's plots: its node id, else
+// the machine's host name.
+func (h *Handler) hostName() string {
+	if h.opts.NodeID != "" {
+		return h.opts.NodeID
+	}
+	name, err := os.Hostname()
+	if err != nil {
+		return "this host"
+	}
+	return name
+}
+
 // dashboardPrincipal is p as the dashboard knows it: who it is, and its
 // board.
 func (h *Handler) dashboardPrincipal(p Principal) dashboard.Principal {
-	board, _ := h.boardOf(p, launch.CoreEnv(h.opts.Environ))
+	board, _ := h.cores.boardOf(p, launch.CoreEnv(h.opts.Environ))
 	return dashboard.Principal{Subject: p.Subject, SubjectKey: p.SubjectKey, Board: board}
-}
-
-// Cores returns the open cores and their owners, for the dashboard.
-func (t *table) Cores() []dashboard.Core {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]dashboard.Core, 0, len(t.sessions))
-	for id, s := range t.sessions {
-		out = append(out, dashboard.Core{
-			ID: id, Subject: s.subject, SubjectKey: t.owners[id].subject, Principal: s.principal != nil,
-			Created: s.created, LastActive: time.Unix(0, s.last.Load()), Pid: s.core.Pid(),
-		})
-	}
-	return out
 }

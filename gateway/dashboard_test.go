@@ -469,7 +469,7 @@ func TestBoardOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{opts: tt.opts}
+			h := &starter{opts: tt.opts}
 			path, args := h.boardOf(tt.p, tt.environ)
 			if path != tt.wantPath || strings.Join(args, " ") != strings.Join(tt.wantArgs, " ") {
 				t.Errorf("got %q %q, want %q %q", path, args, tt.wantPath, tt.wantArgs)

@@ -94,7 +94,7 @@ func TestUnreadRepliesBounded(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.MaxBuffered, o.ReplayWindow = budget, time.Hour })
 	writePNG(t, filepath.Join(g.dir, "img.png"), 9<<20)
 	sid := g.initialize()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	var unread []net.Conn
 	for i := range 3 {
 		unread = append(unread, g.unreadRequest(sid, callBody(100+i, "view", map[string]any{"path": "img.png"}, "")))
@@ -103,16 +103,14 @@ func TestUnreadRepliesBounded(t *testing.T) {
 	// the first two are written by then depends on the machine's speed,
 	// not what the fourth meets.
 	waitFor(t, "the core to answer the unread requests", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.calls) == 0 && s.held.inUse() > 16<<20
+		return s.Pending() == 0 && s.Held() > 16<<20
 	})
 	resp := g.send("POST", postHeader(sid), callBody(7, "view", map[string]any{"path": "img.png"}, ""))
 	final, _ := responseOf(t, resp)
 	if final.Error == nil || !strings.Contains(final.Error.Message, "has not read") {
 		t.Errorf("reply while the budget is full: got %.200s, want a JSON-RPC error saying the client has not read its replies", fmt.Sprint(final))
 	}
-	if got := s.held.inUse(); got > budget {
+	if got := s.Held(); got > budget {
 		t.Errorf("the gateway holds %d bytes for the session, over its budget of %d", got, budget)
 	}
 	// The clients give up; what they were owed is kept for their
@@ -121,29 +119,23 @@ func TestUnreadRepliesBounded(t *testing.T) {
 	for _, c := range unread {
 		c.Close()
 	}
-	window := func(d time.Duration) {
-		s.mu.Lock()
-		s.lim.replay.window = d
-		s.mu.Unlock()
-	}
-	window(time.Nanosecond)
+	// A sweep as the window has passed (ReplayWindow is an hour).
+	later := func() time.Time { return time.Now().Add(2 * time.Hour) }
 	waitFor(t, "unread replies to be released", func() bool {
-		s.sweepReplay(time.Now())
-		return s.held.inUse() == 0
+		s.SweepReplay(later())
+		return s.Held() == 0
 	})
-	window(time.Hour)
 	resp = g.send("POST", postHeader(sid), callBody(8, "view", map[string]any{"path": "img.png"}, ""))
 	if final, _ := responseOf(t, resp); final.Result == nil {
 		t.Errorf("reply after release: got error %+v, want the image", final.Error)
 	}
 	// A written reply is kept for replay until the window has passed.
-	if g.h.lim.total.inUse() == 0 {
+	if g.h.cores.lim.Total.InUse() == 0 {
 		t.Error("nothing kept for replay of the reply written")
 	}
-	window(time.Nanosecond)
 	waitFor(t, "the gateway budget to be empty once every reply was written", func() bool {
-		s.sweepReplay(time.Now())
-		return g.h.lim.total.inUse() == 0
+		s.SweepReplay(later())
+		return g.h.cores.lim.Total.InUse() == 0
 	})
 }
 
@@ -154,11 +146,11 @@ func TestWriteTimeoutReleases(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.WriteTimeout, o.ReplayWindow = time.Second, time.Second })
 	writePNG(t, filepath.Join(g.dir, "img.png"), 6<<20)
 	sid := g.initialize()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	g.unreadRequest(sid, callBody(100, "view", map[string]any{"path": "img.png"}, ""))
-	waitFor(t, "the unread reply to be held", func() bool { return s.held.inUse() > 0 })
-	waitFor(t, "the unread reply to be released", func() bool { return s.held.inUse() == 0 })
-	if got := g.h.lim.total.inUse(); got != 0 {
+	waitFor(t, "the unread reply to be held", func() bool { return s.Held() > 0 })
+	waitFor(t, "the unread reply to be released", func() bool { return s.Held() == 0 })
+	if got := g.h.cores.lim.Total.InUse(); got != 0 {
 		t.Errorf("gateway budget: got %d bytes held, want 0", got)
 	}
 }

@@ -35,7 +35,7 @@ var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 
 // serveIndex answers GET / with index: HTML for browsers, JSON otherwise.
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
-	if !h.hostAllowed(r.Host) {
+	if !h.surface.hostAllowed(r.Host) {
 		http.Error(w, wire.HostNotAllowed(r.Host), http.StatusForbidden)
 		return
 	}

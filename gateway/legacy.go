@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mjkoo/boris/gateway/sessions"
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
@@ -62,37 +63,24 @@ func (h *Handler) openSSE(w http.ResponseWriter, r *http.Request) {
 	if !h.reserve(w, p, jsonrpc.ID{}) {
 		return
 	}
-	s, err := h.startSession(p, false)
+	s, err := h.cores.startSession(p, false)
 	if err != nil {
-		h.table.release(p)
+		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)
 		wire.WriteError(w, http.StatusInternalServerError, jsonrpc.ID{}, jsonrpc.CodeInternalError, "cannot start a core for this session")
 		return
 	}
-	h.table.bind(s, p)
-	h.log.Info("session started", "session", s.id, "subject", s.subject, "transport", "sse")
-	s.mu.Lock()
-	st := s.getStreamLocked()
-	st.legacy = true
-	reader := s.attachLocked(st)
-	s.mu.Unlock()
-	if r.ContentLength == 0 {
-		wire.UnboundReads(w) // the stream lasts as long as the session
-	}
-	sse := wire.StartSSE(w, h.opts.WriteTimeout)
-	if sse.Endpoint(h.endpointFor(s.id)) == nil {
-		h.follow(r, sse, s, st, 0, reader)
-	} else {
-		s.detach(st, reader)
-	}
-	h.table.end(s, "SSE stream closed")
+	h.table.Bind(s, p.owner())
+	h.log.Info("session started", "session", s.ID, "subject", s.Subject, "transport", "sse")
+	h.streams.FollowLegacy(w, r, s, endpointFor(h.opts.SSEPath, s.ID))
+	h.table.End(s, "SSE stream closed")
 }
 
 // endpointFor is the endpoint event's URI: a reference relative to the SSE
 // endpoint (its last segment and the query), so it resolves to the same
 // path whatever prefix a reverse proxy puts before it.
-func (h *Handler) endpointFor(id string) string {
-	return path.Base(h.opts.SSEPath) + "?" + url.Values{sessionParam: {id}}.Encode()
+func endpointFor(ssePath, id string) string {
+	return path.Base(ssePath) + "?" + url.Values{sessionParam: {id}}.Encode()
 }
 
 // postSSE takes a client message for a legacy session: 202 once the core
@@ -118,8 +106,8 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 		h.forward(w, s, m)
 		return
 	}
-	c, err := s.register(m)
-	if !h.admit(w, m, err) {
+	c, err := s.Register(m)
+	if !admit(w, m, err) {
 		return
 	}
 	h.sendLegacy(w, s, m, c)
@@ -128,59 +116,46 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 // legacySession finds the legacy session a POST names: 400 when it names
 // none, 404 when it is unknown, ended, another principal's, or a
 // Streamable HTTP session (whose messages go to /mcp).
-func (h *Handler) legacySession(w http.ResponseWriter, r *http.Request) *session {
+func (h *Handler) legacySession(w http.ResponseWriter, r *http.Request) *sessions.Session {
 	sid := r.URL.Query().Get(sessionParam)
 	if sid == "" {
 		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
 			"missing ?"+sessionParam+"=: POST to the endpoint the SSE stream's endpoint event gave")
 		return nil
 	}
-	s := h.table.lookup(sid, h.opts.Principal(r).Key)
-	if s == nil || !s.legacy() {
+	s := h.table.Lookup(sid, h.opts.Principal(r).Key)
+	if s == nil || !s.Legacy() {
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
 			"session not found: it ended (its SSE stream closed) or never existed; open a new SSE stream")
 		return nil
 	}
-	s.touch()
+	s.Touch()
 	return s
-}
-
-// legacy reports whether s is a 2024-11-05 SSE session.
-func (s *session) legacy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.get != nil && s.get.legacy
 }
 
 // sendLegacy sends the core a request whose answer goes to the session's
 // stream, and answers 202. A tool call is shown on the dashboard while it
 // runs and logged when its response comes, as on Streamable HTTP.
-func (h *Handler) sendLegacy(w http.ResponseWriter, s *session, m *wire.Message, c *call) {
+func (h *Handler) sendLegacy(w http.ResponseWriter, s *sessions.Session, m *wire.Message, c *sessions.Call) {
 	start := time.Now()
 	if m.Req.Method == "tools/call" {
 		tool := wire.ToolName(m.Req.Params)
-		end := h.obs.Begin(s.id, tool, start)
+		end := h.obs.Begin(s.ID, tool, start)
 		var once sync.Once
-		c.finished = func(res []byte) {
+		c.Finished = func(res []byte) {
 			once.Do(func() {
 				end()
 				h.logToolCall(s, tool, res, time.Since(start))
 			})
 		}
 	}
-	s.mu.Lock()
-	st := s.get
-	c.stream = st
-	s.mu.Unlock()
-	if err := s.core.Send(m.Raw); err != nil {
-		s.forget(c)
-		if c.finished != nil {
-			c.finished(nil)
+	if err := s.SendLegacy(c, m.Raw); err != nil {
+		if c.Finished != nil {
+			c.Finished(nil)
 		}
 		wire.WriteError(w, http.StatusNotFound, m.Req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return
 	}
-	go s.pump(c, st)
 	w.WriteHeader(http.StatusAccepted)
 }
 

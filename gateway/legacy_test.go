@@ -274,7 +274,7 @@ func TestLegacySSEUnreadBounded(t *testing.T) {
 		}
 	}
 	waitFor(t, "the session of a client that stopped reading to end", func() bool { return g.h.Sessions() == 0 && coreExited(core) })
-	if n := g.h.lim.total.inUse(); n != 0 {
+	if n := g.h.cores.lim.Total.InUse(); n != 0 {
 		t.Errorf("the gateway still holds %d bytes of the ended session's messages, want 0", n)
 	}
 }

@@ -109,14 +109,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return listenError(cfg.Listen, err)
 	}
 	h := NewHandler(Options{
-		Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets, Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy,
-		MaxSessions: cfg.MaxSessions, MaxPerSubject: cfg.perSubject(), IdleTimeout: cfg.SessionIdleTimeout, MaxLifetime: cfg.SessionMaxLifetime,
-		MaxBody: int64(cfg.MaxBody), ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, AllowedOrigins: cfg.AllowedOrigins, PublicURL: cfg.PublicURL,
-		Loopback: cfg.loopback(), Logger: log,
+		Settings: cfg.Settings, Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets,
+		Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy, Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash,
-		NodeID: cfg.NodeID, WarmCores: cfg.WarmCores, SSEPath: cfg.ssePath(),
-		ReplayBuffer: int64(cfg.ReplayBuffer), ReplayWindow: cfg.ReplayWindow,
+		TasksDB: shared, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash, SSEPath: cfg.ssePath(),
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

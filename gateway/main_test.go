@@ -43,7 +43,8 @@ type testGateway struct {
 func newTestGateway(t testing.TB, configure ...func(*Options)) *testGateway {
 	t.Helper()
 	dir := t.TempDir()
-	opts := Options{Core: coreBin, CoreArgs: []string{"--workdir", dir}, Loopback: true, KeepAlive: 50 * time.Millisecond}
+	opts := Options{Core: coreBin, CoreArgs: []string{"--workdir", dir}, Loopback: true}
+	opts.KeepAlive = 50 * time.Millisecond
 	for _, f := range configure {
 		f(&opts)
 	}
@@ -373,11 +374,11 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // coreOf returns the core process of an open session.
 func (g *testGateway) coreOf(sid string) *launch.Core {
 	g.t.Helper()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	if s == nil {
 		g.t.Fatalf("session %s is not open", sid)
 	}
-	return s.core
+	return s.Core
 }
 
 // coreExited reports whether a core has been reaped.

@@ -4,15 +4,13 @@ import (
 	"errors"
 	"mime"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/sessions"
 	"github.com/mjkoo/boris/gateway/wire"
-	"github.com/mjkoo/boris/internal/egress"
 )
 
 // post handles a client message (Streamable HTTP "Sending Messages to the
@@ -57,13 +55,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // forward passes a notification or a response to the core: 202, no body.
-func (h *Handler) forward(w http.ResponseWriter, s *session, m *wire.Message) {
+func (h *Handler) forward(w http.ResponseWriter, s *sessions.Session, m *wire.Message) {
 	if m.Req != nil && m.Req.Method == "notifications/cancelled" {
 		// Forwarded unchanged; the request it names gets no response from
 		// the core, so its HTTP request is ended here.
-		defer s.cancel(wire.CancelledRawID(m.Req.Params), wire.CancelledID(m.Req.Params))
+		defer s.Cancel(wire.CancelledRawID(m.Req.Params), wire.CancelledID(m.Req.Params))
 	}
-	if err := s.core.Send(m.Raw); err != nil {
+	if err := s.Core.Send(m.Raw); err != nil {
 		wire.WriteError(w, http.StatusNotFound, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "session ended")
 		return
 	}
@@ -85,27 +83,27 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 	if !h.reserve(w, p, m.Req.ID) {
 		return
 	}
-	s, err := h.startSession(p, false)
+	s, err := h.cores.startSession(p, false)
 	if err != nil {
-		h.table.release(p)
+		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)
 		wire.WriteError(w, http.StatusInternalServerError, m.Req.ID, jsonrpc.CodeInternalError, "cannot start a core for this session")
 		return
 	}
 	// Bound before its id is given out: no request can use it unbound.
-	h.table.bind(s, p)
-	h.log.Info("session started", "session", s.id, "subject", s.subject)
-	w.Header().Set("Mcp-Session-Id", s.id)
-	c, err := s.register(m)
-	if !h.admit(w, m, err) {
-		h.table.end(s, "initialize refused")
+	h.table.Bind(s, p.owner())
+	h.log.Info("session started", "session", s.ID, "subject", s.Subject)
+	w.Header().Set("Mcp-Session-Id", s.ID)
+	c, err := s.Register(m)
+	if !admit(w, m, err) {
+		h.table.End(s, "initialize refused")
 		return
 	}
 	// A session exists once its initialize succeeded: one the core refused
 	// (an unsupported protocolVersion, malformed params) or whose client
 	// left before the answer is ended at once, not left to idle out.
 	if res := h.exchange(w, r, s, m, c, m.Raw, acc); res == nil || wire.ResponseOutcome(res) == "error" {
-		h.table.end(s, "initialize failed")
+		h.table.End(s, "initialize failed")
 	}
 }
 
@@ -117,13 +115,13 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 		wire.WriteError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "this node is draining: it starts no session; retry (a load balancer sends the retry to another node)")
 		return false
 	}
-	err := h.table.reserve(p, h.opts.MaxPerSubject)
+	err := h.table.Reserve(p.owner(), h.opts.MaxPerSubject)
 	if err == nil {
 		return true
 	}
 	h.log.Info("session refused", "subject", p.Subject, "reason", err)
 	w.Header().Set("Retry-After", "10")
-	if errors.Is(err, errSubjectFull) {
+	if errors.Is(err, sessions.ErrSubjectFull) {
 		wire.WriteError(w, http.StatusTooManyRequests, id, jsonrpc.CodeInternalError, err.Error()+"; end one or retry later")
 		return false
 	}
@@ -131,100 +129,14 @@ func (h *Handler) reserve(w http.ResponseWriter, p Principal, id jsonrpc.ID) boo
 	return false
 }
 
-// startSession spawns a core for p and opens its session: a principal's
-// core (for its 2026-07-28 requests) if principal.
-func (h *Handler) startSession(p Principal, principal bool) (_ *session, err error) {
-	defer func() { h.obs.CoreStarted(err) }()
-	l, err := h.launchFor(p)
-	if err != nil {
-		return nil, err
-	}
-	var id string
-	var core *launch.Core
-	if w := h.warm.Take(launch.WarmKey(l)); w != nil {
-		id, core = w.ID, w.Core
-	} else if id, core, err = h.spawnFor(l); err != nil {
-		return nil, err
-	}
-	h.warm.Refill(l) // the principal's next core
-	s := newSession(id, p.Subject, core, h.lim, h.log)
-	if principal {
-		s.principal = &principalCore{internal: map[string]*call{}}
-		s.principal.hub = newListenHub(s)
-	}
-	h.table.add(s)
-	go s.route(h.table.end)
-	return s, nil
-}
-
-// spawnFor starts a core of l for a session it names, in a cgroup of its
-// own when sessions have them, with a door of its own to the egress
-// proxy when there is one.
-//
-// The cgroup is not named after the session: /sys/fs/cgroup is readable
-// wherever commands see the host's (--sandbox-net host), and a session id
-// is the credential that reaches the session (Mcp-Session-Id).
-func (h *Handler) spawnFor(l launch.Spec) (string, *launch.Core, error) {
-	id := h.newSessionID()
-	var err error
-	if h.opts.Cgroups != nil {
-		if l.Group, err = h.opts.Cgroups.New(groupName()); err != nil {
-			return "", nil, err
-		}
-	}
-	door, err := h.egressDoor(&l)
-	if err != nil {
-		return "", nil, err
-	}
-	core, err := launch.Spawn(h.spawner, h.opts.Core, l, h.log)
-	if err != nil {
-		door.Close()
-		if l.Group != nil {
-			_ = l.Group.Kill()
-		}
-		return "", nil, err
-	}
-	if door != nil {
-		go func() {
-			<-core.Exited
-			door.Close() // and every tunnel through it
-		}()
-	}
-	return id, core, nil
-}
-
-// egressDoor opens the door of a core of l to the egress proxy, if there
-// is one, and adds it to l's arguments.
-func (h *Handler) egressDoor(l *launch.Spec) (*egress.Door, error) {
-	if h.opts.Egress == nil {
-		return nil, nil
-	}
-	door, err := h.opts.Egress.Open(l.Owner)
-	if err != nil {
-		return nil, err
-	}
-	l.Args = append(slices.Clip(l.Args), "--egress-socket", door.Path())
-	return door, nil
-}
-
-// startWarm starts a core of l for the warm pool.
-func (h *Handler) startWarm(l launch.Spec) (*launch.WarmCore, error) {
-	id, core, err := h.spawnFor(l)
-	if err != nil {
-		h.log.Warn("could not start a core ahead of its session", "err", err)
-		return nil, err
-	}
-	return &launch.WarmCore{Key: launch.WarmKey(l), ID: id, Core: core}, nil
-}
-
 // coreGoneWait bounds how long a request that found its core gone waits
 // for the session to end with the core's reason.
 const coreGoneWait = 3 * time.Second
 
 // call forwards a request and streams back what the core sends for it.
-func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message, acc wire.Accepts) {
-	c, err := s.register(m)
-	if !h.admit(w, m, err) {
+func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *sessions.Session, m *wire.Message, acc wire.Accepts) {
+	c, err := s.Register(m)
+	if !admit(w, m, err) {
 		return
 	}
 	h.exchange(w, r, s, m, c, m.Raw, acc)
@@ -232,9 +144,9 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request, s *session, m *wi
 
 // admit answers a request its session could not take in (err from
 // session.add): 429 when too many are in flight, else 400.
-func (h *Handler) admit(w http.ResponseWriter, m *wire.Message, err error) bool {
+func admit(w http.ResponseWriter, m *wire.Message, err error) bool {
 	switch {
-	case errors.Is(err, errTooMany):
+	case errors.Is(err, sessions.ErrTooMany):
 		w.Header().Set("Retry-After", "1")
 		wire.WriteError(w, http.StatusTooManyRequests, m.Req.ID, jsonrpc.CodeInternalError, err.Error())
 		return false
@@ -248,37 +160,34 @@ func (h *Handler) admit(w http.ResponseWriter, m *wire.Message, err error) bool 
 // exchange sends the core raw, the request c waits for, and streams back
 // what the core sends for it. It returns the response, or nil if there was
 // none.
-func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message, c *call, raw []byte, acc wire.Accepts) []byte {
+func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *sessions.Session, m *wire.Message, c *sessions.Call, raw []byte, acc wire.Accepts) []byte {
 	start := time.Now()
-	if err := s.core.Send(raw); err != nil {
+	if err := s.Core.Send(raw); err != nil {
 		// The core is gone. Its router sees that too and ends the session,
 		// logging why the core exited (a core that fails to start says so
 		// on stderr); the answer waits for that, or the session would end
 		// here first, unexplained.
 		select {
-		case <-s.done:
+		case <-s.Done():
 		case <-time.After(coreGoneWait):
 		}
-		s.forget(c)
+		s.Forget(c)
 		wire.WriteError(w, http.StatusNotFound, m.Req.ID, jsonrpc.CodeInvalidRequest, "session ended")
 		return nil
 	}
 	if m.Req.Method != "tools/call" {
-		return h.await(w, r, s, c, acc)
+		return h.streams.Await(w, r, s, c, acc)
 	}
 	tool := wire.ToolName(m.Req.Params)
-	defer h.obs.Begin(s.id, tool, start)()
+	defer h.obs.Begin(s.ID, tool, start)()
 	// A call answered on a resumable stream is logged when its response
 	// comes, read or not: a client that lost its connection may resume and
 	// read it (see streamCall); one answered here is logged as it ends.
 	var once sync.Once
 	logged := func(res []byte) { once.Do(func() { h.logToolCall(s, tool, res, time.Since(start)) }) }
-	c.finished = logged
-	res := h.await(w, r, s, c, acc)
-	s.mu.Lock()
-	streamed := c.stream != nil
-	s.mu.Unlock()
-	if !streamed {
+	c.Finished = logged
+	res := h.streams.Await(w, r, s, c, acc)
+	if !s.Streamed(c) {
 		logged(res)
 	}
 	return res
@@ -287,17 +196,17 @@ func (h *Handler) exchange(w http.ResponseWriter, r *http.Request, s *session, m
 // logToolCall writes the one log line per tool call: never arguments or
 // results, only what happened. res is nil when the call ended without a
 // response: its client left (abandoned; on 2026-07-28, cancelled).
-func (h *Handler) logToolCall(s *session, tool string, res []byte, d time.Duration) {
+func (h *Handler) logToolCall(s *sessions.Session, tool string, res []byte, d time.Duration) {
 	result := "abandoned"
-	if s.principal != nil {
+	if s.IsPrincipal() {
 		result = "cancelled" // a 2026-07-28 client closed its stream
 	}
 	if res != nil {
 		result = wire.ResponseOutcome(res)
 	}
-	h.log.Info("tool call", "session", s.id, "subject", s.subject, "tool", tool,
+	h.log.Info("tool call", "session", s.ID, "subject", s.Subject, "tool", tool,
 		"duration", d.Round(time.Microsecond), "outcome", result)
-	h.obs.ToolCall(s.id, s.subject, h.table.ownerOf(s), tool, d, result)
+	h.obs.ToolCall(s.ID, s.Subject, h.table.OwnerOf(s), tool, d, result)
 }
 
 // decodeBody decodes a POSTed message, answering 400 for what is not one

@@ -24,7 +24,7 @@ type oauthError struct {
 
 // oauthNotFound answers an OAuth path the gateway does not serve: 404, a
 // JSON body saying why and what to use instead.
-func (h *Handler) oauthNotFound(w http.ResponseWriter, r *http.Request) {
+func oauthNotFound(w http.ResponseWriter, r *http.Request) {
 	why := "this gateway is not an OAuth authorization server: authenticate with a bearer token (Authorization: Bearer ...)"
 	if strings.HasPrefix(r.URL.Path, auth.MetadataPath) {
 		why = "no OAuth protected-resource metadata (RFC 9728): the gateway serves it only when started with --public-url and --authorization-server; " +

@@ -17,7 +17,7 @@ import (
 // them, the gateway's secrets denied, and with --workdir-template p's own
 // directory as working and allowed directory, HOME and TMPDIR (docs/reference/security.md),
 // and p's own build caches (cachesOf).
-func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
+func (h *starter) launchFor(p Principal) (launch.Spec, error) {
 	environ := launch.CoreEnv(h.opts.Environ)
 	disable, rest := launch.ScopeLists(p.CoreArgs)
 	args := append([]string{}, h.opts.CoreArgs...)
@@ -70,7 +70,7 @@ func (h *Handler) launchFor(p Principal) (launch.Spec, error) {
 // stateOf returns the core arguments that give p its own state directory
 // outside its working directory (creating it), or none where the
 // operator set one for every core or cores keep their default.
-func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
+func (h *starter) stateOf(p Principal, environ []string) ([]string, error) {
 	if _, ok := launch.FlagValue(h.opts.CoreArgs, "state-dir"); ok || launch.EnvValue(environ, "BORIS_STATE_DIR") != "" {
 		return nil, nil
 	}
@@ -90,7 +90,7 @@ func (h *Handler) stateOf(p Principal, environ []string) ([]string, error) {
 // boardOf returns the file of p's task board and the core arguments that
 // put it there (none where the core's own default already does). environ
 // is the cores' environment before launchFor sets HOME.
-func (h *Handler) boardOf(p Principal, environ []string) (path string, args []string) {
+func (h *starter) boardOf(p Principal, environ []string) (path string, args []string) {
 	if h.opts.TasksDB != "" {
 		return h.opts.TasksDB, []string{"--tasks-db", h.opts.TasksDB}
 	}

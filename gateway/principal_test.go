@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mjkoo/boris/auth"
 	"github.com/mjkoo/boris/auth/authtest"
@@ -199,74 +197,9 @@ func TestPerSubjectDefault(t *testing.T) {
 		{0, 0, 16}, {8, 0, 2}, {2, 0, 1}, {1, 0, 1}, {8, 5, 5},
 	}
 	for _, tt := range tests {
-		if got := withDefaults(Options{MaxSessions: tt.max, MaxPerSubject: tt.per}).MaxPerSubject; got != tt.want {
+		if got := withDefaults(Options{Settings: Settings{MaxSessions: tt.max, MaxPerSubject: tt.per}}).MaxPerSubject; got != tt.want {
 			t.Errorf("MaxSessions %d, MaxPerSubject %d: got %d, want %d", tt.max, tt.per, got, tt.want)
 		}
-	}
-}
-
-// TestTableQuota: reserve counts open and starting sessions per subject,
-// whatever their scopes, refuses past the limit with errSubjectFull before
-// errFull, and never limits the anonymous principal; lookup finds a
-// session for its owner's key only, and only once it is bound.
-func TestTableQuota(t *testing.T) {
-	tb := newTable(4, time.Hour, time.Hour, slog.New(slog.DiscardHandler))
-	alice := Principal{Subject: "alice", Key: "token\x00alice\x00all", SubjectKey: "token\x00alice"}
-	aliceRead := Principal{Subject: "alice", Key: "token\x00alice\x00read", SubjectKey: "token\x00alice"}
-	bob := Principal{Subject: "bob", Key: "token\x00bob\x00all", SubjectKey: "token\x00bob"}
-	anon := Principal{}
-	reserve := func(p Principal, want error) {
-		t.Helper()
-		if err := tb.reserve(p, 2); !errors.Is(err, want) {
-			t.Fatalf("reserve for %q: got %v, want %v", p.Key, err, want)
-		}
-	}
-	reserve(alice, nil)
-	reserve(aliceRead, nil)
-	reserve(alice, errSubjectFull)
-	reserve(aliceRead, errSubjectFull)
-	if got := tb.heldBy(alice.SubjectKey); got != 2 {
-		t.Errorf("alice holds: got %d, want 2", got)
-	}
-	tb.release(aliceRead)
-	s := &session{id: "s1"}
-	tb.add(s)
-	if got := tb.lookup("s1", alice.Key); got != nil {
-		t.Errorf("lookup before bind: got %v, want nil", got)
-	}
-	tb.bind(s, alice)
-	for _, tt := range []struct {
-		key  string
-		want *session
-	}{{alice.Key, s}, {aliceRead.Key, nil}, {bob.Key, nil}, {anon.Key, nil}} {
-		if got := tb.lookup("s1", tt.key); got != tt.want {
-			t.Errorf("lookup s1 as %q: got %v, want %v", tt.key, got, tt.want)
-		}
-	}
-	reserve(bob, nil)
-	reserve(bob, nil)
-	reserve(aliceRead, nil)
-	reserve(bob, errSubjectFull) // both limits reached: the subject's is reported
-	reserve(anon, errFull)
-	tb.release(bob)
-	reserve(anon, nil)
-
-	// A session that ends before it is bound gives its subject's slot back.
-	tb2 := newTable(4, time.Hour, time.Hour, slog.New(slog.DiscardHandler))
-	if err := tb2.reserve(bob, 1); err != nil {
-		t.Fatal(err)
-	}
-	s2 := &session{id: "s2"}
-	tb2.add(s2)
-	tb2.mu.Lock()
-	delete(tb2.sessions, s2.id) // what end does
-	tb2.mu.Unlock()
-	tb2.bind(s2, bob)
-	if got := tb2.heldBy(bob.SubjectKey); got != 0 {
-		t.Errorf("bob holds after his only session ended unbound: got %d, want 0", got)
-	}
-	if got := tb2.lookup("s2", bob.Key); got != nil {
-		t.Errorf("lookup of the ended session: got %v, want nil", got)
 	}
 }
 
@@ -283,7 +216,7 @@ func newQuotaGateway(t *testing.T, args ...string) *testGateway {
 		t.Fatalf("authSetup %v: %v", args, err)
 	}
 	return newTestGateway(t, func(o *Options) {
-		o.MaxSessions, o.MaxPerSubject = cfg.MaxSessions, cfg.perSubject()
+		o.MaxSessions, o.MaxPerSubject = cfg.MaxSessions, cfg.MaxPerSubject
 		o.Authenticate, o.Principal = as.middleware, cfg.principal
 	})
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestClientAddr(t *testing.T) {
-	h := &Handler{opts: Options{TrustedProxies: []netip.Prefix{
+	h := &surface{opts: Options{TrustedProxies: []netip.Prefix{
 		netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8"),
 	}}}
 	tests := []struct {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mjkoo/boris/gateway/sessions"
 )
 
 // resumeVersion is the revision the tests' clients speak: streams start
@@ -73,7 +75,7 @@ func TestResumePOSTStream(t *testing.T) {
 			logs := &syncBuffer{}
 			g := newTestGateway(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 			sid := g.initialize()
-			s := g.h.table.get(sid)
+			s := g.h.table.Get(sid)
 			resp := g.slowCall(sid, 2)
 			first := nextData(t, readSSE(resp.Body))
 			p := progressOf(t, parseMessage(t, []byte(first.data)))
@@ -83,9 +85,7 @@ func TestResumePOSTStream(t *testing.T) {
 			resp.Body.Close() // the connection drops
 			if late {
 				waitFor(t, "the call to end", func() bool {
-					s.mu.Lock()
-					defer s.mu.Unlock()
-					return len(s.calls) == 0
+					return s.Pending() == 0
 				})
 			}
 			resp = g.resumeGET(sid, first.id)
@@ -268,7 +268,7 @@ func TestReplayBounds(t *testing.T) {
 		o.Dashboard.MetricsOpen = true
 	})
 	sid := g.initialize()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	// Each call answers 3 KB after the stream has started (the keep-alive
 	// tick), to a client that left as soon as the stream started or that
 	// read it all and never came back.
@@ -282,7 +282,7 @@ func TestReplayBounds(t *testing.T) {
 				_, _ = io.Copy(io.Discard, resp.Body)
 			}
 			resp.Body.Close()
-			if used := s.held.inUse(); used > budget {
+			if used := s.Held(); used > budget {
 				over.Store(i, used)
 			}
 		})
@@ -292,32 +292,25 @@ func TestReplayBounds(t *testing.T) {
 	}
 	wg.Wait()
 	waitFor(t, "every call to be answered", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.calls) == 0
+		return s.Pending() == 0
 	})
 	over.Range(func(k, v any) bool {
 		t.Errorf("call %v: the session held %v bytes, over its budget of %d", k, v, budget)
 		return true
 	})
-	s.mu.Lock()
-	streams := len(s.streams)
-	for _, st := range s.streams {
-		if st.bytes > 4<<10 && len(st.events) > 1 {
-			t.Errorf("stream %s keeps %d bytes in %d events, over --replay-buffer", st.id, st.bytes, len(st.events))
+	streams := s.Streams()
+	for _, st := range streams {
+		if st.Bytes > 4<<10 && st.Events > 1 {
+			t.Errorf("stream %s keeps %d bytes in %d events, over --replay-buffer", st.ID, st.Bytes, st.Events)
 		}
 	}
-	s.mu.Unlock()
-	if streams > maxFinishedStreams {
-		t.Errorf("the session keeps %d streams, want at most %d", streams, maxFinishedStreams)
+	if len(streams) > sessions.MaxFinishedStreams {
+		t.Errorf("the session keeps %d streams, want at most %d", len(streams), sessions.MaxFinishedStreams)
 	}
 	// The window passes (the reaper's sweep, run here).
-	s.mu.Lock()
-	s.lim.replay.window = time.Nanosecond
-	s.mu.Unlock()
-	s.sweepReplay(time.Now())
-	if held, total := s.held.inUse(), g.h.lim.total.inUse(); held != 0 || total != 0 || len(s.streams) != 0 {
-		t.Errorf("after the window: the session holds %d bytes, the gateway %d, in %d streams; want nothing", held, total, len(s.streams))
+	s.SweepReplay(time.Now().Add(2 * time.Hour)) // ReplayWindow is an hour
+	if held, total, kept := s.Held(), g.h.cores.lim.Total.InUse(), len(s.Streams()); held != 0 || total != 0 || kept != 0 {
+		t.Errorf("after the window: the session holds %d bytes, the gateway %d, in %d streams; want nothing", held, total, kept)
 	}
 	// Every response was kept, then dropped: each counted once.
 	_, families := scrape(t, g)
@@ -341,18 +334,18 @@ func TestReplayGivesWay(t *testing.T) {
 	const budget = 32 << 10
 	g := newTestGateway(t, func(o *Options) { o.MaxBuffered = budget }) // replay: 1 MiB a stream, 5 minutes
 	sid := g.initialize()
-	s := g.h.table.get(sid)
+	s := g.h.table.Get(sid)
 	cmd := "sleep 0.2; head -c 10000 /dev/zero | tr '\\0' z"
 	for i := range 12 {
 		final, _ := responseOf(t, g.send("POST", postHeader(sid), callBody(10+i, "bash", map[string]any{"command": cmd}, "")))
 		if final.Error != nil || !strings.Contains(toolText(t, final), "zzzz") {
 			t.Fatalf("call %d: got %+v, want its output", i, final)
 		}
-		if used := s.held.inUse(); used > budget {
+		if used := s.Held(); used > budget {
 			t.Fatalf("after call %d the session holds %d bytes, over its budget of %d", i, used, budget)
 		}
 	}
-	if s.held.inUse() == 0 {
+	if s.Held() == 0 {
 		t.Errorf("the session keeps nothing for replay, want its latest replies kept")
 	}
 }
@@ -372,8 +365,8 @@ func TestReplayGivesWayAcrossSessions(t *testing.T) {
 			t.Fatalf("keeper's call %d: got %+v, want its output", i, final)
 		}
 	}
-	ks := g.h.table.get(keeper)
-	if held := ks.held.inUse(); held < 30<<10 {
+	ks := g.h.table.Get(keeper)
+	if held := ks.Held(); held < 30<<10 {
 		t.Fatalf("the keeper's session keeps %d bytes for replay, want its replies kept (the test needs them)", held)
 	}
 	big := "sleep 0.2; head -c 40000 /dev/zero | tr '\\0' y"
@@ -381,7 +374,7 @@ func TestReplayGivesWayAcrossSessions(t *testing.T) {
 	if final.Error != nil || !strings.Contains(toolText(t, final), "yyyy") {
 		t.Fatalf("the other session's call, with the gateway's budget full of the keeper's history: got %+v, want its output", final)
 	}
-	if used := g.h.lim.total.inUse(); used > total {
+	if used := g.h.cores.lim.Total.InUse(); used > total {
 		t.Errorf("the gateway holds %d bytes, over its budget of %d", used, total)
 	}
 }

@@ -20,18 +20,18 @@ func TestOriginAllowed(t *testing.T) {
 		{"loopback gateway, lookalike origin", Options{Loopback: true}, "http://localhost.evil.example", false},
 		{"loopback gateway, null origin", Options{Loopback: true}, "null", false},
 		{"public gateway, loopback origin", Options{}, "http://localhost:3000", false},
-		{"listed origin", Options{AllowedOrigins: []string{"https://app.example"}}, "https://app.example", true},
-		{"listed origin, other case and slash", Options{AllowedOrigins: []string{"https://App.example/"}}, "https://app.EXAMPLE", true},
-		{"listed origin, other scheme", Options{AllowedOrigins: []string{"https://app.example"}}, "http://app.example", false},
-		{"listed origin, other port", Options{AllowedOrigins: []string{"https://app.example"}}, "https://app.example:8443", false},
-		{"wildcard", Options{AllowedOrigins: []string{"*"}}, "https://anything.example", true},
-		{"public URL's origin", Options{PublicURL: "https://mcp.example/mcp"}, "https://mcp.example", true},
-		{"public URL set, loopback origin", Options{PublicURL: "https://mcp.example/mcp", Loopback: true}, "http://localhost", false},
-		{"public URL set, foreign origin", Options{PublicURL: "https://mcp.example/mcp"}, "https://evil.example", false},
+		{"listed origin", Options{Settings: Settings{AllowedOrigins: []string{"https://app.example"}}}, "https://app.example", true},
+		{"listed origin, other case and slash", Options{Settings: Settings{AllowedOrigins: []string{"https://App.example/"}}}, "https://app.EXAMPLE", true},
+		{"listed origin, other scheme", Options{Settings: Settings{AllowedOrigins: []string{"https://app.example"}}}, "http://app.example", false},
+		{"listed origin, other port", Options{Settings: Settings{AllowedOrigins: []string{"https://app.example"}}}, "https://app.example:8443", false},
+		{"wildcard", Options{Settings: Settings{AllowedOrigins: []string{"*"}}}, "https://anything.example", true},
+		{"public URL's origin", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}}, "https://mcp.example", true},
+		{"public URL set, loopback origin", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}, Loopback: true}, "http://localhost", false},
+		{"public URL set, foreign origin", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}}, "https://evil.example", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{opts: tt.opts}
+			h := &surface{opts: tt.opts}
 			if got := h.originAllowed(tt.origin); got != tt.want {
 				t.Errorf("originAllowed(%q) with %+v: got %v, want %v", tt.origin, tt.opts, got, tt.want)
 			}
@@ -57,14 +57,14 @@ func TestHostAllowed(t *testing.T) {
 		{"loopback, rebinding name", Options{Loopback: true}, "localhost.evil.example:8080", false},
 		{"loopback, private address", Options{Loopback: true}, "192.168.1.10:8080", false},
 		{"loopback, empty", Options{Loopback: true}, "", false},
-		{"loopback with public URL, its host", Options{Loopback: true, PublicURL: "https://mcp.example/mcp"}, "mcp.example", true},
-		{"loopback with public URL, its host and port", Options{Loopback: true, PublicURL: "https://mcp.example/mcp"}, "mcp.example:443", true},
-		{"loopback with public URL, another host", Options{Loopback: true, PublicURL: "https://mcp.example/mcp"}, "evil.example", false},
+		{"loopback with public URL, its host", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}, Loopback: true}, "mcp.example", true},
+		{"loopback with public URL, its host and port", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}, Loopback: true}, "mcp.example:443", true},
+		{"loopback with public URL, another host", Options{Settings: Settings{PublicURL: "https://mcp.example/mcp"}, Loopback: true}, "evil.example", false},
 		{"not loopback, any host", Options{}, "anything.example", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{opts: tt.opts}
+			h := &surface{opts: tt.opts}
 			if got := h.hostAllowed(tt.host); got != tt.want {
 				t.Errorf("hostAllowed(%q) with %+v: got %v, want %v", tt.host, tt.opts, got, tt.want)
 			}

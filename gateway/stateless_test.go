@@ -20,7 +20,7 @@ import (
 // meta2026 is the _meta every 2026-07-28 request carries.
 func meta2026() map[string]any {
 	return map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    statelessVersion,
+		"io.modelcontextprotocol/protocolVersion":    wire.StatelessVersion,
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "gateway-test", "version": "1"},
 	}
@@ -54,7 +54,7 @@ func body2026(id any, method string, params map[string]any) string {
 // header2026 is what a 2026-07-28 client sends with a request for method
 // (and name, if not ""), plus kv.
 func header2026(method, name string, kv ...string) http.Header {
-	h := postHeader("", "MCP-Protocol-Version", statelessVersion, "Mcp-Method", method)
+	h := postHeader("", "MCP-Protocol-Version", wire.StatelessVersion, "Mcp-Method", method)
 	if name != "" {
 		h.Set("Mcp-Name", name)
 	}
@@ -94,8 +94,8 @@ func unsupportedVersion(t *testing.T, _ *http.Response, body []byte) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &m); err != nil || m.Error.Code != wire.CodeUnsupportedVersion ||
-		!strings.Contains(strings.Join(m.Error.Data.Supported, ","), statelessVersion) || m.Error.Data.Requested == "" {
-		t.Errorf("got %s, want -32022 with data.supported including %s and data.requested", body, statelessVersion)
+		!strings.Contains(strings.Join(m.Error.Data.Supported, ","), wire.StatelessVersion) || m.Error.Data.Requested == "" {
+		t.Errorf("got %s, want -32022 with data.supported including %s and data.requested", body, wire.StatelessVersion)
 	}
 }
 
@@ -110,7 +110,7 @@ func TestStatelessStatusCodes(t *testing.T) {
 	view := map[string]any{"path": "notes.txt"}
 	callH, callB := call2026(3, "view", view)
 	noMeta := `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`
-	meta2025 := strings.Replace(listBody, statelessVersion, "2025-11-25", 1)
+	meta2025 := strings.Replace(listBody, wire.StatelessVersion, "2025-11-25", 1)
 	tests := []struct {
 		name   string
 		method string
@@ -132,7 +132,7 @@ func TestStatelessStatusCodes(t *testing.T) {
 		{"MCP-Protocol-Version against _meta 2025-11-25", "POST", header2026("tools/list", ""), meta2025, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
 		{"_meta without a protocol version", "POST", header2026("tools/list", ""), noMeta, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
 		{"no params", "POST", header2026("tools/list", ""), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, 400, []check{rpcError(jsonrpc.CodeInvalidParams)}},
-		{"initialize", "POST", header2026("initialize", ""), body2026(11, "initialize", map[string]any{"protocolVersion": statelessVersion, "capabilities": map[string]any{}}),
+		{"initialize", "POST", header2026("initialize", ""), body2026(11, "initialize", map[string]any{"protocolVersion": wire.StatelessVersion, "capabilities": map[string]any{}}),
 			404, []check{rpcError(jsonrpc.CodeMethodNotFound)}},
 		{"Mcp-Method missing", "POST", without(header2026("tools/list", ""), "Mcp-Method"), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
 		{"Mcp-Method mismatch", "POST", header2026("prompts/list", ""), listBody, 400, []check{rpcError(wire.CodeHeaderMismatch)}},
@@ -157,8 +157,8 @@ func TestStatelessStatusCodes(t *testing.T) {
 		// A request naming a session follows the session revisions, and
 		// 2026-07-28 is none of them.
 		{"with an Mcp-Session-Id", "POST", header2026("tools/list", "", "Mcp-Session-Id", strings.Repeat("cd", 16)), listBody, 400, []check{anyRPCError}},
-		{"GET", "GET", header("Accept", "text/event-stream", "MCP-Protocol-Version", statelessVersion), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
-		{"DELETE", "DELETE", header("MCP-Protocol-Version", statelessVersion), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
+		{"GET", "GET", header("Accept", "text/event-stream", "MCP-Protocol-Version", wire.StatelessVersion), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
+		{"DELETE", "DELETE", header("MCP-Protocol-Version", wire.StatelessVersion), "", 405, []check{anyRPCError, headerIs("Allow", "POST")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,8 +243,8 @@ func TestStatelessCoreKeepsState(t *testing.T) {
 		t.Errorf("%d cores, %d of them principals', want 2 and 2", n, p)
 	}
 	// A principal's core is no session: its id does not open it.
-	for _, s := range g.h.table.sessions {
-		resp, body := g.do("POST", postHeader(s.id, "X-Test-Principal", "alice"), listTools)
+	for _, c := range g.h.table.Cores() {
+		resp, body := g.do("POST", postHeader(c.ID, "X-Test-Principal", "alice"), listTools)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("a principal core's id as Mcp-Session-Id: got %d %s, want 404", resp.StatusCode, body)
 		}

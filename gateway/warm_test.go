@@ -33,7 +33,7 @@ func (g *testGateway) warmPids(sessions ...string) []string {
 func TestWarmCoreTakenByNextSession(t *testing.T) {
 	g := newTestGateway(t, func(o *Options) { o.WarmCores = 1 })
 	first := g.initialize()
-	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.warm.Count() == 1 })
+	waitFor(t, "a core waiting after the first session", func() bool { return len(g.warmPids(first)) == 1 && g.h.cores.warm.Count() == 1 })
 	waiting := g.warmPids(first)[0]
 
 	second := g.initialize()
@@ -122,10 +122,10 @@ func TestWarmCoreStaysWithItsPrincipal(t *testing.T) {
 
 	alice := open("alice")
 	waitFor(t, "alice's next core waiting", func() bool { return len(coresOf("alice")) == 2 })
-	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.get(alice).core.Cmd.Process.Pid })[0]
+	aliceWaiting := slices.DeleteFunc(coresOf("alice"), func(pid int) bool { return pid == g.h.table.Get(alice).Core.Cmd.Process.Pid })[0]
 
 	bob := open("bob")
-	bobCore := g.h.table.get(bob).core.Cmd.Process.Pid
+	bobCore := g.h.table.Get(bob).Core.Cmd.Process.Pid
 	if bobCore == aliceWaiting {
 		t.Fatalf("bob's session got alice's waiting core %d", aliceWaiting)
 	}

@@ -302,8 +302,14 @@ func navigating(err error) bool {
 // screenshot saves a PNG of the tab to path.
 func (p *page) screenshot(path string) {
 	p.b.t.Helper()
+	var size struct{ Width, Height float64 }
+	p.eval(`({Width: Math.max(document.documentElement.scrollWidth, innerWidth), Height: document.documentElement.scrollHeight})`, &size)
+	// The whole page, as wide as the screen: captured beyond the viewport,
+	// the page has no scrollbar and is laid out across the whole width,
+	// which the default clip (measured with the scrollbar) cuts short.
+	clip := map[string]any{"x": 0, "y": 0, "width": size.Width, "height": size.Height, "scale": 1}
 	var shot struct{ Data []byte }
-	if err := json.Unmarshal(p.b.call(p.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}), &shot); err != nil {
+	if err := json.Unmarshal(p.b.call(p.session, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true, "clip": clip}), &shot); err != nil {
 		p.b.t.Fatal(err)
 	}
 	if err := os.WriteFile(path, shot.Data, 0o644); err != nil {
@@ -322,4 +328,15 @@ func (b *browser) dialogsOpened() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string{}, b.dialogs...)
+}
+
+// viewport sizes the tab as a screen width by height CSS pixels across
+// (a phone's when mobile): the page's media queries see that width.
+func (p *page) viewport(width, height int, mobile bool) {
+	p.b.t.Helper()
+	p.b.call(p.session, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+	// No classic scrollbar: the page is laid out across the whole width,
+	// and a full-page screenshot is as wide as the layout.
+	p.b.call(p.session, "Emulation.setScrollbarsHidden", map[string]any{"hidden": true})
 }

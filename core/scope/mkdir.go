@@ -26,37 +26,6 @@ func (p *Policy) MkdirAll(abs string) error {
 	return dir.Close()
 }
 
-// openDir walks relDir below root (open on rootDir) without creating
-// anything, re-checking the real path of every directory it enters, and
-// returns a root on the final directory with its verified path. A missing
-// component yields an error wrapping fs.ErrNotExist.
-func (p *Policy) openDir(root *os.Root, rootDir, relDir, abs string) (*os.Root, string, error) {
-	cur, err := root.OpenRoot(".")
-	if err != nil {
-		return nil, "", p.rootErr("open", abs, err)
-	}
-	real, err := p.verifyRoot(cur, rootDir, abs)
-	if err != nil {
-		cur.Close()
-		return nil, "", err
-	}
-	path := rootDir
-	for _, comp := range splitRel(relDir) {
-		path = filepath.Join(path, comp)
-		next, err := cur.OpenRoot(comp)
-		cur.Close()
-		if err != nil {
-			return nil, "", p.rootErr("open", abs, err)
-		}
-		if real, err = p.verifyRoot(next, path, abs); err != nil {
-			next.Close()
-			return nil, "", err
-		}
-		cur = next
-	}
-	return cur, real, nil
-}
-
 // Lstat returns the FileInfo of abs itself (a symlink is not followed),
 // through the *os.Root of its allowed directory after walking to its
 // parent as openDir does.

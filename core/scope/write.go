@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // WriteFile atomically replaces or creates abs with data. Missing parent
@@ -41,68 +40,6 @@ func (p *Policy) WriteFile(abs string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return p.writeAtomic(dir, abs, name, data, mode, preserve)
-}
-
-// openParent walks relDir below root (open on rootDir), creating missing
-// directories and re-checking the real path of every directory it enters,
-// and returns a root on the final directory together with its verified path.
-func (p *Policy) openParent(root *os.Root, rootDir, relDir, abs string) (*os.Root, string, error) {
-	cur, err := root.OpenRoot(".")
-	if err != nil {
-		return nil, "", p.rootErr("open", abs, err)
-	}
-	real, err := p.verifyRoot(cur, rootDir, abs)
-	if err != nil {
-		cur.Close()
-		return nil, "", err
-	}
-	path := rootDir
-	for _, comp := range splitRel(relDir) {
-		path = filepath.Join(path, comp)
-		if cur, real, err = p.descend(cur, comp, path, abs); err != nil {
-			return nil, "", err
-		}
-	}
-	return cur, real, nil
-}
-
-// descend moves from cur into its child comp (expected at path), creating
-// it if missing. cur is always closed; the child is returned only once its
-// real path has passed the policy.
-func (p *Policy) descend(cur *os.Root, comp, path, abs string) (*os.Root, string, error) {
-	next, err := p.enterDir(cur, comp, abs)
-	cur.Close()
-	if err != nil {
-		return nil, "", err
-	}
-	real, err := p.verifyRoot(next, path, abs)
-	if err != nil {
-		next.Close()
-		return nil, "", err
-	}
-	return next, real, nil
-}
-
-// splitRel splits a clean relative directory into components ("." = none).
-func splitRel(rel string) []string {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	return strings.Split(rel, string(filepath.Separator))
-}
-
-// enterDir creates comp in cur if missing and opens a root on it. Mkdir
-// never follows a symlink in its final component, and OpenRoot refuses one
-// leading outside cur, so neither step can act outside the verified parent.
-func (p *Policy) enterDir(cur *os.Root, comp, abs string) (*os.Root, error) {
-	if err := cur.Mkdir(comp, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, p.rootErr("mkdir", abs, err)
-	}
-	next, err := cur.OpenRoot(comp)
-	if err != nil {
-		return nil, p.rootErr("open", abs, err)
-	}
-	return next, nil
 }
 
 // verifyRoot returns the real path of the directory r is open on and checks

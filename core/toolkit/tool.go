@@ -23,11 +23,12 @@ import (
 // configuration alone (Filter) and registers them (Register).
 type Tool struct {
 	Name    string
-	Toolset string // the package that offers it: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
-	Writes  bool   // changes files or shared state: --read-only leaves it out
-	Exec    bool   // runs commands: only registered with bash
+	Toolset ID   // the toolset that offers it, named as its package: boris, filesystem, checkpoints, tracking, workspaces, extensions, diagnostics
+	Writes  bool // changes files or shared state: --read-only leaves it out
+	Exec    bool // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
 	input   func() *jsonschema.Schema // the schema arguments are validated against; nil for Raw
+	sources []SchemaSource            // the generated schemas its registration reads
 }
 
 // Handler is a tool's logic: a result, or an error that becomes an
@@ -48,30 +49,32 @@ type Around func(ctx context.Context, tool string, run func(context.Context) *mc
 // against In's. Advertised schemas state optional parameters as plain
 // optional properties (PlainOptional).
 func New[In any](def *mcp.Tool, h Handler[In]) Tool {
-	return NewFrom(def.Name, func() *mcp.Tool { return def }, h)
+	return NewFrom(def.Name, Lazy(func() *mcp.Tool { return def }), h)
 }
 
 // NewFrom is New with a definition made only when the tool is registered:
-// a definition that costs work (an output schema derived by reflection,
-// a schema parsed from JSON) is not paid for by a core that only says
-// which tools it has.
-func NewFrom[In any](name string, def func() *mcp.Tool, h Handler[In]) Tool {
+// a definition that costs work (a schema parsed from JSON) is not paid for
+// by a core that only says which tools it has. The schemas are generated
+// (see Def): registering allocates them, the schema arguments are
+// validated against is made on the tool's first call.
+func NewFrom[In any](name string, def Def, h Handler[In]) Tool {
 	input := func() *jsonschema.Schema { return MustSchema[In](name) }
-	return Tool{Name: name, input: input, add: func(s *mcp.Server, around Around) {
-		schema := input()
+	sources := append(inputSources[In](), def.out...)
+	return Tool{Name: name, input: input, sources: sources, add: func(s *mcp.Server, around Around) {
+		schema := sync.OnceValue(input)
 		// Resolved and checked on the tool's first call, not at registration.
 		resolved := sync.OnceValue(func() *jsonschema.Resolved {
-			r, err := schema.Resolve(nil)
+			r, err := schema().Resolve(nil)
 			if err != nil {
 				panic(fmt.Sprintf("resolve schema for tool %s: %v", name, err)) // a programming error
 			}
 			return r
 		})
-		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema) })
-		tool := *def()
+		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema()) })
+		tool := *def.make()
 		switch in := tool.InputSchema.(type) {
 		case nil:
-			tool.InputSchema = PlainOptional(schema)
+			tool.InputSchema = advertisedInput(sources[1])
 		case *jsonschema.Schema:
 			tool.InputSchema = PlainOptional(in)
 		}
@@ -128,8 +131,8 @@ func (t Tool) Input() *jsonschema.Schema {
 // Register adds t to s, with around around each call.
 func (t Tool) Register(s *mcp.Server, around Around) { t.add(s, around) }
 
-// Set names tools' toolset: a toolset's package returns Set(name, ...).
-func Set(toolset string, tools ...Tool) []Tool {
+// Set names tools' toolset: a toolset's package returns Set(ID, ...).
+func Set(toolset ID, tools ...Tool) []Tool {
 	for i := range tools {
 		tools[i].Toolset = toolset
 	}
@@ -142,33 +145,30 @@ type SchemaTuner interface {
 	TuneSchema(*jsonschema.Schema)
 }
 
-// MustSchema derives In's input schema, tuned if In is a SchemaTuner.
+// MustSchema returns In's input schema, tuned if In is a SchemaTuner: a
+// new copy of the generated one (see Def), derived by reflection where
+// none was generated. tool names the tool for the panic of a type
+// jsonschema cannot describe, a programming error.
 func MustSchema[In any](tool string) *jsonschema.Schema {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("schema for tool %s: %v", tool, err)) // a programming error
+	key := kindInput + typeKey[In]()
+	if s := generatedSchema(key); s != nil {
+		return s
 	}
-	if tuner, ok := any(new(In)).(SchemaTuner); ok {
-		tuner.TuneSchema(schema)
-	}
-	return schema
+	defer func() {
+		if r := recover(); r != nil {
+			panic(fmt.Sprintf("tool %s: %v", tool, r))
+		}
+	}()
+	return inferInput[In]()
 }
 
-// WithOutput returns a copy of t with Out's schema as its output schema.
+// WithOutput returns a copy of t with Out's schema (generated, see Def)
+// as its output schema.
 func WithOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	schema, err := jsonschema.For[Out](nil)
-	if err != nil {
-		panic(fmt.Sprintf("output schema for tool %s: %v", t.Name, err))
-	}
+	src := outputSource[Out]()
 	out := *t
-	out.OutputSchema = PlainOptional(schema) // its lists are never null
+	out.OutputSchema = schemaOf(src.Key, src.Infer)
 	return &out
-}
-
-// OutputDef is WithOutput[Out](t), made when the tool is registered (the
-// definition NewFrom takes).
-func OutputDef[Out any](t *mcp.Tool) func() *mcp.Tool {
-	return func() *mcp.Tool { return WithOutput[Out](t) }
 }
 
 // Structured is a result with text for reading and out as

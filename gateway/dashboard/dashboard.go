@@ -17,8 +17,9 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// The dashboard (GET /dashboard): a read-only page of the cores open, the
-// tool calls in progress and done, and the task boards, kept live by a
+// The dashboard (GET /dashboard): a read-only page of the host's last
+// hour (plots, to operators), the task boards as columns by status, the
+// cores open and the tool calls in progress and done, kept live by a
 // server-sent event stream. Its page, script and style are files of this
 // binary (gateway/dashboard/web, embedded): no third-party asset, no build step.
 //
@@ -100,6 +101,9 @@ type Gateway struct {
 	PublicURL string
 	// TasksDB, if set, is the one task board every core uses (a team's).
 	TasksDB string
+	// Host names this gateway on its plots: its node id, else the
+	// machine's host name.
+	Host string
 	// WriteTimeout bounds each piece of an event stream written.
 	WriteTimeout time.Duration
 	// Draining is closed when the gateway drains: event streams end.

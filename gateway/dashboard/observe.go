@@ -38,6 +38,8 @@ type Observer struct {
 	changed  chan struct{} // closed and replaced on every change
 	boards   map[string]cachedBoard
 	reading  map[string]*boardRead // reads of boards under way, by path
+	host     *samples              // the host's plots: the last hour, a sample a minute
+	mine     map[string]*plotted   // each principal's own plots, by subject key
 
 	// read reads a board for the dashboard. If nil, readBoard (tests
 	// stand in a read that hangs).
@@ -73,7 +75,7 @@ func NewObserver(t Sessions) *Observer {
 	return &Observer{
 		sessions: t, metrics: metrics.New(t),
 		inflight: map[string]map[uint64]inflightCall{}, seen: map[string]seenPrincipal{}, boards: map[string]cachedBoard{},
-		reading: map[string]*boardRead{},
+		reading: map[string]*boardRead{}, host: newSamples(), mine: map[string]*plotted{},
 		changed: make(chan struct{}),
 	}
 }
@@ -137,8 +139,13 @@ func (o *Observer) ToolCall(session, subject, subjectKey, tool string, d time.Du
 	if len(o.ring) == recentCalls {
 		o.ring = append(o.ring[:0], o.ring[1:]...)
 	}
+	now := time.Now()
+	o.host.call(now, d)
+	if subjectKey != "" {
+		o.own(subjectKey, now).call(now, d)
+	}
 	o.ring = append(o.ring, finishedCall{
-		At: time.Now(), Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
+		At: now, Tool: shortTool(tool), Subject: subject, subjectKey: subjectKey,
 		Session: shortID(session), Duration: d, Outcome: outcome,
 	})
 	o.notify()
@@ -163,9 +170,51 @@ func (o *Observer) CoreStarted(err error) {
 		return
 	}
 	o.metrics.CoresStarted.Inc()
+	o.countCores()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.notify()
+}
+
+// sampleEvery is how often Sample counts the cores open for the host's
+// plots, besides at every core started.
+const sampleEvery = time.Second
+
+// Sample counts the cores open for the host's plots every sampleEvery,
+// until ctx is done: a minute's sample holds the most open at once.
+func (o *Observer) Sample(ctx context.Context) {
+	if o == nil {
+		return
+	}
+	tick := time.NewTicker(sampleEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			o.countCores()
+		}
+	}
+}
+
+// countCores records the cores open now in the host's plots and each
+// principal's.
+func (o *Observer) countCores() {
+	// Read before mu: the table's lock is never taken under it.
+	all, principals, cores := o.sessions.Count(), o.sessions.CountPrincipals(), o.sessions.Cores()
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.host.count(now, all-principals, principals)
+	o.countOwn(now, cores)
+}
+
+// hostSeries returns the host's plots up to now.
+func (o *Observer) hostSeries(now time.Time) []dashSample {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.host.series(now)
 }
 
 // SawPrincipal remembers that a core was started for the principal

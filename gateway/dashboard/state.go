@@ -24,9 +24,45 @@ const boardShown = 200
 type State struct {
 	Now    time.Time   `json:"now"`
 	Viewer dashViewer  `json:"viewer"`
+	Host   *dashHost   `json:"host,omitempty"` // operators only, as /metrics
 	Cores  []dashCore  `json:"cores"`
 	Calls  []dashCall  `json:"calls"`
 	Boards []dashBoard `json:"boards"`
+	// Statuses are a board's columns, in the order a person reads them.
+	Statuses []dashStatus `json:"statuses"`
+}
+
+// dashStatus is a status and its column's title.
+type dashStatus struct {
+	Status string `json:"status"`
+	Title  string `json:"title"`
+}
+
+// statuses are the board's statuses with their titles ("in_progress": "In progress").
+func statuses() []dashStatus {
+	out := make([]dashStatus, len(board.Statuses))
+	for i, st := range board.Statuses {
+		title := strings.ReplaceAll(st, "_", " ")
+		out[i] = dashStatus{Status: st, Title: strings.ToUpper(title[:1]) + title[1:]}
+	}
+	return out
+}
+
+// SharedBoard reports whether the board shown is a team's, shared by every
+// gateway given the same --tasks-db.
+func (s State) SharedBoard() bool {
+	return slices.ContainsFunc(s.Boards, func(b dashBoard) bool { return b.Shared })
+}
+
+// dashHost is this gateway's plots: its own sessions and calls (to an
+// operator all of them, to a principal its own), whatever board it shows.
+type dashHost struct {
+	Name string `json:"name"` // --node-id, else the host name
+	// Own plots only the viewer's own sessions and calls on this host: a
+	// principal that is not an operator sees nothing of the others'.
+	Own         bool         `json:"own"`
+	StepSeconds float64      `json:"step_seconds"` // the time a sample covers
+	Samples     []dashSample `json:"samples"`      // the last hour, oldest first
 }
 
 type dashViewer struct {
@@ -79,8 +115,12 @@ type dashTask struct {
 	Priority    int      `json:"priority"`
 	ParentID    string   `json:"parent_id"`
 	BlockedBy   []string `json:"blocked_by"`
-	Ready       bool     `json:"ready"`
-	UpdatedAt   string   `json:"updated_at"`
+	// OpenBlockers are those of BlockedBy listed on the board and open.
+	OpenBlockers []string `json:"open_blockers"`
+	Ready        bool     `json:"ready"`
+	// Blocked is an open task waiting for an open blocker.
+	Blocked   bool   `json:"blocked"`
+	UpdatedAt string `json:"updated_at"`
 }
 
 // viewer is who looks at the dashboard.
@@ -117,7 +157,13 @@ type Core struct {
 func (d *Dashboard) state(ctx context.Context, v viewer) State {
 	now := time.Now()
 	st := State{Now: now, Viewer: dashViewer{Subject: v.p.Subject, Operator: v.operator},
-		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}}
+		Cores: []dashCore{}, Calls: []dashCall{}, Boards: []dashBoard{}, Statuses: statuses()}
+	switch {
+	case v.operator: // how busy the host is, like /metrics: an operator's to see
+		st.Host = &dashHost{Name: d.gw.Host, StepSeconds: sampleStep.Seconds(), Samples: d.obs.hostSeries(now)}
+	case v.p.SubjectKey != "":
+		st.Host = &dashHost{Name: d.gw.Host, Own: true, StepSeconds: sampleStep.Seconds(), Samples: d.obs.ownSeries(v.p.SubjectKey, now)}
+	}
 	inflight, calls := d.obs.activity()
 	for _, e := range d.obs.sessions.Cores() {
 		if !v.sees(e.SubjectKey) {
@@ -381,9 +427,50 @@ func readBoard(ctx context.Context, path string) dashBoard {
 		return b
 	}
 	b.More = more
-	for _, t := range tasks {
-		b.Tasks = append(b.Tasks, dashTask{ID: t.ID, Description: t.Description, Status: string(t.Status), Priority: t.Priority,
-			ParentID: t.ParentID, BlockedBy: append([]string{}, t.BlockedBy...), Ready: t.Ready, UpdatedAt: t.UpdatedAt})
-	}
+	b.Tasks = cards(tasks)
 	return b
+}
+
+// cards are tasks as the dashboard shows them: each blocked one marked,
+// with those of its blockers listed and open.
+func cards(tasks []board.Task) []dashTask {
+	open := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		open[t.ID] = t.Status.Open()
+	}
+	out := make([]dashTask, 0, len(tasks))
+	for _, t := range tasks {
+		c := dashTask{ID: t.ID, Description: t.Description, Status: string(t.Status), Priority: t.Priority,
+			ParentID: t.ParentID, BlockedBy: append([]string{}, t.BlockedBy...), OpenBlockers: []string{},
+			Ready: t.Ready, Blocked: t.Status.Open() && !t.Ready, UpdatedAt: t.UpdatedAt}
+		for _, id := range t.BlockedBy {
+			if open[id] {
+				c.OpenBlockers = append(c.OpenBlockers, id)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// dashColumn is the tasks of one status, as the page's first render
+// shows them.
+type dashColumn struct {
+	dashStatus
+	Count int // on the board, listed or not
+	Tasks []dashTask
+}
+
+// Columns are the board's tasks by status, in Statuses order.
+func (b dashBoard) Columns() []dashColumn {
+	cols := make([]dashColumn, len(board.Statuses))
+	for i, st := range statuses() {
+		cols[i] = dashColumn{dashStatus: st, Count: b.Counts[st.Status]}
+	}
+	for _, t := range b.Tasks {
+		if i := slices.Index(board.Statuses, t.Status); i >= 0 {
+			cols[i].Tasks = append(cols[i].Tasks, t)
+		}
+	}
+	return cols
 }

@@ -10,6 +10,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// StatelessVersion is the MCP revision without sessions (docs/reference/gateway.md#stateless-requests-2026-07-28): no
+// initialize, no Mcp-Session-Id; every request carries its protocol
+// version and client capabilities in _meta and mirrors its method (and
+// name) in headers.
+const StatelessVersion = "2026-07-28"
+
 // Error codes of the 2026-07-28 revision.
 const (
 	CodeHeaderMismatch     = mcp.CodeHeaderMismatch             // -32020

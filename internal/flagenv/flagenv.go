@@ -139,11 +139,20 @@ type field struct {
 // bind registers a flag for every tagged field of cfg, pointing at the field
 // itself so that a flag overwrites what the environment put there.
 func bind(fs *flag.FlagSet, cfg any) []field {
-	v := reflect.ValueOf(cfg).Elem()
+	return bindStruct(fs, reflect.ValueOf(cfg).Elem())
+}
+
+// bindStruct binds the fields of the struct v, and those of the structs it
+// embeds, where they are.
+func bindStruct(fs *flag.FlagSet, v reflect.Value) []field {
 	t := v.Type()
 	var fields []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			fields = append(fields, bindStruct(fs, v.Field(i))...)
+			continue
+		}
 		tags := parseTags(sf.Tag)
 		name := tags.get("flag")
 		if name == "" {

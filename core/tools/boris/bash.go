@@ -23,8 +23,12 @@ type bashParams struct {
 	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"run the command as a background task: the call returns a task_id at once; read the output with task_output, end it with task_stop. timeout does not apply; the server's --background-task-timeout does, if set"`
 }
 
+// Bash names the tool that runs commands: --disable-tools bash leaves out
+// every tool that runs them (toolkit.Tool.Exec).
+const Bash = "bash"
+
 var bashTool = &mcp.Tool{
-	Name: "bash",
+	Name: Bash,
 	Description: "Run a shell command. stdin is /dev/null; the working directory persists across calls (cd holds for the next call), other shell state does not. " +
 		"On timeout the command's whole process group gets SIGTERM, then SIGKILL 5 s later. stdout and stderr are each capped at 30000 characters, keeping the head and the tail. " +
 		"The result lists stdout, then stderr (each only when non-empty), then exit_code; a non-zero exit code is not an error. " +

@@ -50,8 +50,8 @@ type tools struct {
 	seen *seen.Tracker // how the session last saw each file
 }
 
-// Toolset names the toolset.
-const Toolset = "boris"
+// ID names the toolset: --toolset boris selects it (and all).
+const ID toolkit.ID = "boris"
 
 // Tools are the toolset's tools. --read-only leaves out the writing ones
 // (the editor narrows itself to view); a disabled bash the ones that run
@@ -61,7 +61,7 @@ func Tools(d Deps, opt Options) []toolkit.Tool {
 	if b.seen == nil {
 		b.seen = seen.New()
 	}
-	tools := toolkit.Set(Toolset,
+	tools := toolkit.Set(ID,
 		toolkit.New(bashTool, b.bash).Running(),
 		toolkit.New(taskOutputTool, b.taskOutput).Running(),
 		toolkit.New(taskStopTool, b.taskStop).Running(),
@@ -69,13 +69,27 @@ func Tools(d Deps, opt Options) []toolkit.Tool {
 		toolkit.New(globTool, b.glob),
 	)
 	if opt.AnthropicCompat.Enabled() {
-		return append(tools, toolkit.Set(Toolset, toolkit.New(b.editorTool(), b.editor))...)
+		return append(tools, toolkit.Set(ID, toolkit.New(b.editorTool(), b.editor))...)
 	}
-	return append(tools, toolkit.Set(Toolset,
+	return append(tools, toolkit.Set(ID,
 		toolkit.New(viewTool, b.view),
 		toolkit.New(strReplaceTool, b.strReplace).Writing(),
 		toolkit.New(createFileTool, b.createFile).Writing(),
 	)...)
+}
+
+// Instructions is the toolset's line in the server's instructions: how
+// to edit, when an editing tool is registered, and how to run long
+// commands, when bash and its tasks are.
+func Instructions(r toolkit.Registered) string {
+	var line string
+	if r.Has(strReplaceTool.Name) || r.Has(editorBare.name) || r.Has(editor20250728.name) {
+		line += " View a file before editing it; str_replace needs old_str to match exactly once unless replace_all is set."
+	}
+	if r.Has(bashTool.Name) && r.Has(taskOutputTool.Name) {
+		line += " For long commands (builds, test suites, servers) use bash with run_in_background and read the output with task_output."
+	}
+	return line
 }
 
 // Builtin reports whether name is one of the toolset's tools in any

@@ -19,8 +19,8 @@ import (
 	"github.com/mjkoo/boris/internal/plural"
 )
 
-// Toolset names the checkpoint tools' toolset.
-const Toolset = "checkpoints"
+// ID names the checkpoint tools' toolset.
+const ID toolkit.ID = "checkpoints"
 
 // Deps is what the checkpoint tools need: the files they act on and the
 // recorder, nil when checkpoints are off.
@@ -36,11 +36,26 @@ type tools struct{ d Deps }
 // leaves it out.
 func Tools(d Deps) []toolkit.Tool {
 	h := tools{d}
-	return toolkit.Set(Toolset,
+	return toolkit.Set(ID,
 		toolkit.New(historyTool, h.history),
 		toolkit.New(diffTool, h.diff),
 		toolkit.New(undoTool, h.undo).Writing(),
 	)
+}
+
+// Instructions is the toolset's line in the server's instructions, when
+// history is registered: every change is recorded, and how to get back to
+// one. Changes made by commands count too when a tool runs them.
+func Instructions(r toolkit.Registered) string {
+	if !r.Has(historyTool.Name) {
+		return ""
+	}
+	also := ""
+	if r.Runs() {
+		also = " (bash included, within the working tree)"
+	}
+	return " Every change made through these tools" + also + " is recorded as a checkpoint: " +
+		"history lists them, diff shows one, undo reverts one (and can itself be undone)."
 }
 
 // open resolves a checkpoint tool's path argument (checkpointPath), waits

@@ -15,8 +15,8 @@ import (
 	"github.com/mjkoo/boris/core/toolkit"
 )
 
-// Toolset names the diagnostics toolset.
-const Toolset = "diagnostics"
+// ID names the diagnostics toolset.
+const ID toolkit.ID = "diagnostics"
 
 // Source gives the current problems of a file (path absolute), or with
 // path "" of every file the running servers know, waiting up to wait for
@@ -49,7 +49,7 @@ var tool = &mcp.Tool{
 
 // Tools is the diagnostics tool.
 func Tools(d Deps) []toolkit.Tool {
-	return toolkit.Set(Toolset, toolkit.New(tool, func(ctx context.Context, _ *mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
+	return toolkit.Set(ID, toolkit.New(tool, func(ctx context.Context, _ *mcp.CallToolRequest, p params) (*mcp.CallToolResult, error) {
 		return run(d, p)
 	}))
 }

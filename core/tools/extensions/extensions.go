@@ -167,6 +167,9 @@ func (b *Set) load() error {
 	return nil
 }
 
+// ID names the extension toolset.
+const ID toolkit.ID = "extensions"
+
 // Tools are the extension tools. They run programs, so they go
 // with bash: --disable-tools bash (a token without boris:exec) and
 // --read-only leave them out.
@@ -181,7 +184,7 @@ func (b *Set) Tools() []toolkit.Tool {
 	for _, t := range tools {
 		out = append(out, toolkit.Raw(t.Name, func(s *mcp.Server) { b.addExtensionTool(s, t) }).Writing().Running())
 	}
-	return toolkit.Set("extensions", out...)
+	return toolkit.Set(ID, out...)
 }
 
 // addExtensionTool registers t.

@@ -59,8 +59,8 @@ const fsContentOutput = `{"type":"object","properties":{"content":{"type":"strin
 const workspaceIDSchema = `{"type":"string","description":"Optional workspace id (from workspace_create): paths resolve inside that workspace and every write is committed to its git repository."}`
 
 // def is t.mcpTool(workspaces), made when the tool is registered.
-func (t fsTool) def(workspaces bool) func() *mcp.Tool {
-	return func() *mcp.Tool { return t.mcpTool(workspaces) }
+func (t fsTool) def(workspaces bool) toolkit.Def {
+	return toolkit.Lazy(func() *mcp.Tool { return t.mcpTool(workspaces) })
 }
 
 // mcpTool renders t as the tool Boris advertises: server-filesystem's
@@ -108,26 +108,40 @@ type tools struct {
 	opt Options
 }
 
+// ID names the toolset: --toolset filesystem selects it (and all).
+const ID toolkit.ID = "filesystem"
+
 // Tools are the filesystem toolset's tools (--toolset filesystem or all).
 // --read-only keeps only the reading ones.
 func Tools(d Deps, opt Options) []toolkit.Tool {
 	b, ws := &tools{d: d, opt: opt}, opt.Workspaces
-	return toolkit.Set("filesystem",
-		toolkit.NewFrom(fsReadFileTool.name, fsReadFileTool.def(ws), b.fsReadTextFile),
-		toolkit.NewFrom(fsReadTextFileTool.name, fsReadTextFileTool.def(ws), b.fsReadTextFile),
-		toolkit.NewFrom(fsReadMediaFileTool.name, fsReadMediaFileTool.def(ws), b.fsReadMediaFile),
-		toolkit.NewFrom(fsReadMultipleFilesTool.name, fsReadMultipleFilesTool.def(ws), b.fsReadMultipleFiles),
-		toolkit.NewFrom(fsListDirectoryTool.name, fsListDirectoryTool.def(ws), b.fsListDirectory),
-		toolkit.NewFrom(fsListDirectoryWithSizesTool.name, fsListDirectoryWithSizesTool.def(ws), b.fsListDirectoryWithSizes),
-		toolkit.NewFrom(fsDirectoryTreeTool.name, fsDirectoryTreeTool.def(ws), b.fsDirectoryTree),
-		toolkit.NewFrom(fsSearchFilesTool.name, fsSearchFilesTool.def(ws), b.fsSearchFiles),
-		toolkit.NewFrom(fsGetFileInfoTool.name, fsGetFileInfoTool.def(ws), b.fsGetFileInfo),
-		toolkit.NewFrom(fsListAllowedTool.name, fsListAllowedTool.def(ws), b.fsListAllowed),
-		toolkit.NewFrom(fsWriteFileTool.name, fsWriteFileTool.def(ws), b.fsWriteFile).Writing(),
-		toolkit.NewFrom(fsEditFileTool.name, fsEditFileTool.def(ws), b.fsEditFile).Writing(),
-		toolkit.NewFrom(fsCreateDirectoryTool.name, fsCreateDirectoryTool.def(ws), b.fsCreateDirectory).Writing(),
-		toolkit.NewFrom(fsMoveFileTool.name, fsMoveFileTool.def(ws), b.fsMoveFile).Writing(),
+	return toolkit.Set(ID,
+		newTool(fsReadFileTool, ws, b.fsReadTextFile),
+		newTool(fsReadTextFileTool, ws, b.fsReadTextFile),
+		newTool(fsReadMediaFileTool, ws, b.fsReadMediaFile),
+		newTool(fsReadMultipleFilesTool, ws, b.fsReadMultipleFiles),
+		newTool(fsListDirectoryTool, ws, b.fsListDirectory),
+		newTool(fsListDirectoryWithSizesTool, ws, b.fsListDirectoryWithSizes),
+		newTool(fsDirectoryTreeTool, ws, b.fsDirectoryTree),
+		newTool(fsSearchFilesTool, ws, b.fsSearchFiles),
+		newTool(fsGetFileInfoTool, ws, b.fsGetFileInfo),
+		newTool(fsListAllowedTool, ws, b.fsListAllowed),
+		newTool(fsWriteFileTool, ws, b.fsWriteFile),
+		newTool(fsEditFileTool, ws, b.fsEditFile),
+		newTool(fsCreateDirectoryTool, ws, b.fsCreateDirectory),
+		newTool(fsMoveFileTool, ws, b.fsMoveFile),
 	)
+}
+
+// newTool builds t's tool with the handler h: one that writes unless t
+// is read-only, so its annotation and what --read-only leaves out come
+// from the one field.
+func newTool[In any](t fsTool, workspaces bool, h toolkit.Handler[In]) toolkit.Tool {
+	tool := toolkit.NewFrom(t.name, t.def(workspaces), h)
+	if !t.readOnly {
+		tool = tool.Writing()
+	}
+	return tool
 }
 
 // fsResult is a successful result as server-filesystem gives it: the text,

@@ -31,11 +31,14 @@ type Deps interface {
 // tools are the work-tracking tools over their dependencies.
 type tools struct{ d Deps }
 
-// Tools are the work-tracking tools (the toolset "tracking"); --read-only
+// ID names the work-tracking toolset.
+const ID toolkit.ID = "tracking"
+
+// Tools are the work-tracking tools; --read-only
 // keeps the reading ones.
 func Tools(d Deps) []toolkit.Tool {
 	tr := tools{d}
-	return toolkit.Set("tracking",
+	return toolkit.Set(ID,
 		toolkit.NewFrom(listTasksTool.Name, boardDef[listTasksResult](listTasksTool), tr.listTasks),
 		toolkit.NewFrom(getTaskTool.Name, boardDef[taskResult](getTaskTool), tr.getTask),
 		toolkit.NewFrom(getBlockersTool.Name, boardDef[board.Blockers](getBlockersTool), tr.getBlockers),
@@ -119,17 +122,10 @@ func boardError(err error) error {
 	return &toolkit.Error{Code: code, Msg: err.Error()}
 }
 
-// boardDef is boardOutput[Out](t), made when the tool is registered.
-func boardDef[Out any](t *mcp.Tool) func() *mcp.Tool {
-	return func() *mcp.Tool { return boardOutput[Out](t) }
-}
-
-// boardOutput is t with Out's output schema, its status fields tuned like
-// the input ones.
-func boardOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	out := toolkit.WithOutput[Out](t)
-	tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema))
-	return out
+// boardDef is t with Out's output schema, its status fields tuned like
+// the input ones, made when the tool is registered.
+func boardDef[Out any](t *mcp.Tool) toolkit.Def {
+	return toolkit.OutputDef[Out](t, func(out *mcp.Tool) { tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema)) })
 }
 
 // tuneBoardSchema makes a work-tracking schema what code-generating clients

@@ -61,11 +61,14 @@ var commitHistoryTool = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{Title: "Workspace commit history", ReadOnlyHint: true, OpenWorldHint: toolkit.Ptr(false)},
 }
 
+// ID names the workspace toolset.
+const ID toolkit.ID = "workspaces"
+
 // Tools are the workspace tools: workspace_create, workspace_list and
 // get_commit_history, over ws. --read-only keeps only the reading ones.
 func Tools(ws *workspace.Paths) []toolkit.Tool {
 	b := tools{ws}
-	return toolkit.Set("workspaces",
+	return toolkit.Set(ID,
 		toolkit.NewFrom(workspaceListTool.Name, toolkit.OutputDef[workspaceListResult](workspaceListTool), b.workspaceList),
 		toolkit.NewFrom(commitHistoryTool.Name, toolkit.OutputDef[commitHistoryResult](commitHistoryTool), b.commitHistory),
 		toolkit.NewFrom(workspaceCreateTool.Name, toolkit.OutputDef[workspaceCreateResult](workspaceCreateTool), b.workspaceCreate).Writing(),

@@ -4,10 +4,12 @@
 // What boris costs beyond it is what boris itself adds to a small view:
 // its stdin screen, argument decoding, path scoping and the read.
 //
-// Usage: server typed|raw FILE. "typed" registers the tool with
+// Usage: server typed|raw FILE [N]. "typed" registers the tool with
 // mcp.AddTool and a typed argument struct, as a go-sdk server usually
 // does (the SDK validates and decodes the arguments); "raw" registers it
-// with Server.AddTool and does nothing with them.
+// with Server.AddTool and does nothing with them. With N, it registers N
+// such tools (view, view_2, ... view_N): the floor for a server of N
+// tools, such as boris's tools/list.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,8 +30,12 @@ type viewArgs struct {
 }
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "typed" && os.Args[1] != "raw") {
-		fmt.Fprintln(os.Stderr, "usage: server typed|raw FILE")
+	n, err := 1, error(nil)
+	if len(os.Args) == 4 {
+		n, err = strconv.Atoi(os.Args[3])
+	}
+	if len(os.Args) < 3 || len(os.Args) > 4 || (os.Args[1] != "typed" && os.Args[1] != "raw") || err != nil || n < 1 {
+		fmt.Fprintln(os.Stderr, "usage: server typed|raw FILE [N]")
 		os.Exit(2)
 	}
 	text, err := numbered(os.Args[2])
@@ -38,21 +45,31 @@ func main() {
 	}
 	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
-	tool := &mcp.Tool{Name: "view", Description: "returns a constant"}
-	if os.Args[1] == "typed" {
-		mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, viewArgs) (*mcp.CallToolResult, any, error) {
-			return result, nil, nil
-		})
-	} else {
-		tool.InputSchema = map[string]any{"type": "object"}
-		s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return result, nil
-		})
+	for i := range n {
+		tool := &mcp.Tool{Name: "view", Description: "returns a constant"}
+		if i > 0 {
+			tool.Name = fmt.Sprintf("view_%d", i+1)
+		}
+		add(s, tool, os.Args[1] == "typed", result)
 	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
+}
+
+// add registers tool, returning result: typed with mcp.AddTool, else raw.
+func add(s *mcp.Server, tool *mcp.Tool, typed bool, result *mcp.CallToolResult) {
+	if typed {
+		mcp.AddTool(s, tool, func(context.Context, *mcp.CallToolRequest, viewArgs) (*mcp.CallToolResult, any, error) {
+			return result, nil, nil
+		})
+		return
+	}
+	tool.InputSchema = map[string]any{"type": "object"}
+	s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return result, nil
+	})
 }
 
 // numbered returns the file's lines in cat -n style, as boris shows them.

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"encoding/json"
@@ -15,35 +15,35 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// limits are the bounds every session of a Handler keeps.
-type limits struct {
-	maxMessage  int64   // largest core message
-	buffered    int64   // bytes of core messages held per session
-	total       *budget // the gateway's budget, shared by sessions
-	maxInFlight int     // client requests in flight, reserved ids included
-	replay      replayLimits
-	// shedElsewhere sheds replay history another session keeps, the
+// Limits are the bounds every session of a Handler keeps.
+type Limits struct {
+	MaxMessage  int64   // largest core message
+	Buffered    int64   // bytes of core messages held per session
+	Total       *Budget // the gateway's budget, shared by sessions
+	MaxInFlight int     // client requests in flight, reserved ids included
+	Replay      ReplayLimits
+	// ShedElsewhere sheds replay history another session keeps, the
 	// largest's first, when the gateway's budget is full: one tenant's
 	// history never keeps another's replies out. nil in tests of one
 	// session.
-	shedElsewhere func(except *session) bool
+	ShedElsewhere func(except *Session) bool
 }
 
-// session is one MCP session: a core process and the routing of its
+// Session is one MCP session: a core process and the routing of its
 // messages to the HTTP requests waiting for them (docs/reference/gateway.md#http-surface).
-type session struct {
-	id      string
-	subject string
-	core    *launch.Core
+type Session struct {
+	ID      string       // the Mcp-Session-Id that names it
+	Subject string       // its principal's, for logs
+	Core    *launch.Core // its core process
 	log     *slog.Logger
-	lim     limits
-	held    *budget // bytes of this session's core messages the gateway holds
+	lim     Limits
+	held    *Budget // bytes of this session's core messages the gateway holds
 	created time.Time
 	last    atomic.Int64 // unix nanos of the last request
 
 	mu       sync.Mutex
-	calls    map[string]*call // in-flight client requests, by id key
-	progress map[string]*call // the same, by progress token key
+	calls    map[string]*Call // in-flight client requests, by id key
+	progress map[string]*Call // the same, by progress token key
 	// reserved are ids whose requester is gone (cancelled, or the client
 	// disconnected) while the core still owes their response: a new
 	// request may not take such an id until the core has answered, or it
@@ -54,10 +54,8 @@ type session struct {
 	// session. So no timer frees an id early: a freed id would bring the
 	// stale answer back.
 	reserved map[string]struct{}
-	// streams are the session's resumable SSE streams, by id (see
-	// replay.go); get is its GET stream among them, nil until used.
-	streams map[string]*stream
-	get     *stream
+	// streams are the session's resumable SSE streams (see replay.go).
+	streams streamSet
 
 	// principal is set on a principal's core, which serves the 2026-07-28
 	// requests of one principal (docs/reference/gateway.md#stateless-requests-2026-07-28) instead of one session.
@@ -68,8 +66,8 @@ type session struct {
 	reason    string // why it ended, valid after done
 }
 
-// call is a client request waiting for its response.
-type call struct {
+// Call is a client request waiting for its response.
+type Call struct {
 	id     jsonrpc.ID // as the client sent it: errors the gateway writes carry it
 	coreID jsonrpc.ID // as the core was sent it: id, but on a principal's core its own
 	key    string     // wire.IDKey(coreID)
@@ -81,59 +79,67 @@ type call struct {
 	clientID, clientToken json.RawMessage
 	// stream, once it is answered on a resumable stream, is that stream:
 	// a call whose stream nobody reads (its client left) keeps nothing
-	// busy. Under session.mu.
+	// busy. Under Session.mu.
 	stream *stream
 	// finished, if set, is told the response of a call answered on a
 	// resumable stream when it comes, whether a client reads it or not
 	// (the tool call's log line). Set before the call is awaited.
-	finished func(res []byte)
+	Finished func(res []byte)
 	notes    chan coreMsg  // notifications and requests tied to it; dropped when full
 	resp     chan coreMsg  // its response; capacity 1, never blocks routing
 	ended    chan struct{} // closed when the client cancelled it
 }
 
-func newSession(id, subject string, core *launch.Core, lim limits, log *slog.Logger) *session {
-	s := &session{
-		id: id, subject: subject, core: core, log: log, lim: lim, created: time.Now(),
-		held:  &budget{max: lim.buffered, parent: lim.total},
-		calls: map[string]*call{}, progress: map[string]*call{}, reserved: map[string]struct{}{},
-		streams: map[string]*stream{}, done: make(chan struct{}),
+// NewSession returns the session id of a principal (subject names it in
+// logs) served by core: a principal's core, for its 2026-07-28 requests,
+// if principal.
+func NewSession(id, subject string, core *launch.Core, lim Limits, log *slog.Logger, principal bool) *Session {
+	held := &Budget{max: lim.Buffered, parent: lim.Total}
+	s := &Session{
+		ID: id, Subject: subject, Core: core, log: log, lim: lim, created: time.Now(), held: held,
+		calls: map[string]*Call{}, progress: map[string]*Call{}, reserved: map[string]struct{}{},
+		streams: streamSet{byID: map[string]*stream{}, lim: lim.Replay, held: held}, done: make(chan struct{}),
 	}
-	s.touch()
+	if principal {
+		s.principal = &principalCore{s: s, internal: map[string]*Call{}}
+		s.principal.hub = newListenHub(s)
+	}
+	s.Touch()
 	return s
 }
 
-func (s *session) touch() { s.last.Store(time.Now().UnixNano()) }
+// Touch records a request of the session now: its idle time starts over.
+func (s *Session) Touch() { s.last.Store(time.Now().UnixNano()) }
 
-// Refusals of register.
+// Refusals of Register and Add.
 var (
 	errDuplicateID = errors.New("a request with this id is already in flight")
 	errReservedID  = errors.New("this request id was cancelled or abandoned and the core has not answered it yet; use a new id (MCP forbids reusing request ids within a session)")
-	errTooMany     = errors.New("too many requests in flight in this session")
+	ErrTooMany     = errors.New("too many requests in flight in this session")
 )
 
-// register records an in-flight request so its messages find their way.
+// Register records an in-flight request so its messages find their way.
 // It fails if the id is in flight or reserved (JSON-RPC ids must be
-// unique), or if the session has lim.maxInFlight requests in flight.
-func (s *session) register(m *wire.Message) (*call, error) {
-	c := newCall(m.Req.ID, m.Req.ID, wire.ProgressTokenOf(m.Req.Params))
-	if err := s.add(c); err != nil {
+// unique), or if the session has lim.MaxInFlight requests in flight.
+func (s *Session) Register(m *wire.Message) (*Call, error) {
+	c := NewCall(m.Req.ID, m.Req.ID, wire.ProgressTokenOf(m.Req.Params))
+	if err := s.Add(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// newCall returns the call of a request the client sent with id and the
+// NewCall returns the call of a request the client sent with id and the
 // core is sent with coreID and the progress token key token.
-func newCall(id, coreID jsonrpc.ID, token string) *call {
-	return &call{
+func NewCall(id, coreID jsonrpc.ID, token string) *Call {
+	return &Call{
 		id: id, coreID: coreID, key: wire.IDKey(coreID), token: token,
 		notes: make(chan coreMsg, 64), resp: make(chan coreMsg, 1), ended: make(chan struct{}),
 	}
 }
 
-// add records c as in flight; see register.
-func (s *session) add(c *call) error {
+// Add records c as in flight; see Register.
+func (s *Session) Add(c *Call) error {
 	key := c.key
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -143,8 +149,8 @@ func (s *session) add(c *call) error {
 	if _, dup := s.reserved[key]; dup {
 		return errReservedID
 	}
-	if n := len(s.calls) + len(s.reserved); n >= s.lim.maxInFlight {
-		return fmt.Errorf("%w (%d, cancelled ones the core has not finished included); wait for some to finish", errTooMany, n)
+	if n := len(s.calls) + len(s.reserved); n >= s.lim.MaxInFlight {
+		return fmt.Errorf("%w (%d, cancelled ones the core has not finished included); wait for some to finish", ErrTooMany, n)
 	}
 	s.calls[key] = c
 	if c.token != "" {
@@ -153,14 +159,14 @@ func (s *session) add(c *call) error {
 	return nil
 }
 
-// forget drops a request whose core has answered, or never saw it.
-func (s *session) forget(c *call) {
+// Forget drops a request whose core has answered, or never saw it.
+func (s *Session) Forget(c *Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.forgetLocked(c)
 }
 
-func (s *session) forgetLocked(c *call) {
+func (s *Session) forgetLocked(c *Call) {
 	key := c.key
 	if s.calls[key] == c {
 		delete(s.calls, key)
@@ -173,7 +179,7 @@ func (s *session) forgetLocked(c *call) {
 // retireLocked turns an in-flight request into a reserved id: its
 // requester is gone, the core still owes its response, which will be
 // dropped. It reports false if the request was answered already.
-func (s *session) retireLocked(c *call) bool {
+func (s *Session) retireLocked(c *Call) bool {
 	key := c.key
 	if s.calls[key] != c {
 		return false
@@ -187,7 +193,7 @@ func (s *session) retireLocked(c *call) bool {
 // in flight was abandoned by its client (a disconnect is not a
 // cancellation: the core runs it on), so its id stays reserved until the
 // core answers. What was routed to it and not written is released.
-func (s *session) leave(c *call) {
+func (s *Session) leave(c *Call) {
 	s.mu.Lock()
 	s.retireLocked(c)
 	s.mu.Unlock()
@@ -203,11 +209,11 @@ func (s *session) leave(c *call) {
 	}
 }
 
-// cancel handles a client's notifications/cancelled: the core will still
+// Cancel handles a client's notifications/cancelled: the core will still
 // answer the request (go-sdk answers every request), but the client must
 // not see that answer, so the HTTP request is ended now and the id
 // reserved until the answer comes.
-func (s *session) cancel(keys ...string) {
+func (s *Session) Cancel(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, idk := range keys {
@@ -223,24 +229,24 @@ func (s *session) cancel(keys ...string) {
 }
 
 // release gives back the budget a message held.
-func (s *session) release(m coreMsg) { s.held.give(m.held) }
+func (s *Session) release(m coreMsg) { s.held.give(m.held) }
 
 // inFlight reports whether anything keeps the session busy: a request a
 // client waits for, an open GET stream, or, on a principal's core, a
 // subscription or the gateway's own request made for a client's (its
 // tools/list, read to check Mcp-Param headers), which a slow core start
 // must not let the idle timeout cut short.
-func (s *session) inFlight() bool {
+func (s *Session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attachedLocked() > 0 || s.get != nil && s.get.reader != nil ||
+	return s.attachedLocked() > 0 || s.streams.get != nil && s.streams.get.reader != nil ||
 		s.principal != nil && (s.principal.hub.busy() || len(s.principal.internal) > 0)
 }
 
 // attachedLocked counts the requests in flight that a client waits for: a
 // request whose client left its resumable stream runs on, but holds
 // neither the session open past its idle timeout nor a shutdown.
-func (s *session) attachedLocked() int {
+func (s *Session) attachedLocked() int {
 	n := 0
 	for _, c := range s.calls {
 		if c.stream == nil || c.stream.reader != nil {
@@ -248,4 +254,25 @@ func (s *session) attachedLocked() int {
 		}
 	}
 	return n
+}
+
+// Legacy reports whether s is a 2024-11-05 SSE session.
+func (s *Session) Legacy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams.get != nil && s.streams.get.legacy
+}
+
+// Done is closed when the session ends.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// IsPrincipal reports whether s is a principal's core (2026-07-28), not a
+// session a client named.
+func (s *Session) IsPrincipal() bool { return s.principal != nil }
+
+// Streamed reports whether c was answered on a resumable stream.
+func (s *Session) Streamed(c *Call) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.stream != nil
 }

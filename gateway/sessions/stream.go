@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"net/http"
@@ -9,51 +9,51 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// await writes everything the core sends for c until its response, and
+// Await writes everything the core sends for c until its response, and
 // returns that response (nil if there was none). Each message's budget is
 // released once it is written. On a session, a client that accepts an
 // event stream is answered on a resumable one (see streamCall) as soon as
 // anything but a lone response is due.
-func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *call, acc wire.Accepts) []byte {
+func (sw *Streamer) Await(w http.ResponseWriter, r *http.Request, s *Session, c *Call, acc wire.Accepts) []byte {
 	resumable := s.principal == nil && acc.SSE
-	rp := &wire.Reply{Writer: w, Accepts: acc, Timeout: h.opts.WriteTimeout, Stateless: s.principal != nil}
+	rp := &wire.Reply{Writer: w, Accepts: acc, Timeout: sw.WriteTimeout, Stateless: s.principal != nil}
 	handedOver := false
 	defer func() {
 		if !handedOver {
 			s.leave(c)
 		}
 	}()
-	tick := time.NewTicker(h.opts.KeepAlive)
+	tick := time.NewTicker(sw.KeepAlive)
 	defer tick.Stop()
 	for {
 		select {
 		case m := <-c.notes:
 			if resumable {
 				handedOver = true
-				return h.streamCall(w, r, s, c, &m)
+				return sw.streamCall(w, r, s, c, &m)
 			}
-			h.noteOrStream(rp, s, m)
+			sw.noteOrStream(rp, s, m)
 		case m := <-c.resp:
 			if resumable && (len(c.notes) > 0 || !acc.JSON) {
 				c.resp <- m // deliver forgot c: nothing else sends on resp
 				handedOver = true
-				return h.streamCall(w, r, s, c, nil)
+				return sw.streamCall(w, r, s, c, nil)
 			}
-			h.drainNotes(rp, s, c)
+			sw.drainNotes(rp, s, c)
 			rp.Final(m.raw)
 			s.release(m)
 			return m.raw
 		case <-tick.C:
 			if resumable {
 				handedOver = true
-				return h.streamCall(w, r, s, c, nil)
+				return sw.streamCall(w, r, s, c, nil)
 			}
 			rp.KeepAlive()
 		case <-c.ended:
 			rp.Final(wire.ErrorResponse(c.id, wire.CodeRequestCancelled, "request cancelled by the client"))
 			return nil
 		case <-s.done:
-			h.drainNotes(rp, s, c)
+			sw.drainNotes(rp, s, c)
 			rp.Final(wire.ErrorResponse(c.id, jsonrpc.CodeInternalError, "session ended: "+s.reason))
 			return nil
 		case <-r.Context().Done():
@@ -76,26 +76,26 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request, s *session, c *c
 // keeps what it sends, and a GET with the Last-Event-ID the client last
 // saw writes the rest, response included (see resume). first, if not nil,
 // is the stream's first message.
-func (h *Handler) streamCall(w http.ResponseWriter, r *http.Request, s *session, c *call, first *coreMsg) []byte {
+func (sw *Streamer) streamCall(w http.ResponseWriter, r *http.Request, s *Session, c *Call, first *coreMsg) []byte {
 	s.mu.Lock()
-	st := s.newStreamLocked(false)
+	st := s.streams.newStreamLocked(false)
 	c.stream = st
 	var cursor uint64
 	if primes(r) {
-		cursor = s.primeLocked(st)
+		cursor = s.streams.primeLocked(st)
 	}
 	if first != nil {
-		s.appendLocked(st, *first)
+		s.streams.appendLocked(st, *first)
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	s.mu.Unlock()
 	go s.pump(c, st)
-	sse := wire.StartSSE(w, h.opts.WriteTimeout)
+	sse := wire.StartSSE(w, sw.WriteTimeout)
 	if cursor > 0 && sse.Prime(st.eventID(cursor)) != nil {
 		s.detach(st, reader)
 		return nil
 	}
-	return h.follow(r, sse, s, st, cursor, reader)
+	return sw.follow(r, sse, s, st, cursor, reader)
 }
 
 // primes reports whether a stream for r starts with a priming event: from
@@ -103,37 +103,37 @@ func (h *Handler) streamCall(w http.ResponseWriter, r *http.Request, s *session,
 // without data).
 func primes(r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
-	return v >= "2025-11-25" && v != statelessVersion
+	return v >= "2025-11-25" && v != wire.StatelessVersion
 }
 
 // pump moves what the core sends for c into st until its response (or its
 // cancellation, or the session's end), whether a client reads st or not.
-func (s *session) pump(c *call, st *stream) {
+func (s *Session) pump(c *Call, st *stream) {
 	final := func(m coreMsg) {
-		if c.finished != nil {
-			defer c.finished(m.raw)
+		if c.Finished != nil {
+			defer c.Finished(m.raw)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for {
 			select {
 			case n := <-c.notes:
-				s.appendLocked(st, n)
+				s.streams.appendLocked(st, n)
 				continue
 			default:
 			}
 			break
 		}
-		s.appendLocked(st, m)
+		s.streams.appendLocked(st, m)
 		if !st.get { // a session's GET stream never ends
-			s.finishLocked(st)
+			s.streams.finishLocked(st)
 		}
 	}
 	for {
 		select {
 		case m := <-c.notes:
 			s.mu.Lock()
-			s.appendLocked(st, m)
+			s.streams.appendLocked(st, m)
 			s.mu.Unlock()
 		case m := <-c.resp:
 			final(m)
@@ -152,23 +152,23 @@ func (s *session) pump(c *call, st *stream) {
 // written, the client leaves, another reader takes over, or (the GET
 // stream) the session ends or the gateway drains. It returns the stream's
 // last message if it wrote the end of a stream that is over.
-func (h *Handler) follow(r *http.Request, sse *wire.SSEWriter, s *session, st *stream, cursor uint64, reader chan struct{}) []byte {
+func (sw *Streamer) follow(r *http.Request, sse *wire.SSEWriter, s *Session, st *stream, cursor uint64, reader chan struct{}) []byte {
 	defer s.detach(st, reader)
 	var sessionDone, draining <-chan struct{}
 	if st.get {
-		sessionDone, draining = s.done, h.draining
+		sessionDone, draining = s.done, sw.Draining
 	}
-	tick := time.NewTicker(h.opts.KeepAlive)
+	tick := time.NewTicker(sw.KeepAlive)
 	defer tick.Stop()
 	for {
 		evs, over, wake := s.next(st, cursor)
 		for _, ev := range evs {
-			if h.writeEvent(sse, st, ev) != nil {
+			if sw.writeEvent(sse, st, ev) != nil {
 				return nil
 			}
 			cursor = ev.seq
 			s.sent(st, cursor)
-			s.touch()
+			s.Touch()
 		}
 		if over {
 			if len(evs) > 0 {
@@ -198,7 +198,7 @@ func (h *Handler) follow(r *http.Request, sse *wire.SSEWriter, s *session, st *s
 
 // writeEvent writes one event of st: with its id, for resumption, except
 // on a 2024-11-05 stream, which has none.
-func (h *Handler) writeEvent(sse *wire.SSEWriter, st *stream, ev event) error {
+func (sw *Streamer) writeEvent(sse *wire.SSEWriter, st *stream, ev event) error {
 	if st.legacy {
 		return sse.Event(ev.msg.raw)
 	}
@@ -207,7 +207,7 @@ func (h *Handler) writeEvent(sse *wire.SSEWriter, st *stream, ev event) error {
 
 // noteOrStream delivers a request-scoped message on the request's stream,
 // or on the session's GET stream when the client accepts only JSON.
-func (h *Handler) noteOrStream(rp *wire.Reply, s *session, m coreMsg) {
+func (sw *Streamer) noteOrStream(rp *wire.Reply, s *Session, m coreMsg) {
 	if rp.Note(m.raw) {
 		s.release(m)
 		return
@@ -218,54 +218,43 @@ func (h *Handler) noteOrStream(rp *wire.Reply, s *session, m coreMsg) {
 }
 
 // drainNotes sends messages that arrived before the response, keeping order.
-func (h *Handler) drainNotes(rp *wire.Reply, s *session, c *call) {
+func (sw *Streamer) drainNotes(rp *wire.Reply, s *Session, c *Call) {
 	for {
 		select {
 		case m := <-c.notes:
-			h.noteOrStream(rp, s, m)
+			sw.noteOrStream(rp, s, m)
 		default:
 			return
 		}
 	}
 }
 
-// get opens the session's stream for messages not tied to a request. One
-// stream per session: a second gets 409 and ends nothing. With
-// Last-Event-ID, it resumes the stream that event was sent on instead (see
-// resume).
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
-	if noSession(w, r) {
-		return
-	}
-	if !wire.ParseAccept(r.Header.Get("Accept")).SSE {
-		wire.WriteError(w, http.StatusNotAcceptable, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "GET needs Accept: text/event-stream")
-		return
-	}
-	s := h.session(w, r)
-	if s == nil {
-		return
-	}
+// Get writes the session's stream for messages not tied to a request on
+// a GET's response (its caller found s and checked Accept). One stream
+// per session: a second gets 409 and ends nothing. With Last-Event-ID, it
+// resumes the stream that event was sent on instead (see resume).
+func (sw *Streamer) Get(w http.ResponseWriter, r *http.Request, s *Session) {
 	if ids := r.Header.Values("Last-Event-ID"); len(ids) > 0 {
-		h.resume(w, r, s, ids[0])
+		sw.resume(w, r, s, ids[0])
 		return
 	}
 	s.mu.Lock()
-	st := s.getStreamLocked()
+	st := s.streams.getStreamLocked()
 	if st.reader != nil {
 		s.mu.Unlock()
 		wire.WriteError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has an open GET stream")
 		return
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	// What no GET has read yet comes first; with nothing due, a priming
 	// id gives the client a cursor.
 	cursor, prime := st.delivered, uint64(0)
 	if cursor == st.seq && primes(r) {
-		prime = s.primeLocked(st)
+		prime = s.streams.primeLocked(st)
 		cursor = prime
 	}
 	s.mu.Unlock()
-	h.followGET(w, r, s, st, cursor, prime, reader)
+	sw.followGET(w, r, s, st, cursor, prime, reader)
 }
 
 // resume answers a GET with Last-Event-ID: the stream that event was sent
@@ -275,56 +264,64 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 // unknown (another session's ids are), or older than what the stream kept
 // gets 400 and a JSON-RPC error saying which; not 404, which tells a
 // client its session is gone.
-func (h *Handler) resume(w http.ResponseWriter, r *http.Request, s *session, lastID string) {
+func (sw *Streamer) resume(w http.ResponseWriter, r *http.Request, s *Session, lastID string) {
 	s.mu.Lock()
-	st, cursor, err := s.resumeLocked(lastID)
+	st, cursor, err := s.streams.resumeLocked(lastID)
 	if err != nil {
 		s.mu.Unlock()
 		wire.WriteError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, err.Error())
 		return
 	}
-	reader := s.attachLocked(st)
+	reader := s.streams.attachLocked(st)
 	s.mu.Unlock()
-	h.followGET(w, r, s, st, cursor, 0, reader)
+	sw.followGET(w, r, s, st, cursor, 0, reader)
 }
 
 // followGET writes st on a GET's response from cursor, after a priming id
 // if prime is not 0.
-func (h *Handler) followGET(w http.ResponseWriter, r *http.Request, s *session, st *stream, cursor, prime uint64, reader chan struct{}) {
+func (sw *Streamer) followGET(w http.ResponseWriter, r *http.Request, s *Session, st *stream, cursor, prime uint64, reader chan struct{}) {
 	if r.ContentLength == 0 {
 		wire.UnboundReads(w) // a stream lasts as long as the client wants
 	}
-	sse := wire.StartSSE(w, h.opts.WriteTimeout)
+	sse := wire.StartSSE(w, sw.WriteTimeout)
 	if prime != 0 && sse.Prime(st.eventID(prime)) != nil {
 		s.detach(st, reader)
 		return
 	}
-	h.follow(r, sse, s, st, cursor, reader)
+	sw.follow(r, sse, s, st, cursor, reader)
 }
 
-// delete ends a session at the client's request: its core is killed with
-// its process group before the 204, and the id gives 404 from then on.
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
-	if noSession(w, r) {
-		return
+// FollowLegacy makes s a 2024-11-05 SSE session and writes its one stream
+// on a GET's response: the endpoint event first, then everything the core
+// sends, until the client leaves or the session ends.
+func (sw *Streamer) FollowLegacy(w http.ResponseWriter, r *http.Request, s *Session, endpoint string) {
+	s.mu.Lock()
+	st := s.streams.getStreamLocked()
+	st.legacy = true
+	reader := s.streams.attachLocked(st)
+	s.mu.Unlock()
+	if r.ContentLength == 0 {
+		wire.UnboundReads(w) // the stream lasts as long as the session
 	}
-	s := h.session(w, r)
-	if s == nil {
-		return
+	sse := wire.StartSSE(w, sw.WriteTimeout)
+	if sse.Endpoint(endpoint) == nil {
+		sw.follow(r, sse, s, st, 0, reader)
+	} else {
+		s.detach(st, reader)
 	}
-	h.table.end(s, "deleted by client")
-	w.WriteHeader(http.StatusNoContent)
 }
 
-// noSession answers 405 to a GET or DELETE that names no session: only a
-// session (2025 revisions) has a stream to open or an end; 2026-07-28
-// clients POST every message.
-func noSession(w http.ResponseWriter, r *http.Request) bool {
-	if r.Header.Get("Mcp-Session-Id") != "" {
-		return false
+// SendLegacy sends the core c's request raw on a 2024-11-05 SSE session:
+// whatever the core sends for it goes to the session's one stream.
+func (s *Session) SendLegacy(c *Call, raw []byte) error {
+	s.mu.Lock()
+	st := s.streams.get
+	c.stream = st
+	s.mu.Unlock()
+	if err := s.Core.Send(raw); err != nil {
+		s.Forget(c)
+		return err
 	}
-	w.Header().Set("Allow", "POST")
-	wire.WriteError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-		r.Method+" needs an Mcp-Session-Id: it opens or ends a session's stream (2025 revisions); without a session, POST every message")
-	return true
+	go s.pump(c, st)
+	return nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ import (
 // watches) and passes each on to the clients that asked for it, under
 // their own listen's id.
 type listenHub struct {
-	s *session
+	s *Session
 	// opening serializes changes of the gateway's listen (open, and what
 	// subscribe decides before and after it): two at once would leave one
 	// listen the hub no longer knows parked in the core, or lose a
@@ -30,7 +30,7 @@ type listenHub struct {
 
 	mu      sync.Mutex
 	subs    map[*listener]struct{}
-	current *call                         // the gateway's listen on the core; nil if none is open
+	current *Call                         // the gateway's listen on the core; nil if none is open
 	acked   chan struct{}                 // closed when current is acknowledged or answered
 	allowed mcp.NotificationSubscriptions // what the core agreed to, valid once acked
 	uris    []string                      // resources current watches
@@ -46,7 +46,7 @@ type listener struct {
 	ch   chan []byte
 }
 
-func newListenHub(s *session) *listenHub {
+func newListenHub(s *Session) *listenHub {
 	return &listenHub{s: s, subs: map[*listener]struct{}{}}
 }
 
@@ -73,16 +73,16 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 		case <-hb.s.done:
 		case <-time.After(listenTimeout):
 		}
-		hb.s.dropInternal(old)
+		hb.s.principal.dropInternal(old)
 	}
-	c, raw, err := hb.s.internalCall("subscriptions/listen", map[string]any{"notifications": mcp.NotificationSubscriptions{
+	c, raw, err := hb.s.principal.internalCall("subscriptions/listen", map[string]any{"notifications": mcp.NotificationSubscriptions{
 		ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true, ResourceSubscriptions: uris,
 	}})
 	acked := make(chan struct{})
 	hb.mu.Lock()
 	hb.current, hb.acked, hb.uris, hb.allowed, hb.refused = c, acked, uris, mcp.NotificationSubscriptions{}, nil
 	hb.mu.Unlock()
-	if err != nil || hb.s.core.Send(raw) != nil {
+	if err != nil || hb.s.Core.Send(raw) != nil {
 		close(acked)
 	}
 	return acked
@@ -92,7 +92,7 @@ func (hb *listenHub) open(uris []string) chan struct{} {
 // was the hub's listen: then there is none open any more (the core offered
 // nothing to listen to, was told to stop, or refused the listen), and c's
 // ended is closed.
-func (hb *listenHub) answered(c *call, raw []byte) bool {
+func (hb *listenHub) answered(c *Call, raw []byte) bool {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	if c != hb.current {
@@ -242,11 +242,11 @@ func (l *listener) empty() bool {
 	return !w.ToolsListChanged && !w.PromptsListChanged && !w.ResourcesListChanged && len(w.ResourceSubscriptions) == 0
 }
 
-// listen serves a client's subscriptions/listen: an SSE stream that opens
+// Listen serves a client's subscriptions/listen on a principal's core s: an SSE stream that opens
 // with the acknowledgement of what it will carry and then carries those
 // change notifications until the client closes it (or, if it asked for
 // nothing the core offers, ends with the result at once).
-func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *wire.Message) {
+func (sw *Streamer) Listen(w http.ResponseWriter, r *http.Request, s *Session, m *wire.Message) {
 	var p struct {
 		Notifications *mcp.NotificationSubscriptions `json:"notifications"`
 	}
@@ -269,7 +269,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 	if r.ContentLength == 0 {
 		wire.UnboundReads(w)
 	}
-	sse := wire.StartSSE(w, h.opts.WriteTimeout)
+	sse := wire.StartSSE(w, sw.WriteTimeout)
 	if sse.Event(ack) != nil {
 		return
 	}
@@ -277,7 +277,7 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 		_ = sse.Event(result)
 		return
 	}
-	tick := time.NewTicker(h.opts.KeepAlive)
+	tick := time.NewTicker(sw.KeepAlive)
 	defer tick.Stop()
 	for {
 		var err error
@@ -291,14 +291,14 @@ func (h *Handler) listen(w http.ResponseWriter, r *http.Request, s *session, m *
 		case <-s.done:
 			_ = sse.Event(wire.ErrorResponse(m.Req.ID, jsonrpc.CodeInternalError, "core ended: "+s.reason+"; listen again"))
 			return
-		case <-h.draining:
+		case <-sw.Draining:
 			_ = sse.Event(result)
 			return
 		}
 		if err != nil {
 			return
 		}
-		s.touch()
+		s.Touch()
 	}
 }
 

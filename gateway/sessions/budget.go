@@ -1,25 +1,25 @@
-package gateway
+package sessions
 
 import (
 	"sync"
 )
 
-// budget bounds bytes of core messages the gateway holds: read from a
+// Budget bounds bytes of core messages the gateway holds: read from a
 // core, not yet written to a client (or dropped). One budget per session
 // and one for the whole gateway keep memory bounded whatever clients do: a
 // client that never reads its replies makes its session's later replies
 // fail with a clear error, it does not grow the gateway.
-type budget struct {
+type Budget struct {
 	mu     sync.Mutex
 	used   int64
 	max    int64
-	parent *budget // the gateway's, for a session's budget; nil for the gateway's
+	parent *Budget // the gateway's, for a session's budget; nil for the gateway's
 	closed bool    // the session ended: what it held went back to parent
 }
 
 // take claims n bytes of b and of its parent, or reports which is full
 // ("" when the claim succeeded).
-func (b *budget) take(n int64) string {
+func (b *Budget) take(n int64) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -35,7 +35,7 @@ func (b *budget) take(n int64) string {
 	return ""
 }
 
-func (b *budget) takeOne(n int64) bool {
+func (b *Budget) takeOne(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.max {
@@ -46,7 +46,7 @@ func (b *budget) takeOne(n int64) bool {
 }
 
 // give returns n bytes taken earlier.
-func (b *budget) give(n int64) {
+func (b *Budget) give(n int64) {
 	if n == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (b *budget) give(n int64) {
 	}
 }
 
-func (b *budget) giveOne(n int64) {
+func (b *Budget) giveOne(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used -= n
@@ -69,7 +69,7 @@ func (b *budget) giveOne(n int64) {
 
 // close gives everything b still holds back to its parent: the messages of
 // an ended session are garbage, whoever held them.
-func (b *budget) close() {
+func (b *Budget) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -82,8 +82,8 @@ func (b *budget) close() {
 	b.used = 0
 }
 
-// inUse reports the bytes held.
-func (b *budget) inUse() int64 {
+// InUse reports the bytes held.
+func (b *Budget) InUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used
@@ -95,3 +95,7 @@ type coreMsg struct {
 	raw  []byte
 	held int64
 }
+
+// NewBudget returns a budget of max bytes: the gateway's, which sessions'
+// budgets draw on.
+func NewBudget(max int64) *Budget { return &Budget{max: max} }

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"crypto/rand"
@@ -16,10 +16,10 @@ import (
 // stream ("The server MUST NOT replay messages that would have been
 // delivered on a different stream") and continues it.
 //
-// Bounds, whatever clients do: each stream keeps at most replayLimits.bytes
+// Bounds, whatever clients do: each stream keeps at most ReplayLimits.Bytes
 // (its newest event always, so a response outlives a disconnect) and
-// nothing older than replayLimits.window; a session keeps at most
-// maxFinishedStreams streams that are over; and every event kept holds its
+// nothing older than ReplayLimits.Window; a session keeps at most
+// MaxFinishedStreams streams that are over; and every event kept holds its
 // bytes of the session's and the gateway's budgets (see budget), which shed
 // events already delivered, oldest first, before they refuse a new message.
 
@@ -27,18 +27,32 @@ import (
 // stream's replay bytes: a stream of tiny events is bounded too.
 const eventOverhead = 64
 
-// maxFinishedStreams bounds the streams over (a POST's response is in) that
+// MaxFinishedStreams bounds the streams over (a POST's response is in) that
 // a session keeps for replay; the oldest is dropped first.
-const maxFinishedStreams = 64
+const MaxFinishedStreams = 64
 
-// replayLimits bound what streams keep for replay.
-type replayLimits struct {
-	bytes  int64         // per stream, events and eventOverhead each
-	window time.Duration // age beyond which an event is dropped
-	// evicted counts events dropped before their time for a reason:
+// ReplayLimits bound what streams keep for replay.
+type ReplayLimits struct {
+	Bytes  int64         // per stream, events and eventOverhead each
+	Window time.Duration // age beyond which an event is dropped
+	// Evicted counts events dropped before their time for a reason:
 	// "size", "age", "budget" or "streams". Never nil.
-	evicted func(reason string, n int)
+	Evicted func(reason string, n int)
 }
+
+// streamSet is a session's SSE streams: a POST's response streams and
+// its GET stream, what each keeps for replay, and the bounds on that. Its
+// fields, and those of its streams, are guarded by the session's mu; its
+// methods are called with it held.
+type streamSet struct {
+	byID map[string]*stream
+	get  *stream // the session's GET stream among them, nil until used
+	lim  ReplayLimits
+	held *Budget // the session's: kept events hold their bytes of it
+}
+
+// release gives back the budget a dropped event's message held.
+func (ss *streamSet) release(m coreMsg) { ss.held.give(m.held) }
 
 // stream is one SSE stream of a session: a POST's response stream, or the
 // session's GET stream. Its fields are guarded by the session's mu.
@@ -51,7 +65,7 @@ type stream struct {
 
 	seq       uint64  // the last sequence number given (to an event or a priming id)
 	events    []event // kept, oldest first
-	bytes     int64   // their cost against replayLimits.bytes
+	bytes     int64   // their cost against ReplayLimits.Bytes
 	evictedTo uint64  // the newest seq dropped: a cursor below it has a gap
 	delivered uint64  // the newest seq written to a reader
 	done      bool    // a POST stream whose response is in: nothing follows
@@ -85,84 +99,84 @@ func parseEventID(id string) (string, uint64, bool) {
 }
 
 // newStreamLocked opens a stream of s.
-func (s *session) newStreamLocked(get bool) *stream {
+func (ss *streamSet) newStreamLocked(get bool) *stream {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	st := &stream{id: hex.EncodeToString(b[:]), get: get, wake: make(chan struct{})}
-	s.streams[st.id] = st
+	ss.byID[st.id] = st
 	return st
 }
 
 // getStreamLocked returns the session's GET stream, opening it if need be.
-func (s *session) getStreamLocked() *stream {
-	if s.get == nil {
-		s.get = s.newStreamLocked(true)
+func (ss *streamSet) getStreamLocked() *stream {
+	if ss.get == nil {
+		ss.get = ss.newStreamLocked(true)
 	}
-	return s.get
+	return ss.get
 }
 
 // primeLocked gives a priming id: a cursor before anything st sends next.
-func (s *session) primeLocked(st *stream) uint64 {
+func (ss *streamSet) primeLocked(st *stream) uint64 {
 	st.seq++
 	return st.seq
 }
 
 // appendLocked adds msg to st, waking its reader, and drops what no longer
 // fits st's bounds.
-func (s *session) appendLocked(st *stream, msg coreMsg) {
+func (ss *streamSet) appendLocked(st *stream, msg coreMsg) {
 	st.seq++
 	now := time.Now()
 	st.events = append(st.events, event{seq: st.seq, msg: msg, at: now})
 	st.bytes += int64(len(msg.raw)) + eventOverhead
 	n := 0
-	for bytes := st.bytes; bytes > s.lim.replay.bytes && n < len(st.events)-1; n++ {
+	for bytes := st.bytes; bytes > ss.lim.Bytes && n < len(st.events)-1; n++ {
 		bytes -= int64(len(st.events[n].msg.raw)) + eventOverhead
 	}
-	s.evictLocked(st, n, "size")
-	s.ageLocked(st, now)
+	ss.evictLocked(st, n, "size")
+	ss.ageLocked(st, now)
 	close(st.wake)
 	st.wake = make(chan struct{})
 }
 
 // ageLocked drops st's events older than the replay window.
-func (s *session) ageLocked(st *stream, now time.Time) {
+func (ss *streamSet) ageLocked(st *stream, now time.Time) {
 	n := 0
-	for n < len(st.events) && now.Sub(st.events[n].at) > s.lim.replay.window {
+	for n < len(st.events) && now.Sub(st.events[n].at) > ss.lim.Window {
 		n++
 	}
-	s.evictLocked(st, n, "age")
+	ss.evictLocked(st, n, "age")
 }
 
 // evictLocked drops st's n oldest events, releasing their budget.
-func (s *session) evictLocked(st *stream, n int, reason string) {
+func (ss *streamSet) evictLocked(st *stream, n int, reason string) {
 	if n == 0 {
 		return
 	}
 	for _, ev := range st.events[:n] {
-		s.release(ev.msg)
+		ss.release(ev.msg)
 		st.bytes -= int64(len(ev.msg.raw)) + eventOverhead
 	}
 	st.evictedTo = st.events[n-1].seq
 	clear(st.events[:n]) // the backing array holds no dropped message
 	st.events = st.events[n:]
-	s.lim.replay.evicted(reason, n)
+	ss.lim.Evicted(reason, n)
 }
 
 // finishLocked marks a POST stream over.
-func (s *session) finishLocked(st *stream) {
+func (ss *streamSet) finishLocked(st *stream) {
 	st.done, st.doneAt = true, time.Now()
 	close(st.wake)
 	st.wake = make(chan struct{})
-	s.trimFinishedLocked()
+	ss.trimFinishedLocked()
 }
 
 // trimFinishedLocked drops the oldest stream over that nobody reads while
-// the session keeps more than maxFinishedStreams streams over.
-func (s *session) trimFinishedLocked() {
+// the session keeps more than MaxFinishedStreams streams over.
+func (ss *streamSet) trimFinishedLocked() {
 	for {
 		var oldest *stream
 		finished := 0
-		for _, o := range s.streams {
+		for _, o := range ss.byID {
 			if !o.done {
 				continue
 			}
@@ -171,23 +185,28 @@ func (s *session) trimFinishedLocked() {
 				oldest = o
 			}
 		}
-		if finished <= maxFinishedStreams || oldest == nil {
+		if finished <= MaxFinishedStreams || oldest == nil {
 			return
 		}
-		s.evictLocked(oldest, len(oldest.events), "streams")
-		delete(s.streams, oldest.id)
+		ss.evictLocked(oldest, len(oldest.events), "streams")
+		delete(ss.byID, oldest.id)
 	}
 }
 
-// sweepReplay drops events past the replay window, and streams over
+// SweepReplay drops events past the replay window, and streams over
 // that nobody reads and have nothing left to replay.
-func (s *session) sweepReplay(now time.Time) {
+func (s *Session) SweepReplay(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, st := range s.streams {
-		s.ageLocked(st, now)
+	s.streams.sweepLocked(now)
+}
+
+// sweepLocked is SweepReplay with the session's mu held.
+func (ss *streamSet) sweepLocked(now time.Time) {
+	for id, st := range ss.byID {
+		ss.ageLocked(st, now)
 		if st.done && st.reader == nil && len(st.events) == 0 {
-			delete(s.streams, id)
+			delete(ss.byID, id)
 		}
 	}
 }
@@ -199,10 +218,10 @@ func (s *session) sweepReplay(now time.Time) {
 // but a message for a client that is here comes first). Events due to a
 // reader that is attached are never shed: they hold the budget as unread
 // replies always did.
-func (s *session) shedLocked() bool {
+func (ss *streamSet) shedLocked() bool {
 	for _, sent := range []bool{true, false} {
 		var from *stream
-		for _, st := range s.streams {
+		for _, st := range ss.byID {
 			if len(st.events) == 0 || sent && st.events[0].seq > st.delivered || !sent && st.reader != nil {
 				continue
 			}
@@ -211,7 +230,7 @@ func (s *session) shedLocked() bool {
 			}
 		}
 		if from != nil {
-			s.evictLocked(from, 1, "budget")
+			ss.evictLocked(from, 1, "budget")
 			return true
 		}
 	}
@@ -220,19 +239,19 @@ func (s *session) shedLocked() bool {
 
 // take claims n bytes of the session's budget (and the gateway's),
 // shedding replay history to make room: its own, then, when the gateway's
-// budget is what is full, other sessions' (see limits.shedElsewhere). It
+// budget is what is full, other sessions' (see Limits.ShedElsewhere). It
 // reports which budget is full, or "".
-func (s *session) take(n int64) string {
+func (s *Session) take(n int64) string {
 	for {
 		full := s.held.take(n)
 		if full == "" {
 			return ""
 		}
 		s.mu.Lock()
-		shed := s.shedLocked()
+		shed := s.streams.shedLocked()
 		s.mu.Unlock()
-		if !shed && full == "gateway" && s.lim.shedElsewhere != nil {
-			shed = s.lim.shedElsewhere(s)
+		if !shed && full == "gateway" && s.lim.ShedElsewhere != nil {
+			shed = s.lim.ShedElsewhere(s)
 		}
 		if !shed {
 			return full
@@ -242,9 +261,9 @@ func (s *session) take(n int64) string {
 
 // replayBytesLocked is what s's streams keep, for shedElsewhere to choose
 // whose history goes first.
-func (s *session) replayBytesLocked() int64 {
+func (ss *streamSet) replayBytesLocked() int64 {
 	var n int64
-	for _, st := range s.streams {
+	for _, st := range ss.byID {
 		n += st.bytes
 	}
 	return n
@@ -253,7 +272,7 @@ func (s *session) replayBytesLocked() int64 {
 // attachLocked makes the caller st's reader, ending the one before (a
 // client that resumes a stream says the connection it had is dead). The
 // returned channel closes when another reader takes over.
-func (s *session) attachLocked(st *stream) chan struct{} {
+func (ss *streamSet) attachLocked(st *stream) chan struct{} {
 	if st.reader != nil {
 		close(st.reader)
 	}
@@ -262,19 +281,19 @@ func (s *session) attachLocked(st *stream) chan struct{} {
 }
 
 // detach ends a reader's hold on st.
-func (s *session) detach(st *stream, reader chan struct{}) {
+func (s *Session) detach(st *stream, reader chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st.reader == reader {
 		st.reader = nil
-		s.trimFinishedLocked()
+		s.streams.trimFinishedLocked()
 	}
 }
 
 // next returns st's events after cursor (skipping any dropped), whether
 // the stream is over once they are written, and a channel closed when
 // there is more.
-func (s *session) next(st *stream, cursor uint64) (evs []event, over bool, wake chan struct{}) {
+func (s *Session) next(st *stream, cursor uint64) (evs []event, over bool, wake chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ev := range st.events {
@@ -287,7 +306,7 @@ func (s *session) next(st *stream, cursor uint64) (evs []event, over bool, wake 
 }
 
 // sent records that seq of st was written to a client.
-func (s *session) sent(st *stream, seq uint64) {
+func (s *Session) sent(st *stream, seq uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.delivered = max(st.delivered, seq)
@@ -314,12 +333,12 @@ var (
 
 // resumeLocked finds the stream and the cursor a Last-Event-ID names. An id
 // of another session's stream is unknown here, like a forged one.
-func (s *session) resumeLocked(lastID string) (*stream, uint64, error) {
+func (ss *streamSet) resumeLocked(lastID string) (*stream, uint64, error) {
 	sid, seq, ok := parseEventID(lastID)
 	if !ok {
 		return nil, 0, errEventID
 	}
-	st := s.streams[sid]
+	st := ss.byID[sid]
 	switch {
 	case st == nil || seq > st.seq:
 		return nil, 0, errEventUnknown

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"context"
@@ -28,12 +28,12 @@ type toolHeaders struct {
 }
 
 // paramHeaders returns the mirrored arguments of tool.
-func (s *session) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHeader, error) {
-	th := &s.principal.tools
+func (pc *principalCore) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHeader, error) {
+	th := &pc.tools
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if gen := th.stale.Load(); th.byTool == nil || th.at != gen {
-		byTool, err := s.readToolHeaders(ctx)
+		byTool, err := pc.readToolHeaders(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func (s *session) paramHeaders(ctx context.Context, tool string) ([]wire.ParamHe
 
 // readToolHeaders lists the core's tools, every page, and collects their
 // x-mcp-header annotations.
-func (s *session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamHeader, error) {
+func (pc *principalCore) readToolHeaders(ctx context.Context) (map[string][]wire.ParamHeader, error) {
 	out := map[string][]wire.ParamHeader{}
 	cursor := ""
 	for range 1000 {
@@ -52,7 +52,7 @@ func (s *session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamH
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		res, err := s.ask(ctx, "tools/list", params)
+		res, err := pc.ask(ctx, "tools/list", params)
 		if err != nil {
 			return nil, err
 		}
@@ -78,13 +78,13 @@ func (s *session) readToolHeaders(ctx context.Context) (map[string][]wire.ParamH
 	return nil, fmt.Errorf("the core's tools/list did not end after 1000 pages")
 }
 
-// checkParamHeaders validates a tools/call's Mcp-Param-* headers against
+// CheckParamHeaders validates a tools/call's Mcp-Param-* headers against
 // its arguments, for the arguments the tool's schema mirrors: a value
 // present needs its header, equal after decoding (integers compared as
 // numbers); an absent or null value must have none. An error that is a
 // *jsonrpc.Error means the gateway could not learn the tool's schema.
-func (s *session) checkParamHeaders(ctx context.Context, hdr http.Header, p *wire.Request2026) error {
-	want, err := s.paramHeaders(ctx, wire.StringValue(p.Params["name"]))
+func (s *Session) CheckParamHeaders(ctx context.Context, hdr http.Header, p *wire.Request2026) error {
+	want, err := s.principal.paramHeaders(ctx, wire.StringValue(p.Params["name"]))
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "cannot read the core's tool list to check Mcp-Param headers: " + err.Error()}
 	}

@@ -1,4 +1,4 @@
-package gateway
+package sessions
 
 import (
 	"bytes"
@@ -11,47 +11,53 @@ import (
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
-// route reads the core's stdout until it closes, delivering each message
+// Route reads the core's stdout until it closes, delivering each message
 // where docs/reference/gateway.md#http-surface says, then ends the session. A message is held only
 // within the session's budget and the message limit; one that does not fit
 // costs its own request (a JSON-RPC error), never the session.
-func (s *session) route(end func(*session, string)) {
+func (s *Session) Route(end func(*Session, string)) {
+	cr := coreReader{s}
 	for {
-		head, more, err := s.core.ReadChunk()
+		head, more, err := s.Core.ReadChunk()
 		if err == nil && more {
-			err = s.receiveLarge(head)
+			err = cr.receiveLarge(head)
 		} else if err == nil {
-			s.receive(bytes.Clone(head))
+			cr.receive(bytes.Clone(head))
 		}
 		if err != nil {
-			s.coreGone(end)
+			cr.coreGone(end)
 			return
 		}
 	}
 }
 
+// coreReader reads what a session's core writes on stdout: each message
+// within the message limit and the budgets, or refused at the cost of its
+// own request; then, once stdout closes, the core's end.
+type coreReader struct{ s *Session }
+
 // coreGone ends the session of a core whose stdout closed. A core that
 // exits while its session is open (a crash, a signal, a failed start) says
 // why on stderr: its last lines are logged at warn level, since the
 // gateway's log is where an operator looks.
-func (s *session) coreGone(end func(*session, string)) {
+func (cr coreReader) coreGone(end func(*Session, string)) {
 	select {
-	case <-s.done: // the gateway ended the session: nothing to explain
+	case <-cr.s.done: // the gateway ended the session: nothing to explain
 	default:
 		select {
-		case <-s.core.Exited:
+		case <-cr.s.Core.Exited:
 		case <-time.After(time.Second):
 		}
 		status := "still running"
 		select {
-		case <-s.core.Exited:
-			status = exitStatus(s.core.Err)
+		case <-cr.s.Core.Exited:
+			status = exitStatus(cr.s.Core.Err)
 		default:
 		}
-		s.log.Warn("core exited", "session", s.id, "subject", s.subject, "status", status,
-			"stderr", strings.Join(s.core.Logs.Last(time.Second), "\n"))
+		cr.s.log.Warn("core exited", "session", cr.s.ID, "subject", cr.s.Subject, "status", status,
+			"stderr", strings.Join(cr.s.Core.Logs.Last(time.Second), "\n"))
 	}
-	end(s, "core exited")
+	end(cr.s, "core exited")
 }
 
 func exitStatus(err error) string {
@@ -62,72 +68,72 @@ func exitStatus(err error) string {
 }
 
 // receive routes a message read whole.
-func (s *session) receive(raw []byte) {
+func (cr coreReader) receive(raw []byte) {
 	p, err := wire.Peek(raw)
 	if err != nil {
-		s.log.Warn("undecodable message from core", "session", s.id, "err", err)
+		cr.s.log.Warn("undecodable message from core", "session", cr.s.ID, "err", err)
 		return
 	}
-	if full := s.take(int64(len(raw))); full != "" {
-		s.refuse(p.ID, p.Method == "", s.fullReason(full))
+	if full := cr.s.take(int64(len(raw))); full != "" {
+		cr.refuse(p.ID, p.Method == "", cr.fullReason(full))
 		return
 	}
-	s.deliver(coreMsg{raw: raw, held: int64(len(raw))}, p)
+	cr.s.deliver(coreMsg{raw: raw, held: int64(len(raw))}, p)
 }
 
 // receiveLarge reads a message longer than one chunk, whose head is
 // given, piece by piece against the session's budget and the message
 // limit. A response nobody waits for any more is skipped without being
 // held at all.
-func (s *session) receiveLarge(head []byte) error {
+func (cr coreReader) receiveLarge(head []byte) error {
 	p, isResponse := wire.PeekHead(head)
-	if isResponse && !s.awaited(p.ID) {
-		s.dropResponse(p.ID)
-		return s.core.SkipLine()
+	if isResponse && !cr.awaited(p.ID) {
+		cr.dropResponse(p.ID)
+		return cr.s.Core.SkipLine()
 	}
 	var buf []byte
 	why := ""
 	for piece, more := head, true; ; {
 		switch {
 		case why != "":
-		case int64(len(buf)+len(piece)) > s.lim.maxMessage:
-			why = fmt.Sprintf("the core's reply is over the gateway's message limit of %s; ask for less (e.g. a view_range, or a head_limit)", sizeString(s.lim.maxMessage))
+		case int64(len(buf)+len(piece)) > cr.s.lim.MaxMessage:
+			why = fmt.Sprintf("the core's reply is over the gateway's message limit of %s; ask for less (e.g. a view_range, or a head_limit)", sizeString(cr.s.lim.MaxMessage))
 		default:
-			why = s.fullReason(s.take(int64(len(piece))))
+			why = cr.fullReason(cr.s.take(int64(len(piece))))
 		}
 		if why == "" {
 			buf = append(buf, piece...)
 		} else if buf != nil {
-			s.held.give(int64(len(buf)))
+			cr.s.held.give(int64(len(buf)))
 			buf = nil
 		}
 		if !more {
 			break
 		}
 		var err error
-		if piece, more, err = s.core.ReadChunk(); err != nil {
-			s.held.give(int64(len(buf)))
+		if piece, more, err = cr.s.Core.ReadChunk(); err != nil {
+			cr.s.held.give(int64(len(buf)))
 			return err
 		}
 	}
 	if why != "" {
-		s.refuse(p.ID, isResponse, why)
+		cr.refuse(p.ID, isResponse, why)
 		return nil
 	}
 	if p, err := wire.Peek(buf); err == nil {
-		s.deliver(coreMsg{raw: buf, held: int64(len(buf))}, p)
+		cr.s.deliver(coreMsg{raw: buf, held: int64(len(buf))}, p)
 		return nil
 	}
-	s.held.give(int64(len(buf)))
-	s.log.Warn("undecodable message from core", "session", s.id, "bytes", len(buf))
+	cr.s.held.give(int64(len(buf)))
+	cr.s.log.Warn("undecodable message from core", "session", cr.s.ID, "bytes", len(buf))
 	return nil
 }
 
 // fullReason says why a budget refused a message ("" if it did not).
-func (s *session) fullReason(which string) string {
+func (cr coreReader) fullReason(which string) string {
 	switch which {
 	case "session":
-		return fmt.Sprintf("reply dropped: this session's client has not read earlier replies, and the gateway holds at most %s of them; read (or give up on) them, then retry", sizeString(s.lim.buffered))
+		return fmt.Sprintf("reply dropped: this session's client has not read earlier replies, and the gateway holds at most %s of them; read (or give up on) them, then retry", sizeString(cr.s.lim.Buffered))
 	case "gateway":
 		return "reply dropped: the gateway holds its maximum of messages clients have not read yet; retry later"
 	}
@@ -137,51 +143,51 @@ func (s *session) fullReason(which string) string {
 // refuse answers the request a dropped response was for with a JSON-RPC
 // error instead; a dropped message of another kind (progress for a client
 // that does not read) is only logged, at debug level.
-func (s *session) refuse(idk string, isResponse bool, why string) {
+func (cr coreReader) refuse(idk string, isResponse bool, why string) {
 	if !isResponse {
-		s.log.Debug("core message dropped", "session", s.id, "subject", s.subject, "reason", why)
+		cr.s.log.Debug("core message dropped", "session", cr.s.ID, "subject", cr.s.Subject, "reason", why)
 		return
 	}
-	s.log.Warn("core message dropped", "session", s.id, "subject", s.subject, "reason", why)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.calls[idk]
+	cr.s.log.Warn("core message dropped", "session", cr.s.ID, "subject", cr.s.Subject, "reason", why)
+	cr.s.mu.Lock()
+	defer cr.s.mu.Unlock()
+	c := cr.s.calls[idk]
 	if c == nil {
-		s.dropResponseLocked(idk)
+		cr.s.dropResponseLocked(idk)
 		return
 	}
-	s.forgetLocked(c)
+	cr.s.forgetLocked(c)
 	c.resp <- coreMsg{raw: wire.ErrorResponse(c.id, jsonrpc.CodeInternalError, why)}
 }
 
 // awaited reports whether a request in flight waits for the response idk.
-func (s *session) awaited(idk string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls[idk] != nil
+func (cr coreReader) awaited(idk string) bool {
+	cr.s.mu.Lock()
+	defer cr.s.mu.Unlock()
+	return cr.s.calls[idk] != nil
 }
 
 // dropResponse takes note that the core answered a request whose requester
 // is gone: its id is free again.
-func (s *session) dropResponse(idk string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dropResponseLocked(idk)
+func (cr coreReader) dropResponse(idk string) {
+	cr.s.mu.Lock()
+	defer cr.s.mu.Unlock()
+	cr.s.dropResponseLocked(idk)
 }
 
-func (s *session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
+func (s *Session) dropResponseLocked(idk string) { delete(s.reserved, idk) }
 
 // deliver sends one core message to its destination: a response to the
 // request with its id, progress to the request with its token, other
 // request-scoped messages to the only request in flight (on a principal's
 // core, logs to the request they are tagged with), the rest to the GET
 // stream. A message that goes nowhere is released at once.
-func (s *session) deliver(msg coreMsg, m wire.Peeked) {
+func (s *Session) deliver(msg coreMsg, m wire.Peeked) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var dest *call
+	var dest *Call
 	switch {
-	case s.principal != nil && s.deliverPrincipal(msg, m):
+	case s.principal != nil && s.principal.deliver(msg, m):
 		return
 	case m.Method == "":
 		if dest = s.calls[m.ID]; dest != nil {
@@ -199,7 +205,7 @@ func (s *session) deliver(msg coreMsg, m wire.Peeked) {
 			msg = dest.restore(msg, dest.clientToken, "params", "progressToken")
 		}
 	case s.principal != nil && m.Method == "notifications/message":
-		dest, msg = s.relatedCall(msg, m)
+		dest, msg = s.principal.relatedCall(msg, m)
 	case !sessionScoped(m.Method) && len(s.calls) == 1:
 		for _, c := range s.calls {
 			dest = c
@@ -229,12 +235,12 @@ func sessionScoped(method string) bool {
 
 // toStreamLocked hands a message to the GET stream, which keeps it
 // (within its replay bounds) until a GET reads it.
-func (s *session) toStreamLocked(msg coreMsg) {
+func (s *Session) toStreamLocked(msg coreMsg) {
 	if s.principal != nil { // no GET stream will ever take it
 		s.release(msg)
 		return
 	}
-	s.appendLocked(s.getStreamLocked(), msg)
+	s.streams.appendLocked(s.streams.getStreamLocked(), msg)
 }
 
 // sizeString spells a byte count for messages: 64 MiB, 512 KiB, 100 bytes.
