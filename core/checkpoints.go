@@ -68,12 +68,20 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	if fifo := lookupEnv(environ, holdStartEnv); fifo != "" {
 		b.rec.SetStartHold(holdOn(fifo))
 	}
+	if fifo := lookupEnv(environ, holdWatchEnv); fifo != "" {
+		b.rec.SetWatchHold(holdOn(fifo))
+	}
 }
 
 // holdStartEnv names a FIFO the starting checkpoint waits on before it
 // reads the tree, until a writer has opened and closed it: the end-to-end
 // tests hold the start with it, to show that no call waits for the start.
 const holdStartEnv = "BORIS_TEST_HOLD_CHECKPOINT_START"
+
+// holdWatchEnv names a FIFO the checkpoints wait on before they start
+// watching the tree, as holdStartEnv: the end-to-end tests run a command
+// before any watch is added with it.
+const holdWatchEnv = "BORIS_TEST_HOLD_CHECKPOINT_WATCH"
 
 // holdOn returns a hold that reads the FIFO at path to its end, or
 // returns when ctx ends.

@@ -78,3 +78,47 @@ func TestNoCallWaitsForTheStart(t *testing.T) {
 		t.Errorf("b.txt: got %q, want the command's change kept", got)
 	}
 }
+
+// TestACommandBeforeTheWatcherIsNamed: a command runs before the
+// checkpoints have added a single watch on the tree (held by the core's
+// test hook) and does not wait for them: it answers while they are held.
+// What it changed is in no watch's events, yet once the start is
+// recorded a gap names the file it appended to and the directory it
+// removed a file from: never a change lost in silence. Before, a command
+// waited for the whole tree to be watched (half a second on 80,000
+// files), and with the hook's watch held it would never have answered.
+func TestACommandBeforeTheWatcherIsNamed(t *testing.T) {
+	tree := realTempDir(t)
+	writeFile(t, filepath.Join(tree, "a.txt"), "one\n")
+	writeFile(t, filepath.Join(tree, "sub/b.txt"), "bee\n")
+	writeFile(t, filepath.Join(tree, "sub/gone.txt"), "gone\n")
+	fifo := filepath.Join(realTempDir(t), "hold")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("holding the watcher needs a FIFO: mkfifo %s: %v", fifo, err)
+	}
+	c := startCoreWith(t, coreOptions{args: []string{"--workdir", tree},
+		env: []string{"XDG_STATE_HOME=" + realTempDir(t), "BORIS_TEST_HOLD_CHECKPOINT_WATCH=" + fifo}})
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+
+	c.ok("bash", map[string]any{"command": "echo more >> sub/b.txt && rm sub/gone.txt"})
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // the watcher starts
+	if err != nil {
+		t.Fatalf("release the watcher: %v", err)
+	}
+	f.Close()
+
+	hist := c.ok("history", map[string]any{})
+	for _, want := range []string{"sub/b.txt", "sub/"} {
+		gap := regexp.MustCompile(`(?m)^gap .*bash: echo more >> sub/b\.txt && rm sub/gone\.txt: not recorded \(changed while the tree's starting checkpoint was being taken[^\n]*` + regexp.QuoteMeta(want) + `[,)]`)
+		if !gap.MatchString(hist) {
+			t.Errorf("history after the held watcher: got %q, want a gap naming %s", hist, want)
+		}
+	}
+	if gaps := regexp.MustCompile(`(?m)^gap .*$`).FindAllString(hist, -1); strings.Contains(strings.Join(gaps, "\n"), "a.txt") {
+		t.Errorf("history's gaps after the held watcher: got %q, want a.txt (unchanged) named in none", gaps)
+	}
+}

@@ -180,7 +180,7 @@ func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) 
 	s.watch.drain()
 	var raced []string
 	for rel := range c.entries {
-		if s.watch.pending[rel] {
+		if s.watch.isPending(rel) {
 			raced = append(raced, rel)
 		} else if c.named != nil {
 			s.watch.forgetPending([]string{rel})

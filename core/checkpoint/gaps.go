@@ -79,6 +79,16 @@ func watchNote(err error) string {
 	return fmt.Sprintf("the tree's directories cannot be watched (%v); %s", err, cost)
 }
 
+// watchLostNote says why the watcher stopped naming what changes in the
+// middle of a session and what it costs.
+func watchLostNote(err error) string {
+	const cost = "from now on the checkpoints scan the whole tree after every command: nothing is lost, each recording is slower"
+	if errors.Is(err, syscall.ENOSPC) {
+		return "a directory made during the session could not be watched: the tree now has more directories than inotify may watch (fs.inotify.max_user_watches); " + cost
+	}
+	return fmt.Sprintf("a directory made during the session could not be watched (%v); %s", err, cost)
+}
+
 // take returns the gaps not yet said, once.
 func (g *gaps) take() []string {
 	g.mu.Lock()

@@ -43,18 +43,17 @@ type Recorder struct {
 	store   *Store
 	openErr error
 
-	ready       chan struct{}      // closed once the starting state is recorded
-	queue       chan job           // recordings for the recorder, in order
-	stop        context.CancelFunc // stops that first recording at close
-	start       func()             // starts the recorder goroutine, once
-	recording   gate               // recordings under way, waited for at close
-	gaps        gaps               // changes that could not be recorded
-	tasks       taskRecordings     // background tasks whose checkpoint is not queued yet
-	own         ownIDs             // the checkpoints of this session's calls
-	startup     startState         // what calls left for the start while it was taken
-	watchUp     chan struct{}      // closed once the watcher is up, or will not be
-	watchUpOnce func()
-	hold        func(ctx context.Context)
+	ready     chan struct{}      // closed once the starting state is recorded
+	queue     chan job           // recordings for the recorder, in order
+	stop      context.CancelFunc // stops that first recording at close
+	start     func()             // starts the recorder goroutine, once
+	recording gate               // recordings under way, waited for at close
+	gaps      gaps               // changes that could not be recorded
+	tasks     taskRecordings     // background tasks whose checkpoint is not queued yet
+	own       ownIDs             // the checkpoints of this session's calls
+	startup   startState         // what calls left for the start while it was taken
+	hold      func(ctx context.Context)
+	holdWatch func(ctx context.Context)
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
@@ -68,8 +67,6 @@ func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), ru
 	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
 		ready: make(chan struct{}), queue: make(chan job, 4096), stop: cancel}
 	r.start = sync.OnceFunc(func() { go r.run(ctx) })
-	r.watchUp = make(chan struct{})
-	r.watchUpOnce = sync.OnceFunc(func() { close(r.watchUp) })
 	return r
 }
 
@@ -163,12 +160,15 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		return
 	}
-	if err := r.store.Watch(); err != nil {
+	if r.holdWatch != nil {
+		r.holdWatch(ctx)
+	}
+	if err := r.store.watchSince(r.commandsSince); err != nil {
 		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
 		r.gaps.note(watchNote(err))
 	}
-	r.watching()
 	r.recordStart(ctx)
+	r.sayWatchLoss()
 	done()
 	r.recording.leave()
 	close(r.ready)
@@ -189,9 +189,18 @@ func (r *Recorder) run(ctx context.Context) {
 			default:
 				r.recordIn(context.Background(), j.tool, j.summary, j.paths...)
 			}
+			r.sayWatchLoss()
 			done()
 		}
 		r.recording.leave()
+	}
+}
+
+// sayWatchLoss notes, once, that the watcher stopped naming what
+// changes, if it has.
+func (r *Recorder) sayWatchLoss() {
+	if err := r.store.watchBroken(); err != nil {
+		r.gaps.note(watchLostNote(err)) // notes are kept unique
 	}
 }
 

@@ -41,8 +41,9 @@ type startState struct {
 	sealed   bool                  // the start has taken what it needs: later writers wait for it
 	pre      map[string]preCapture // the state each path had before the first write to it
 	commands []string              // commands that ran while the start was taken
-	watching bool                  // the watcher is up (or failed): what changes from now on is seen
-	unseen   bool                  // a command ran before it was: what it changed went unseen
+	// firstCommand is when the first of them started: what commands
+	// changed where no watch was yet is found by change times from then.
+	firstCommand time.Time
 }
 
 // preCapture is one path's state before a file tool wrote it.
@@ -143,24 +144,35 @@ func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
 		}
 		grace.Stop()
 	}
-	if r.starting() && r.Store() != nil {
-		select { // what the command changes is seen
-		case <-r.watchUp:
-		case <-ctx.Done():
-			return
-		}
-		r.startup.mu.Lock()
-		sealed := r.startup.sealed
-		if !sealed {
-			r.startup.commands = append(r.startup.commands, oneLine(summary))
-			r.startup.unseen = r.startup.unseen || !r.startup.watching
-		}
-		r.startup.mu.Unlock()
-		if !sealed {
-			return
-		}
+	if r.starting() && r.Store() != nil && r.noteCommand(summary) {
+		return
 	}
 	r.BeforeChange(ctx)
+}
+
+// noteCommand notes a command that runs while the start is taken; false
+// when the start is sealed (the command waits for it instead). It does
+// not wait for the watcher: where no watch is yet when the command
+// starts, the watcher finds what it changed by change times (since).
+func (r *Recorder) noteCommand(summary string) bool {
+	r.startup.mu.Lock()
+	defer r.startup.mu.Unlock()
+	if r.startup.sealed {
+		return false
+	}
+	if r.startup.firstCommand.IsZero() {
+		r.startup.firstCommand = time.Now()
+	}
+	r.startup.commands = append(r.startup.commands, oneLine(summary))
+	return true
+}
+
+// commandsSince is when the first command of the start began, for the
+// watcher; false when none has, or the start is sealed.
+func (r *Recorder) commandsSince() (time.Time, bool) {
+	r.startup.mu.Lock()
+	defer r.startup.mu.Unlock()
+	return r.startup.firstCommand, !r.startup.sealed && !r.startup.firstCommand.IsZero()
 }
 
 // seal is called by the start's recording once it has read the tree, with
@@ -171,7 +183,6 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 	r.startup.mu.Lock()
 	r.startup.sealed = true
 	pre, cmds := r.startup.pre, r.startup.commands
-	all = all || r.startup.unseen
 	r.startup.mu.Unlock()
 	entries := map[string]captured{}
 	var unsure []string
@@ -216,6 +227,12 @@ func (r *Recorder) isDir(rel string) bool {
 func (r *Recorder) filesOf(changed []string) []string {
 	var out []string
 	for _, rel := range changed {
+		if strings.HasSuffix(rel, "/") {
+			// A directory an entry may have left while no watch was on
+			// it: what left is named by nothing on disk.
+			out = append(out, rel)
+			continue
+		}
 		root := filepath.Join(r.tree, filepath.FromSlash(rel))
 		if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
 			out = append(out, rel)
@@ -255,21 +272,22 @@ func (r *Recorder) sayUnsure(tool, summary string, unsure []string) {
 		strings.Join(unsure, ", "), more))
 }
 
-// watching notes that the watcher is up (or could not start): a command
-// that runs from now on has its changes seen, or the start says it cannot.
-func (r *Recorder) watching() {
-	r.startup.mu.Lock()
-	r.startup.watching = true
-	r.startup.mu.Unlock()
-	r.watchUpOnce()
-}
-
 // SetStartHold sets a function the starting checkpoint runs before it
 // reads the tree, and waits for: a test holds the start with it, to show
 // that no call waits for the start. Call it before Start.
 func (r *Recorder) SetStartHold(hold func(ctx context.Context)) {
 	if r != nil {
 		r.hold = hold
+	}
+}
+
+// SetWatchHold sets a function the recorder runs before it starts
+// watching the tree, and waits for: a test holds the watcher with it, to
+// show that what a command changes before the watches are added is
+// still named. Call it before Start.
+func (r *Recorder) SetWatchHold(hold func(ctx context.Context)) {
+	if r != nil {
+		r.holdWatch = hold
 	}
 }
 

@@ -187,9 +187,14 @@ func (s *Store) Close() error {
 // changed nothing runs no git at all. Call it before the first recording:
 // changes made before it are found by that recording's full scan. When
 // it fails, recordings scan the whole tree, as before.
-func (s *Store) Watch() error {
+func (s *Store) Watch() error { return s.watchSince(nil) }
+
+// watchSince is Watch with since, which says when a command started
+// before the watches were all added, if one did: what it changed where
+// no watch was yet is found by change times.
+func (s *Store) watchSince(since func() (time.Time, bool)) error {
 	stateRel := s.stateRel()
-	w, err := newWatcher(s.opts.Tree, func(rel string) bool { return stateRel != "" && rel == stateRel })
+	w, err := newWatcherSince(s.opts.Tree, func(rel string) bool { return stateRel != "" && rel == stateRel }, since)
 	if err != nil {
 		return err
 	}
@@ -200,6 +205,18 @@ func (s *Store) Watch() error {
 	}
 	s.watch = w
 	return nil
+}
+
+// watchBroken is why the watcher stopped naming what changes (a
+// directory made since could not be watched); nil while it names it, or
+// when there is none.
+func (s *Store) watchBroken() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watch == nil {
+		return nil
+	}
+	return s.watch.brokenBy()
 }
 
 // watched tells the watcher that paths have just been recorded, so the
@@ -380,9 +397,7 @@ func (s *Store) init(ctx context.Context) error {
 	head, err := s.root.OpenFile("HEAD", os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		// No template: no sample hooks, no info/exclude of git's.
-		env := gitenv.Env(s.opts.Environ, "GIT_DIR="+s.dir)
-		if _, err := s.runEnv(ctx, env, nil, "init", "-q", "--bare", "--template="); err != nil {
+		if err := s.create(); err != nil {
 			return fmt.Errorf("create shadow repository %s: %w", s.dir, err)
 		}
 	case err != nil:
@@ -405,6 +420,26 @@ func (s *Store) init(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// emptyRepo is what git init --bare --template= makes, but the config
+// init writes next: the directories git looks for, HEAD last (its
+// presence is what says the repository is there).
+var emptyRepo = []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"}
+
+// create makes an empty shadow repository in process, as git init would
+// (gitrepository-layout(5)): no git starts, so the first call of a
+// session on a fresh state directory waits for no process. Everything is
+// made through the shadow's descriptor, no link followed.
+func (s *Store) create() error {
+	for _, dir := range emptyRepo {
+		d, err := s.root.Sub(dir, true, 0o700)
+		if err != nil {
+			return err
+		}
+		d.Close()
+	}
+	return s.root.WriteFile("HEAD", []byte("ref: refs/heads/main\n"), 0o600)
 }
 
 // excludes is the shadow's info/exclude: the user's .git, the state

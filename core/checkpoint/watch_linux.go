@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -35,6 +37,17 @@ type watcher struct {
 	broken  bool                  // a directory went unwatched: always all
 	lost    bool                  // an event was lost (the queue overflowed), ever
 	buf     []byte
+	// since, when set, gives the moment from which changes must be
+	// found although no watch saw them: a command started before the
+	// watches were all added (catchUp). false: none did.
+	since func() (time.Time, bool)
+	// touched holds directories an entry may have left unseen (a command
+	// removed or moved it before the directory was watched): handed out
+	// as "dir/" by pendingPaths.
+	touched map[string]bool
+	// brokeBy is why a directory went unwatched after the watcher was
+	// up (the watch limit reached mid-session), for the recorder to say.
+	brokeBy error
 }
 
 // maxPending is how many changed paths are kept before the watcher gives
@@ -52,6 +65,11 @@ const watchMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.I
 // inotify is not available or the user's watch limit is too low for the
 // tree; the caller then scans the whole tree at every recording.
 func newWatcher(tree string, skip func(rel string) bool) (*watcher, error) {
+	return newWatcherSince(tree, skip, nil)
+}
+
+// newWatcherSince is newWatcher with since (see watcher.since).
+func newWatcherSince(tree string, skip func(rel string) bool, since func() (time.Time, bool)) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("inotify_init1", err)
@@ -59,7 +77,7 @@ func newWatcher(tree string, skip func(rel string) bool) (*watcher, error) {
 	// all: the first recording after it scans everything, since what
 	// changed before the watches were there is unknown.
 	w := &watcher{fd: fd, tree: tree, skip: skip, dirs: map[int32]string{}, pending: map[string]bool{},
-		all: true, buf: make([]byte, 64<<10)}
+		all: true, buf: make([]byte, 64<<10), since: since, touched: map[string]bool{}}
 	if err := w.addTree(""); err != nil {
 		w.close()
 		return nil, err
@@ -78,13 +96,14 @@ func (w *watcher) addTree(rel string) error {
 			}
 			return nil // gone or unreadable: a status of its parent covers it
 		}
-		if !d.IsDir() {
-			return nil
-		}
 		r, _ := filepath.Rel(w.tree, p)
 		r = filepath.ToSlash(r)
 		if r == "." {
 			r = ""
+		}
+		if !d.IsDir() {
+			w.catchUp(p, r, false)
+			return nil
 		}
 		if r != "" && (d.Name() == ".git" || w.skip(r)) {
 			return filepath.SkipDir
@@ -97,8 +116,43 @@ func (w *watcher) addTree(rel string) error {
 			return os.NewSyscallError("inotify_add_watch "+p, err)
 		}
 		w.dirs[int32(wd)] = r
+		w.catchUp(p, r, true)
 		return nil
 	})
+}
+
+// ctimeSlack is how far before a command's start a change time still
+// counts as the command's: the kernel stamps files from a clock that may
+// lag the one Boris reads by a tick or more.
+const ctimeSlack = 50 * time.Millisecond
+
+// catchUp runs for each path addTree meets, after the watch of its
+// directory is added: when a command started before that watch, what it
+// changed there since is in no event, so the change time says. A file
+// changed since the command started is pending; a directory changed
+// since (an entry made, removed or moved) is touched, since what it
+// lost is named by nothing left on disk (what it gained is named by its
+// own change time).
+func (w *watcher) catchUp(abs, rel string, dir bool) {
+	if w.since == nil {
+		return
+	}
+	t0, ok := w.since()
+	if !ok {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Lstat(abs, &st) != nil {
+		return // gone since it was listed: its parent's change time names it
+	}
+	if time.Unix(st.Ctim.Unix()).Before(t0.Add(-ctimeSlack)) {
+		return
+	}
+	if dir {
+		w.touched[rel] = true
+	} else {
+		w.pending[rel] = true
+	}
 }
 
 // forget drops the watches of rel and of every directory under it (a
@@ -118,7 +172,7 @@ func (w *watcher) forget(rel string) {
 // directory could not be watched (from then on, always all).
 func (w *watcher) changes() (paths []string, all bool) {
 	w.drain()
-	all = w.all || w.broken || len(w.pending) > maxPending
+	all = w.all || w.broken || len(w.pending) > maxPending || w.touched[""]
 	if !all {
 		paths = make([]string, 0, len(w.pending))
 		for p := range w.pending {
@@ -126,7 +180,7 @@ func (w *watcher) changes() (paths []string, all bool) {
 		}
 		sort.Strings(paths)
 	}
-	w.pending, w.all = map[string]bool{}, false
+	w.pending, w.touched, w.all = map[string]bool{}, map[string]bool{}, false
 	return paths, all
 }
 
@@ -135,12 +189,15 @@ func (w *watcher) changes() (paths []string, all bool) {
 // an event ever lost, too many paths).
 func (w *watcher) pendingPaths() (paths []string, all bool) {
 	w.drain()
-	if w.broken || w.lost || len(w.pending) > maxPending {
+	if w.broken || w.lost || len(w.pending)+len(w.touched) > maxPending {
 		return nil, true
 	}
-	paths = make([]string, 0, len(w.pending))
+	paths = make([]string, 0, len(w.pending)+len(w.touched))
 	for p := range w.pending {
 		paths = append(paths, p)
+	}
+	for d := range w.touched {
+		paths = append(paths, cmp.Or(d, ".")+"/")
 	}
 	return paths, false
 }
@@ -152,6 +209,9 @@ func (w *watcher) markPending(paths []string) {
 		w.pending[p] = true
 	}
 }
+
+// isPending reports whether rel has changed and not been handed out yet.
+func (w *watcher) isPending(rel string) bool { return w.pending[rel] }
 
 // forgetPending drops paths from what changes will hand out: they have
 // been recorded by name.
@@ -215,7 +275,7 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 	}
 	if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && !w.skip(p) && name != ".git" {
 		if err := w.addTree(p); err != nil {
-			w.broken = true // e.g. the watch limit: changes there would go unseen
+			w.broke(err) // e.g. the watch limit: changes there would go unseen
 		}
 	}
 }
@@ -226,6 +286,18 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 func (w *watcher) overflowed() {
 	w.all, w.lost = true, true
 	if err := w.addTree(""); err != nil {
-		w.broken = true
+		w.broke(err)
 	}
 }
+
+// broke notes that a directory could not be watched: from now on every
+// recording scans the whole tree.
+func (w *watcher) broke(err error) {
+	if !w.broken {
+		w.broken, w.brokeBy = true, err
+	}
+}
+
+// brokenBy is why the watcher stopped naming changes, nil while it names
+// them.
+func (w *watcher) brokenBy() error { return w.brokeBy }

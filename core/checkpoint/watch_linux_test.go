@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func newTestWatcher(t *testing.T, tree string, skip func(string) bool) *watcher {
@@ -133,4 +136,67 @@ func TestWatcherForgetsPathsRecordedByName(t *testing.T) {
 	w.drain()
 	w.forgetPending([]string{"a.txt"})
 	wantChanges(t, w, "b.txt")
+}
+
+// TestWatcherCatchesUpOnACommandBeforeIt: a command that started before
+// the watcher added its watches changed files, removed one and made a
+// directory; no event says so, yet the new watcher names each of them
+// (by change time), and the directory the removed file left, while it
+// names nothing that changed before the command.
+func TestWatcherCatchesUpOnACommandBeforeIt(t *testing.T) {
+	tree := t.TempDir()
+	for _, rel := range []string{"a.txt", "gone.txt", "src/keep.txt", "src/sub/x.txt"} {
+		mustWrite(t, filepath.Join(tree, rel), "old")
+	}
+	// The command starts once the file clock has moved past the last old
+	// change: a probe beside the tree is rewritten until it has.
+	t0 := awaitNewCtime(t, filepath.Join(t.TempDir(), "probe"), ctimeOf(t, filepath.Join(tree, "src/sub/x.txt")))
+	mustWrite(t, filepath.Join(tree, "a.txt"), "new")
+	if err := os.Remove(filepath.Join(tree, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(tree, "src/new/y.txt"), "y")
+
+	since := func() (time.Time, bool) { return t0.Add(ctimeSlack), true }
+	w, err := newWatcherSince(tree, func(string) bool { return false }, since)
+	if err != nil {
+		t.Skipf("inotify is not available here: %v", err)
+	}
+	t.Cleanup(w.close)
+	got, all := w.pendingPaths()
+	if all {
+		t.Fatal("pendingPaths: got all, want the paths the command changed")
+	}
+	for _, want := range []string{"a.txt", "./", "src/new/y.txt", "src/"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("pendingPaths: got %q, want it to name %q", got, want)
+		}
+	}
+	for _, not := range []string{"src/keep.txt", "src/sub/x.txt", "src/sub", "src/sub/", "src"} {
+		if slices.Contains(got, not) {
+			t.Errorf("pendingPaths: got %q, want no %q (changed before the command)", got, not)
+		}
+	}
+}
+
+// ctimeOf is p's change time.
+func ctimeOf(t *testing.T, p string) time.Time {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	return time.Unix(st.Ctim.Unix())
+}
+
+// awaitNewCtime rewrites probe until its change time is after after, and
+// returns it.
+func awaitNewCtime(t *testing.T, probe string, after time.Time) time.Time {
+	t.Helper()
+	for {
+		mustWrite(t, probe, "probe")
+		if c := ctimeOf(t, probe); c.After(after) {
+			return c
+		}
+	}
 }

@@ -231,13 +231,14 @@ func RaiseFDLimit() (uint64, error) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0, fmt.Errorf("read RLIMIT_NOFILE: %w", err)
 	}
+	// (uint64: the fields are int64 on FreeBSD.)
 	if lim.Cur >= lim.Max {
-		return lim.Cur, nil
+		return uint64(lim.Cur), nil
 	}
 	raised := lim
 	raised.Cur = lim.Max
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised); err != nil {
-		return lim.Cur, fmt.Errorf("raise RLIMIT_NOFILE from %d to %d: %w", lim.Cur, lim.Max, err)
+		return uint64(lim.Cur), fmt.Errorf("raise RLIMIT_NOFILE from %d to %d: %w", lim.Cur, lim.Max, err)
 	}
-	return raised.Cur, nil
+	return uint64(raised.Cur), nil
 }

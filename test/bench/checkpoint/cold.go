@@ -25,7 +25,7 @@ import (
 
 // coldRun is one fresh core's numbers.
 type coldRun struct {
-	first      time.Duration // the first call after initialize
+	firstCall  time.Duration // the first call after initialize
 	startWall  time.Duration // initialize until the starting checkpoint is recorded (on)
 	startCPU   time.Duration // the core's and its children's CPU by then (on)
 	shadowSize int64         // bytes of the state directory (on)
@@ -83,9 +83,9 @@ func coldOnce(ctx context.Context, boris, tree, stateRoot, mode, kind string, i 
 	initialized := time.Now()
 	switch kind {
 	case "str_replace":
-		r.first, err = call(ctx, cs, "str_replace", map[string]any{"path": "edit.txt", "old_str": "alpha", "new_str": "beta"})
+		r.firstCall, err = call(ctx, cs, "str_replace", map[string]any{"path": "edit.txt", "old_str": "alpha", "new_str": "beta"})
 	default:
-		r.first, err = call(ctx, cs, "bash", map[string]any{"command": "echo x >> log.txt"})
+		r.firstCall, err = call(ctx, cs, "bash", map[string]any{"command": "echo x >> log.txt"})
 	}
 	if err != nil || mode == "off" {
 		return r, err
@@ -147,8 +147,9 @@ func diskUsage(dir string) int64 {
 
 // cold measures and prints the cold rows for each size.
 func cold(ctx context.Context, cfg config, boris, root string) error {
-	fmt.Printf("\ncold: the first call after initialize, fresh state, median of %d runs\n", cfg.coldRuns)
-	fmt.Printf("%-8s %-5s %-12s %10s %12s %12s %12s %12s\n", "files", "ckpt", "first call", "p50", "start wall", "start CPU", "shadow", "tree")
+	fmt.Printf("\ncold: the first call after initialize, fresh state, median of %d runs (every run in brackets)\n", cfg.coldRuns)
+	fmt.Printf("%-8s %-5s %-12s %10s %12s %12s %12s %12s  %s\n", "files", "ckpt", "first call", "p50", "start wall", "start CPU", "shadow", "tree", "runs: first call / start wall / start CPU")
+	var growth []coldGrowth
 	for _, size := range cfg.coldSizes {
 		tree := filepath.Join(root, fmt.Sprintf("cold-%d", size))
 		n, err := coldTree(ctx, tree, size)
@@ -167,29 +168,68 @@ func cold(ctx context.Context, cfg config, boris, root string) error {
 					runs = append(runs, r)
 				}
 				printCold(n, mode, kind, runs, treeSize)
+				if mode == "on" && kind == "str_replace" {
+					growth = append(growth, coldGrowth{files: n, wall: median(runs, coldRun.wall), cpu: median(runs, coldRun.cpu), shadow: runs[len(runs)/2].shadowSize})
+				}
 			}
 		}
 		_ = os.RemoveAll(tree)
 	}
+	printGrowth(growth)
 	return nil
 }
 
-// printCold prints one row: medians of runs.
-func printCold(files int, mode, kind string, runs []coldRun, treeSize int64) {
-	med := func(get func(coldRun) time.Duration) time.Duration {
-		ds := make([]time.Duration, len(runs))
-		for i, r := range runs {
-			ds[i] = get(r)
-		}
-		slices.Sort(ds)
-		return ds[len(ds)/2]
+// coldGrowth is one tree's starting checkpoint, for printGrowth.
+type coldGrowth struct {
+	files     int
+	wall, cpu time.Duration
+	shadow    int64
+}
+
+// printGrowth prints the starting checkpoint's cost per 10,000 files on
+// each tree: flat when it grows linearly with the tree.
+func printGrowth(rows []coldGrowth) {
+	if len(rows) < 2 {
+		return
 	}
-	first := med(func(r coldRun) time.Duration { return r.first })
+	fmt.Printf("\nstarting checkpoint per 10,000 files (linear growth: the same on every tree)\n")
+	fmt.Printf("%-8s %12s %12s %12s\n", "files", "wall", "CPU", "shadow")
+	for _, r := range rows {
+		per := 10000 / float64(r.files)
+		fmt.Printf("%-8d %10.2f s %10.2f s %9.1f MB\n", r.files, r.wall.Seconds()*per, r.cpu.Seconds()*per, float64(r.shadow)*per/(1<<20))
+	}
+}
+
+func (r coldRun) wall() time.Duration  { return r.startWall }
+func (r coldRun) cpu() time.Duration   { return r.startCPU }
+func (r coldRun) first() time.Duration { return r.firstCall }
+
+// median is the median of get over runs.
+func median(runs []coldRun, get func(coldRun) time.Duration) time.Duration {
+	ds := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		ds[i] = get(r)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// printCold prints one row: medians of runs, then every run.
+func printCold(files int, mode, kind string, runs []coldRun, treeSize int64) {
 	wall, cpu, shadow := "-", "-", "-"
+	var each []string
+	for _, r := range runs {
+		if mode == "on" {
+			each = append(each, fmt.Sprintf("%s/%.1fs/%.1fs", benchkit.FormatMs(r.firstCall), r.startWall.Seconds(), r.startCPU.Seconds()))
+		} else {
+			each = append(each, benchkit.FormatMs(r.firstCall))
+		}
+	}
 	if mode == "on" {
-		wall = fmt.Sprintf("%.1f s", med(func(r coldRun) time.Duration { return r.startWall }).Seconds())
-		cpu = fmt.Sprintf("%.1f s", med(func(r coldRun) time.Duration { return r.startCPU }).Seconds())
+		wall = fmt.Sprintf("%.1f s", median(runs, coldRun.wall).Seconds())
+		cpu = fmt.Sprintf("%.1f s", median(runs, coldRun.cpu).Seconds())
 		shadow = fmt.Sprintf("%d MB", runs[len(runs)/2].shadowSize>>20)
 	}
-	fmt.Printf("%-8d %-5s %-12s %10s %12s %12s %12s %12s\n", files, mode, kind, benchkit.FormatMs(first), wall, cpu, shadow, fmt.Sprintf("%d MB", treeSize>>20))
+	fmt.Printf("%-8d %-5s %-12s %10s %12s %12s %12s %12s  [%s]\n", files, mode, kind, benchkit.FormatMs(median(runs, coldRun.first)),
+		wall, cpu, shadow, fmt.Sprintf("%d MB", treeSize>>20), strings.Join(each, " "))
 }

@@ -1,0 +1,98 @@
+package checkpoint
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// heldRecorder starts recording tree with its start held where hold
+// says ("watch": before the watcher starts; "start": before the start
+// reads the tree) until the returned release is called.
+func heldRecorder(t *testing.T, tree, where string) (*Recorder, func()) {
+	t.Helper()
+	state := t.TempDir()
+	open := func(ctx context.Context) (*Store, error) { return Open(ctx, Options{Tree: tree, StateDir: state}) }
+	r := NewRecorder(tree, open, nil, slog.New(slog.DiscardHandler))
+	held := make(chan struct{})
+	hold := func(ctx context.Context) {
+		select {
+		case <-held:
+		case <-ctx.Done():
+		}
+	}
+	if where == "watch" {
+		r.SetWatchHold(hold)
+	} else {
+		r.SetStartHold(hold)
+	}
+	t.Cleanup(r.Close)
+	r.Start()
+	return r, sync1(held)
+}
+
+// sync1 returns a func closing ch once.
+func sync1(ch chan struct{}) func() {
+	done := false
+	return func() {
+		if !done {
+			done = true
+			close(ch)
+		}
+	}
+}
+
+// TestCommandsWhileTheStartIsHeld: with the start held before the watcher
+// starts, or after, a command runs at once, and once the start is recorded
+// a gap names what it changed: the file it appended to and, where no watch
+// was yet, the directory it removed a file from.
+func TestCommandsWhileTheStartIsHeld(t *testing.T) {
+	for _, tc := range []struct {
+		where string
+		want  []string
+	}{
+		{"watch", []string{"sub/b.txt", "sub/,"}},
+		{"start", []string{"sub/b.txt", "sub/gone.txt"}},
+	} {
+		t.Run(tc.where, func(t *testing.T) {
+			tree := t.TempDir()
+			mustWrite(t, filepath.Join(tree, "a.txt"), "one\n")
+			mustWrite(t, filepath.Join(tree, "sub/b.txt"), "bee\n")
+			mustWrite(t, filepath.Join(tree, "sub/gone.txt"), "gone\n")
+			mustWrite(t, filepath.Join(tree, "sub/keep.txt"), "keep\n")
+			r, release := heldRecorder(t, tree, tc.where)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+
+			r.BeforeCommand(ctx, "edit")
+			if ctx.Err() != nil {
+				t.Fatal("the command waited for the held start")
+			}
+			mustWrite(t, filepath.Join(tree, "sub/b.txt"), "bee\nmore\n")
+			if err := os.Remove(filepath.Join(tree, "sub/gone.txt")); err != nil {
+				t.Fatal(err)
+			}
+			r.Record("bash", "edit")
+			release()
+			r.Await(ctx)
+			if ctx.Err() != nil {
+				t.Fatal("the start was not recorded within a minute of its release")
+			}
+			gaps := strings.Join(r.Gaps(), "\n")
+			for _, want := range tc.want {
+				if !strings.Contains(gaps, want) {
+					t.Errorf("gaps: got %q, want them to name %q", gaps, want)
+				}
+			}
+			for _, unchanged := range []string{"a.txt", "keep.txt"} {
+				if strings.Contains(gaps, unchanged) {
+					t.Errorf("gaps: got %q, want %s (unchanged) named nowhere", gaps, unchanged)
+				}
+			}
+		})
+	}
+}
