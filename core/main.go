@@ -271,7 +271,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.sandbox, err = cfg.sandbox(b.policy, environ, true); err != nil {
 		return nil, err
 	}
-	sc := shell.Config{Wrap: b.sandbox.Wrap, WrapExtension: b.sandbox.WrapExtension, Env: b.sandbox.Env(environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
+	sc := shell.Config{Wrap: b.sandbox.Wrap, WrapExtension: b.sandbox.WrapExtension, Env: commandEnv(b.sandbox.Env(environ), environ), Prepare: b.sandbox.Prepare, SpawnOnly: b.sandbox.SpawnOnly()}
 	if b.reaper != nil {
 		sc.Start, sc.Done = b.reaper.Start, b.reaper.Done
 	}
@@ -608,4 +608,15 @@ func (c *Config) logger(w io.Writer, floor slog.Level) (*slog.Logger, error) {
 // of a file at --max-file-size even when JSON escaping inflates it.
 func (c *Config) maxLine() int {
 	return max(mcp.DefaultMaxLineLength, int(c.MaxFileSize)*6+1<<20)
+}
+
+// commandEnv is the environment commands run with: the sandbox's (nil
+// when it sets none: the core's own), less PGPASSWORD, the password the
+// core may use for a PostgreSQL board and no command may read.
+func commandEnv(sandboxed, environ []string) []string {
+	env := sandboxed
+	if env == nil {
+		env = environ
+	}
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "PGPASSWORD=") })
 }

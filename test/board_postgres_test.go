@@ -248,3 +248,19 @@ func runWithTimeout(cmd *exec.Cmd, d time.Duration) (string, error) {
 		return out.String(), fmt.Errorf("still running after %v", d)
 	}
 }
+
+// TestBoardPasswordNotInCommands: PGPASSWORD, which the core may use to
+// reach a PostgreSQL board, is not in the environment of the commands a
+// principal runs, with the sandbox and without it; other variables are.
+func TestBoardPasswordNotInCommands(t *testing.T) {
+	for _, args := range [][]string{{"--sandbox", "off"}, {}} {
+		c := startCoreWith(t, coreOptions{
+			args: append([]string{"--workdir", realTempDir(t)}, args...),
+			env:  []string{"PGPASSWORD=hunter2-board", "BORIS_TEST_MARKER=kept"},
+		})
+		out := c.ok("bash", map[string]any{"command": "echo \"pw=${PGPASSWORD:-unset} marker=${BORIS_TEST_MARKER:-unset}\"; cat /proc/self/environ | tr '\\0' '\\n' | grep -c PGPASSWORD || true"})
+		if !strings.Contains(out, "pw=unset marker=kept") || strings.Contains(out, "hunter2") {
+			t.Errorf("with %v: a command saw %q, want no PGPASSWORD and the other variable kept", args, out)
+		}
+	}
+}
