@@ -198,17 +198,9 @@ func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, ra
 	if err := s.flush(ctx); err != nil {
 		return nil, err
 	}
-	// check-ignore takes paths, not pathspecs, and refuses the literal
-	// pathspec setting every other command gets.
-	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
-	out, err := s.runEnv(ctx, env, []byte(strings.Join(raced, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
-	var ge *gitError
-	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
+	ignored, err := s.ignored(ctx, raced)
+	if err != nil {
 		return nil, fmt.Errorf("check captured paths: %w", err)
-	}
-	ignored := map[string]bool{}
-	for _, p := range bytes.Split(out, []byte{0}) {
-		ignored[string(p)] = true
 	}
 	var info bytes.Buffer
 	var set []string
@@ -230,4 +222,26 @@ func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, ra
 		return nil, fmt.Errorf("keep captured contents: %w", err)
 	}
 	return set, nil
+}
+
+// ignored reports which of rels (relative to the tree; a directory with a
+// trailing slash) the shadow leaves out: .gitignore, the state directory,
+// the board's files and the deny patterns.
+func (s *Store) ignored(ctx context.Context, rels []string) (map[string]bool, error) {
+	ignored := map[string]bool{}
+	if len(rels) == 0 {
+		return ignored, nil
+	}
+	// check-ignore takes paths, not pathspecs, and refuses the literal
+	// pathspec setting every other command gets.
+	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
+	out, err := s.runEnv(ctx, env, []byte(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
+	var ge *gitError
+	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
+		return nil, err
+	}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		ignored[string(p)] = true
+	}
+	return ignored, nil
 }

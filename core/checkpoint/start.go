@@ -256,9 +256,27 @@ func (r *Recorder) filesOf(changed []string) []string {
 	return out
 }
 
+// recordable is paths less those the shadow never records (the board's
+// files in the tree, the state directory, .gitignore's): no gap names
+// them, since no checkpoint would have held them. Should git not answer,
+// every path is kept: a gap too many is said rather than one too few.
+func (r *Recorder) recordable(paths []string) []string {
+	if len(paths) == 0 || r.store == nil {
+		return paths
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ignored, err := r.store.ignored(ctx, paths)
+	if err != nil {
+		return paths
+	}
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return ignored[p] || ignored[strings.TrimSuffix(p, "/")] })
+}
+
 // sayUnsure notes a gap naming the paths whose earlier state the start
 // may not hold.
 func (r *Recorder) sayUnsure(tool, summary string, unsure []string) {
+	unsure = r.recordable(unsure)
 	if len(unsure) == 0 {
 		return
 	}

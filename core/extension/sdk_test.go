@@ -141,10 +141,12 @@ func (h *sdkHost) env(extra ...string) []string {
 	return env
 }
 
-// start starts argv under the host contract.
+// start starts argv under the host contract. Its deadline only ends a
+// hung script: a busy machine (make test runs packages side by side on two
+// cores) may take many seconds for a script of dozens of jq runs.
 func (h *sdkHost) start(t *testing.T, argv []string, extra ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = h.dir
