@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 func TestBashResultLayout(t *testing.T) {
@@ -250,14 +252,9 @@ func concurrentCall(c *core, dir string, i int) error {
 	return nil
 }
 
-// waitFor polls cond until it holds or a generous deadline passes.
+// waitFor polls cond until it holds or a generous deadline passes
+// (testbin.WaitFor).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitFor(t, what, cond)
 }
