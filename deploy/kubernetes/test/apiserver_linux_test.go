@@ -161,7 +161,9 @@ func checkKept(t *testing.T, sent *appsv1.StatefulSet, body []byte) {
 		{"seccompProfile", deref(gp.SecurityContext.SeccompProfile), deref(sp.SecurityContext.SeccompProfile)},
 		{"appArmorProfile", deref(gp.SecurityContext.AppArmorProfile), deref(sp.SecurityContext.AppArmorProfile)},
 		{"capabilities", fmt.Sprint(gc.SecurityContext.Capabilities), fmt.Sprint(sc.SecurityContext.Capabilities)},
-		{"readiness probe", fmt.Sprint(gc.ReadinessProbe.HTTPGet), fmt.Sprint(sc.ReadinessProbe.HTTPGet)},
+		// (the path and port sent; the server fills in the scheme, HTTP)
+		{"readiness probe", fmt.Sprint(gc.ReadinessProbe.HTTPGet.Path, gc.ReadinessProbe.HTTPGet.Port.String()),
+			fmt.Sprint(sc.ReadinessProbe.HTTPGet.Path, sc.ReadinessProbe.HTTPGet.Port.String())},
 		{"terminationGracePeriodSeconds", deref(gp.TerminationGracePeriodSeconds), deref(sp.TerminationGracePeriodSeconds)},
 	}
 	for _, c := range checks {

@@ -40,6 +40,8 @@ func startControlPlane(t *testing.T) *controlPlane {
 	startProcess(t, filepath.Join(bin, "kube-apiserver"), filepath.Join(dir, "kube-apiserver.log"),
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
+		// no kubernetes Service endpoint to keep: its reconciler refuses a loopback address
+		"--endpoint-reconciler-type=none",
 		"--tls-cert-file="+p.serverCert, "--tls-private-key-file="+p.serverKey,
 		"--client-ca-file="+p.caCert, "--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc",
