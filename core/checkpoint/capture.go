@@ -101,23 +101,6 @@ func (s *Store) Capture(paths ...string) *Capture {
 	return c
 }
 
-// capturable says whether rel is a path whose bytes a capture keeps: one
-// the checkpoints record as a file (not .git, a nested repository or a
-// refused path).
-func (s *Store) capturable(rel string) bool {
-	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" || part == "" || part == "." || part == ".." {
-			return false
-		}
-	}
-	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
-		return false
-	}
-	_, nested := s.nestedRepo(rel)
-	return !nested
-}
-
 // captureOne reads rel: a file or link as a blob, a missing path as gone.
 func (s *Store) captureOne(rel string) (captured, int64, bool) {
 	limit := int64(maxCaptureFile)
@@ -224,24 +207,20 @@ func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, ra
 	return set, nil
 }
 
-// ignored reports which of rels (relative to the tree; a directory with a
-// trailing slash) the shadow leaves out: .gitignore, the state directory,
-// the board's files and the deny patterns.
-func (s *Store) ignored(ctx context.Context, rels []string) (map[string]bool, error) {
-	ignored := map[string]bool{}
-	if len(rels) == 0 {
-		return ignored, nil
+// captureNamed captures paths as they are now, without the store's lock
+// (for a call that ended while the start holds it): the bytes of each
+// file the checkpoints take, for RecordCaptured.
+func (s *Store) captureNamed(paths []string) *Capture {
+	c := &Capture{entries: map[string]captured{}, exact: true}
+	for _, p := range paths {
+		if r := s.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+			c.named = append(c.named, r)
+			if s.capturable(r) {
+				if e, _, ok := s.captureOne(r); ok {
+					c.entries[r] = e
+				}
+			}
+		}
 	}
-	// check-ignore takes paths, not pathspecs, and refuses the literal
-	// pathspec setting every other command gets.
-	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
-	out, err := s.runEnv(ctx, env, []byte(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
-	var ge *gitError
-	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
-		return nil, err
-	}
-	for _, p := range bytes.Split(out, []byte{0}) {
-		ignored[string(p)] = true
-	}
-	return ignored, nil
+	return c
 }

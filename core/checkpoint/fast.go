@@ -1,19 +1,12 @@
 package checkpoint
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mjkoo/boris/internal/gitenv"
 )
@@ -24,13 +17,6 @@ import (
 // repository or .git, refused, over the size limit, or not a file or
 // link. The caller records it through git (Record).
 var ErrSlow = errors.New("recorded through git")
-
-// pendingIndex is the shadow file that lists index entries a recording in
-// process has committed but not yet put into the shadow's index, in the
-// input format of git update-index -z --index-info. Every operation under
-// the lock that runs git applies it first (flush), so git's view of the
-// index always matches the latest checkpoint.
-const pendingIndex = "index-pending"
 
 // RecordFiles records the change a file tool has just made to paths (that
 // now hold the call's bytes) in process, before the call answers: each
@@ -44,19 +30,6 @@ func (s *Store) RecordFiles(tool, summary string, paths ...string) (*Checkpoint,
 		return err
 	})
 	return cp, err
-}
-
-// lockedFiles is locked without the guard: a recording in process runs
-// no git, so what the guard keeps from git (config, attributes,
-// alternates) does not reach it, and what it reads of the shadow
-// (objects, refs) it checks itself.
-func (s *Store) lockedFiles(fn func() error) error {
-	unlock, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return fn()
 }
 
 // fileEntry is one path a recording in process sets.
@@ -117,28 +90,6 @@ func (s *Store) recordFiles(tool, summary string, paths []string) (*Checkpoint, 
 	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary)}, nil
 }
 
-// readHead reads the ref HEAD names and the commit it holds, from loose
-// files; ErrSlow when there is none yet or it is packed.
-func (s *Store) readHead() (ref string, commit oid, err error) {
-	head, err := s.root.ReadFile("HEAD", 4096)
-	if err != nil {
-		return "", oid{}, fmt.Errorf("read shadow HEAD: %w", err)
-	}
-	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
-	if !ok || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
-		return "", oid{}, ErrSlow // detached or odd: git's to handle
-	}
-	data, err := s.root.ReadFile(ref, 4096)
-	if err != nil {
-		return "", oid{}, ErrSlow // no checkpoint yet, or a packed ref
-	}
-	commit, err = parseOID(strings.TrimSpace(string(data)))
-	if err != nil {
-		return "", oid{}, ErrSlow
-	}
-	return ref, commit, nil
-}
-
 // fileEntry reads the file or link at p, which a tool has just written,
 // as a blob of the shadow: ErrSlow when it is not one the fast path takes.
 func (s *Store) fileEntry(p string) (fileEntry, error) {
@@ -158,214 +109,8 @@ func (s *Store) fileEntry(p string) (fileEntry, error) {
 	return fileEntry{rel: rel, mode: mode, id: id}, nil
 }
 
-// errNotFile is returned by readTreeFile for what is neither a file nor
-// a link, or is over its limit.
-var errNotFile = errors.New("not a file or link the checkpoints take as it is")
-
-// readTreeFile reads the file or link at abs as a checkpoint records it:
-// its mode and bytes (a link's target). It fails with an error wrapping
-// os.ErrNotExist when nothing is there, and errNotFile for a directory,
-// anything else, or a file over limit (0: none).
-func (s *Store) readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(abs, &st); err != nil {
-		return "", nil, &os.PathError{Op: "lstat", Path: abs, Err: err}
-	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
-		target, err := os.Readlink(abs)
-		return modeSymlink, []byte(target), err
-	case unix.S_IFREG:
-		if limit > 0 && st.Size > limit {
-			return "", nil, errNotFile
-		}
-		mode = modeFile
-		if st.Mode&0o100 != 0 {
-			mode = modeExec
-		}
-		data, err = readRegular(abs, st.Size)
-		return mode, data, err
-	}
-	return "", nil, errNotFile
-}
-
-// readRegular reads the regular file at abs without following a link
-// swapped in or waiting on a FIFO.
-func readRegular(abs string, size int64) ([]byte, error) {
-	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), abs)
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, ErrSlow
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(size) + 1)
-	_, err = io.Copy(&buf, f)
-	return buf.Bytes(), err
-}
-
-// setPath returns tree with the file at parts set to e. The latest
-// checkpoint must hold a file or link there already (ErrSlow if not):
-// whether a new path is recorded at all is .gitignore's, and git's, to say.
-func (s *Store) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
-	data, err := s.readObject(tree, "tree")
-	if errors.Is(err, errNotLoose) {
-		return tree, ErrSlow
-	}
-	if err != nil {
-		return tree, err
-	}
-	es, err := parseTree(data)
-	if err != nil {
-		return tree, fmt.Errorf("read tree %s: %w", tree, err)
-	}
-	i := -1
-	for j := range es {
-		if es[j].name == parts[0] {
-			i = j
-			break
-		}
-	}
-	if i < 0 {
-		return tree, ErrSlow
-	}
-	switch {
-	case len(parts) == 1:
-		if es[i].mode != modeFile && es[i].mode != modeExec && es[i].mode != modeSymlink {
-			return tree, ErrSlow
-		}
-		if es[i].mode == e.mode && es[i].id == e.id {
-			return tree, nil
-		}
-		es[i].mode, es[i].id = e.mode, e.id
-	case es[i].mode != modeTree:
-		return tree, ErrSlow
-	default:
-		sub, err := s.setPath(es[i].id, parts[1:], e)
-		if err != nil || sub == es[i].id {
-			return tree, err
-		}
-		es[i].id = sub
-	}
-	return s.writeObject("tree", formatTree(es))
-}
-
 // commitBody is a commit object's body, as git commit-tree writes it.
 func commitBody(tree, parent oid, msg string, now time.Time) []byte {
 	who := fmt.Sprintf("%s <%s> %d %s", gitenv.Name, gitenv.Email, now.Unix(), now.Format("-0700"))
 	return fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree, parent, who, who, msg)
-}
-
-// addPending appends entries to the pending index entries.
-func (s *Store) addPending(entries []fileEntry) error {
-	var buf bytes.Buffer
-	for _, e := range entries {
-		fmt.Fprintf(&buf, "%s %s\t%s\x00", e.mode, e.id, e.rel)
-	}
-	f, err := s.root.OpenFile(pendingIndex, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("record checkpoint: %w", err)
-	}
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("record checkpoint: %w", err)
-	}
-	return nil
-}
-
-// flush puts the pending index entries into the shadow's index. When
-// that fails, the index is made the latest checkpoint's tree again (its
-// cached file times are lost, so the next scan hashes every file): an
-// index behind the checkpoints would record an old file back.
-func (s *Store) flush(ctx context.Context) error {
-	data, err := s.root.ReadFile(pendingIndex, 0)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
-		return nil
-	}
-	if err == nil && len(data) > 0 {
-		_, err = s.run(ctx, data, nil, "update-index", "-z", "--index-info")
-	}
-	if err != nil {
-		s.opts.Log.Warn("updating the shadow index failed; reading it from the latest checkpoint", "err", err)
-		if _, rerr := s.run(ctx, nil, nil, "read-tree", "HEAD"); rerr != nil {
-			return fmt.Errorf("update shadow index: %w", rerr)
-		}
-	}
-	// Emptied, not removed: the next recording appends without creating
-	// a file.
-	return s.root.Overwrite(pendingIndex, nil, 0o600)
-}
-
-// maxCompare bounds the files dropUnchanged reads to compare: a larger
-// one is left to git.
-const maxCompare = 8 << 20
-
-// dropUnchanged returns the paths (tree-relative) that may differ from the
-// latest checkpoint, dropping, in process, those that do not: a file or
-// link with the recorded mode and bytes, a path absent from both. It
-// keeps whatever it cannot tell (directories, large files, objects not
-// stored loose), for git to compare.
-func (s *Store) dropUnchanged(rels []string) []string {
-	_, head, err := s.readHead()
-	if err != nil {
-		return rels
-	}
-	root, err := s.commitTree(head)
-	if err != nil {
-		return rels
-	}
-	keep := rels[:0:0]
-	for _, rel := range rels {
-		if !s.unchanged(root, rel) {
-			keep = append(keep, rel)
-		}
-	}
-	return keep
-}
-
-// unchanged reports whether rel on disk is exactly what tree records.
-func (s *Store) unchanged(tree oid, rel string) bool {
-	e, found, err := s.lookup(tree, strings.Split(rel, "/"))
-	if err != nil {
-		return false
-	}
-	mode, data, err := s.readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), maxCompare)
-	if errors.Is(err, os.ErrNotExist) {
-		return !found
-	}
-	return err == nil && found && e.mode == mode && hashObject("blob", data) == e.id
-}
-
-// lookup finds the entry at parts below tree; found is false when there
-// is none (a path, or one of its directories, absent).
-func (s *Store) lookup(tree oid, parts []string) (e treeEntry, found bool, err error) {
-	for i, name := range parts {
-		data, err := s.readObject(tree, "tree")
-		if err != nil {
-			return e, false, err
-		}
-		es, err := parseTree(data)
-		if err != nil {
-			return e, false, err
-		}
-		j := slices.IndexFunc(es, func(e treeEntry) bool { return e.name == name })
-		if j < 0 {
-			return e, false, nil
-		}
-		if i == len(parts)-1 {
-			return es[j], true, nil
-		}
-		if es[j].mode != modeTree {
-			return e, false, nil
-		}
-		tree = es[j].id
-	}
-	return e, false, nil
 }

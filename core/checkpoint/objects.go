@@ -184,3 +184,98 @@ func (s *Store) commitTree(c oid) (oid, error) {
 	}
 	return parseOID(t)
 }
+
+// readHead reads the ref HEAD names and the commit it holds, from loose
+// files; ErrSlow when there is none yet or it is packed.
+func (s *Store) readHead() (ref string, commit oid, err error) {
+	head, err := s.root.ReadFile("HEAD", 4096)
+	if err != nil {
+		return "", oid{}, fmt.Errorf("read shadow HEAD: %w", err)
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return "", oid{}, ErrSlow // detached or odd: git's to handle
+	}
+	data, err := s.root.ReadFile(ref, 4096)
+	if err != nil {
+		return "", oid{}, ErrSlow // no checkpoint yet, or a packed ref
+	}
+	commit, err = parseOID(strings.TrimSpace(string(data)))
+	if err != nil {
+		return "", oid{}, ErrSlow
+	}
+	return ref, commit, nil
+}
+
+// setPath returns tree with the file at parts set to e. The latest
+// checkpoint must hold a file or link there already (ErrSlow if not):
+// whether a new path is recorded at all is .gitignore's, and git's, to say.
+func (s *Store) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
+	data, err := s.readObject(tree, "tree")
+	if errors.Is(err, errNotLoose) {
+		return tree, ErrSlow
+	}
+	if err != nil {
+		return tree, err
+	}
+	es, err := parseTree(data)
+	if err != nil {
+		return tree, fmt.Errorf("read tree %s: %w", tree, err)
+	}
+	i := -1
+	for j := range es {
+		if es[j].name == parts[0] {
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		return tree, ErrSlow
+	}
+	switch {
+	case len(parts) == 1:
+		if es[i].mode != modeFile && es[i].mode != modeExec && es[i].mode != modeSymlink {
+			return tree, ErrSlow
+		}
+		if es[i].mode == e.mode && es[i].id == e.id {
+			return tree, nil
+		}
+		es[i].mode, es[i].id = e.mode, e.id
+	case es[i].mode != modeTree:
+		return tree, ErrSlow
+	default:
+		sub, err := s.setPath(es[i].id, parts[1:], e)
+		if err != nil || sub == es[i].id {
+			return tree, err
+		}
+		es[i].id = sub
+	}
+	return s.writeObject("tree", formatTree(es))
+}
+
+// lookup finds the entry at parts below tree; found is false when there
+// is none (a path, or one of its directories, absent).
+func (s *Store) lookup(tree oid, parts []string) (e treeEntry, found bool, err error) {
+	for i, name := range parts {
+		data, err := s.readObject(tree, "tree")
+		if err != nil {
+			return e, false, err
+		}
+		es, err := parseTree(data)
+		if err != nil {
+			return e, false, err
+		}
+		j := slices.IndexFunc(es, func(e treeEntry) bool { return e.name == name })
+		if j < 0 {
+			return e, false, nil
+		}
+		if i == len(parts)-1 {
+			return es[j], true, nil
+		}
+		if es[j].mode != modeTree {
+			return e, false, nil
+		}
+		tree = es[j].id
+	}
+	return e, false, nil
+}
