@@ -47,6 +47,15 @@ type Capture struct {
 	seal func() map[string]captured
 }
 
+// strategy is how c is recorded: the paths the tool named, or what the
+// watcher saw.
+func (c *Capture) strategy() strategy {
+	if len(c.named) > 0 {
+		return named
+	}
+	return watched
+}
+
 // captured is one path as the call left it.
 type captured struct {
 	mode string // "" when the path was gone
@@ -107,7 +116,7 @@ func (s *Store) captureOne(rel string) (captured, int64, bool) {
 	if s.opts.MaxFileSize > 0 {
 		limit = min(limit, s.opts.MaxFileSize)
 	}
-	mode, data, err := s.readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), limit)
+	mode, data, err := readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), limit)
 	if errors.Is(err, os.ErrNotExist) {
 		return captured{}, 0, true
 	}
@@ -126,7 +135,7 @@ func (s *Store) captureOne(rel string) (captured, int64, bool) {
 func (s *Store) RecordCaptured(ctx context.Context, tool, summary string, c *Capture) (*Checkpoint, error) {
 	var cp *Checkpoint
 	err := s.locked(func() (err error) {
-		cp, err = s.recordWith(ctx, tool, summary, c.named, c)
+		cp, err = s.recordWith(ctx, tool, summary, c.strategy(), c.named, c)
 		return err
 	})
 	return cp, err
@@ -137,7 +146,7 @@ func (s *Store) RecordCaptured(ctx context.Context, tool, summary string, c *Cap
 // set in the index to the captured bytes, and left for the watcher to
 // hand the next recording, an outside one. A path git left out as
 // ignored stays out. It returns the paths it set.
-func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) {
+func (st staging) keepCaptured(ctx context.Context, c *Capture) ([]string, error) {
 	if c != nil && c.seal != nil {
 		entries := c.seal()
 		rels := make([]string, 0, len(entries))
@@ -145,43 +154,43 @@ func (s *Store) keepCaptured(ctx context.Context, c *Capture) ([]string, error) 
 			rels = append(rels, rel)
 		}
 		slices.Sort(rels)
-		return s.setCaptured(ctx, entries, rels)
+		return st.setCaptured(ctx, entries, rels)
 	}
 	if c == nil || len(c.entries) == 0 {
 		return nil, nil
 	}
 	if c.exact {
 		rels := slices.Sorted(maps.Keys(c.entries))
-		if s.watch != nil {
-			s.watch.markPending(rels) // the disk may hold a later change
+		if st.watch != nil {
+			st.watch.markPending(rels) // the disk may hold a later change
 		}
-		return s.setCaptured(ctx, c.entries, rels)
+		return st.setCaptured(ctx, c.entries, rels)
 	}
-	if s.watch == nil {
+	if st.watch == nil {
 		return nil, nil
 	}
-	s.watch.drain()
+	st.watch.drain()
 	var raced []string
 	for rel := range c.entries {
-		if s.watch.isPending(rel) {
+		if st.watch.isPending(rel) {
 			raced = append(raced, rel)
 		} else if c.named != nil {
-			s.watch.forgetPending([]string{rel})
+			st.watch.forgetPending([]string{rel})
 		}
 	}
-	return s.setCaptured(ctx, c.entries, raced)
+	return st.setCaptured(ctx, c.entries, raced)
 }
 
 // setCaptured sets rels in the index to their captured state, but those
 // .gitignore leaves out; it returns the paths it set.
-func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, raced []string) ([]string, error) {
+func (st staging) setCaptured(ctx context.Context, entries map[string]captured, raced []string) ([]string, error) {
 	if len(raced) == 0 {
 		return nil, nil
 	}
-	if err := s.flush(ctx); err != nil {
+	if err := st.repo.flush(ctx); err != nil {
 		return nil, err
 	}
-	ignored, err := s.ignored(ctx, raced)
+	ignored, err := st.repo.ignored(ctx, raced)
 	if err != nil {
 		return nil, fmt.Errorf("check captured paths: %w", err)
 	}
@@ -201,7 +210,7 @@ func (s *Store) setCaptured(ctx context.Context, entries map[string]captured, ra
 	if len(set) == 0 {
 		return nil, nil
 	}
-	if _, err := s.run(ctx, info.Bytes(), nil, "update-index", "-z", "--index-info"); err != nil {
+	if _, err := st.repo.run(ctx, info.Bytes(), nil, "update-index", "-z", "--index-info"); err != nil {
 		return nil, fmt.Errorf("keep captured contents: %w", err)
 	}
 	return set, nil

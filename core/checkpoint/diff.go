@@ -22,14 +22,14 @@ func (s *Store) Diff(ctx context.Context, id, path string) (string, error) {
 			pathspec = []string{"--", s.rel(path)}
 		}
 		if id != "" {
-			commit, err := s.find(ctx, id)
+			commit, err := s.hist.find(ctx, id)
 			if err != nil {
 				return err
 			}
 			out, err = s.run(ctx, nil, nil, append(append(append([]string{"show", "--format=", "--patch"}, gitenv.DiffArgs...), commit), pathspec...)...)
 			return err
 		}
-		if _, err := s.latest(ctx); err != nil {
+		if _, err := s.hist.latest(ctx); err != nil {
 			return err
 		}
 		var err error
@@ -68,7 +68,7 @@ func (s *Store) worktreeDiff(ctx context.Context, path string, pathspec []string
 	if path != "" {
 		paths = []string{path}
 	}
-	if _, err := s.stage(ctx, env, paths, nil); err != nil {
+	if _, err := s.staging().scanInto(ctx, env, paths); err != nil {
 		return nil, err
 	}
 	return s.run(ctx, nil, env, append(append([]string{"diff", "--cached"}, gitenv.DiffArgs...), append([]string{"HEAD"}, pathspec...)...)...)

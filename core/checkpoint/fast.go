@@ -64,7 +64,7 @@ func (s *Store) recordFiles(tool, summary string, paths []string) (*Checkpoint, 
 		}
 		entries, rels = append(entries, e), append(rels, e.rel)
 	}
-	s.watched(rels)
+	s.staging().watched(rels)
 	if newRoot == root {
 		return nil, nil
 	}
@@ -98,7 +98,7 @@ func (s *Store) fileEntry(p string) (fileEntry, error) {
 		return fileEntry{}, ErrSlow
 	}
 	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	mode, data, err := s.readTreeFile(abs, s.opts.MaxFileSize)
+	mode, data, err := readTreeFile(abs, s.opts.MaxFileSize)
 	if err != nil {
 		return fileEntry{}, ErrSlow // vanished (git forgets it), too large, not a file
 	}

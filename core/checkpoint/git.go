@@ -26,14 +26,14 @@ var gitConfig = []string{
 // the environment. git runs in the tree's top directory (so pathspecs are
 // relative to it), confined when Options.Confine says how, with the
 // shadow's directory as file descriptor 3.
-func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
+func (s *shadow) run(ctx context.Context, stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
 	return s.runEnv(ctx, append(append([]string{}, s.env...), extraEnv...), stdin, args...)
 }
 
 // runEnv is run with the whole environment given.
-func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+func (s *shadow) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	argv := append(append(append([]string{s.git}, gitenv.Args...), gitConfig...), args...)
-	if s.opts.Spawn != nil {
+	if s.spawn != nil {
 		stdout, stderr, err := s.spawnRun(ctx, argv, env, stdin)
 		var started *startError
 		if !errors.As(err, &started) {
@@ -42,14 +42,14 @@ func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...
 			}
 			return stdout, nil
 		}
-		s.opts.Log.Debug("git starts through the sandbox helper", "err", started.err)
+		s.log.Debug("git starts through the sandbox helper", "err", started.err)
 	}
-	if s.opts.Confine != nil {
-		argv = s.opts.Confine(argv)
+	if s.confine != nil {
+		argv = s.confine(argv)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.Dir = s.opts.Tree
+	cmd.Dir = s.workDir
 	cmd.ExtraFiles = []*os.File{s.root.File()}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -70,7 +70,7 @@ func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...
 // spawnRun runs argv through Options.Spawn with stdin, returning its
 // output; a *startError when it could not start. A cancelled ctx kills
 // its process group.
-func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin []byte) (stdout, stderr []byte, err error) {
+func (s *shadow) spawnRun(ctx context.Context, argv, env []string, stdin []byte) (stdout, stderr []byte, err error) {
 	var pipes [3][2]*os.File // stdin, stdout, stderr: read end, write end
 	for i := range pipes {
 		r, w, err := os.Pipe()
@@ -80,7 +80,7 @@ func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin []byte) 
 		}
 		pipes[i] = [2]*os.File{r, w}
 	}
-	pid, wait, err := s.opts.Spawn(s.root.File(), argv, s.opts.Tree, env, [3]*os.File{pipes[0][0], pipes[1][1], pipes[2][1]})
+	pid, wait, err := s.spawn(s.root.File(), argv, s.workDir, env, [3]*os.File{pipes[0][0], pipes[1][1], pipes[2][1]})
 	pipes[0][0].Close()
 	pipes[1][1].Close()
 	pipes[2][1].Close()
@@ -136,17 +136,17 @@ func (e *startError) Error() string { return e.err.Error() }
 // startWait starts cmd through Options.Start (the subreaper's, which must
 // know git is its own child, or it would reap it and steal its status)
 // and waits for it.
-func (s *Store) startWait(cmd *exec.Cmd) error {
+func (s *shadow) startWait(cmd *exec.Cmd) error {
 	start := cmd.Start
-	if s.opts.Start != nil {
-		start = func() error { return s.opts.Start(cmd) }
+	if s.start != nil {
+		start = func() error { return s.start(cmd) }
 	}
 	if err := start(); err != nil {
 		return &startError{err}
 	}
 	err := cmd.Wait()
-	if s.opts.Done != nil {
-		s.opts.Done(cmd.Process.Pid)
+	if s.done != nil {
+		s.done(cmd.Process.Pid)
 	}
 	return err
 }

@@ -8,20 +8,35 @@ import (
 	"strings"
 )
 
+// history reads the checkpoints back from the shadow: the list of them,
+// one by id, which were not this session's (notOurs), what undoing one
+// restores (undo.go); and it prunes the oldest (prune.go). Its methods
+// run under the Store's lock.
+type history struct {
+	repo    *shadow
+	tree    worktree
+	keep    int    // how many checkpoints are kept (Options.Keep)
+	session string // the session recording (Options.Session)
+	// startSeq is the sequence number of the latest checkpoint when this
+	// session's start was recorded: checkpoints after it by other
+	// sessions were recorded while this one ran.
+	startSeq int
+}
+
 // History lists up to limit checkpoints, newest first; with path, only
 // those that changed something at or below it.
 func (s *Store) History(ctx context.Context, path string, limit int) ([]Checkpoint, error) {
 	var cps []Checkpoint
 	err := s.locked(func() (err error) {
-		cps, err = s.log(ctx, path, limit, "HEAD")
+		cps, err = s.hist.log(ctx, path, limit, "HEAD")
 		return err
 	})
 	return cps, err
 }
 
 // log reads checkpoints from git log of rev.
-func (s *Store) log(ctx context.Context, path string, limit int, rev string, extra ...string) ([]Checkpoint, error) {
-	if !s.hasHead(ctx) {
+func (h *history) log(ctx context.Context, path string, limit int, rev string, extra ...string) ([]Checkpoint, error) {
+	if !h.hasHead(ctx) {
 		return nil, nil
 	}
 	args := []string{"log", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%B%x1f", "--name-status"}
@@ -30,9 +45,9 @@ func (s *Store) log(ctx context.Context, path string, limit int, rev string, ext
 	}
 	args = append(append(args, extra...), rev)
 	if path != "" {
-		args = append(args, "--", s.rel(path))
+		args = append(args, "--", h.tree.rel(path))
 	}
-	out, err := s.run(ctx, nil, nil, args...)
+	out, err := h.repo.run(ctx, nil, nil, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
@@ -81,47 +96,47 @@ func parseEntry(rec string) (Checkpoint, bool) {
 func (s *Store) HasCheckpoints(ctx context.Context) bool {
 	var has bool
 	_ = s.locked(func() error {
-		has = s.hasHead(ctx)
+		has = s.hist.hasHead(ctx)
 		return nil
 	})
 	return has
 }
 
 // hasHead reports whether any checkpoint was recorded.
-func (s *Store) hasHead(ctx context.Context) bool {
-	_, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+func (h *history) hasHead(ctx context.Context) bool {
+	_, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
 	return err == nil
 }
 
 // find returns the commit of checkpoint id, or an error wrapping ErrNotFound.
-func (s *Store) find(ctx context.Context, id string) (string, error) {
+func (h *history) find(ctx context.Context, id string) (string, error) {
 	n, ok := strings.CutPrefix(id, idPrefix)
 	if _, err := strconv.Atoi(n); !ok || err != nil {
 		return "", fmt.Errorf("%w: %q is not a checkpoint id (they look like cp_12; see history)", ErrNotFound, id)
 	}
-	if !s.hasHead(ctx) {
-		return "", fmt.Errorf("%w: no checkpoint has been recorded yet%s", ErrNotFound, s.where())
+	if !h.hasHead(ctx) {
+		return "", fmt.Errorf("%w: no checkpoint has been recorded yet%s", ErrNotFound, h.where())
 	}
-	out, err := s.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
+	out, err := h.repo.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("find %s: %w", id, err)
 	}
 	commit := strings.TrimSpace(string(out))
 	if commit == "" {
-		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history%s", ErrNotFound, id, s.opts.Keep, s.where())
+		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history%s", ErrNotFound, id, h.keep, h.where())
 	}
 	return commit, nil
 }
 
 // where says where this history lives, for a "not found": a client that
 // starts boris with another state directory keeps another history.
-func (s *Store) where() string {
-	return fmt.Sprintf(" (this history of the tree is kept in the state directory %s; a client that starts boris with another --state-dir, XDG_STATE_HOME or HOME keeps another)", s.opts.StateDir)
+func (h *history) where() string {
+	return fmt.Sprintf(" (this history of the tree is kept in the state directory %s; a client that starts boris with another --state-dir, XDG_STATE_HOME or HOME keeps another)", h.tree.stateDir)
 }
 
 // latest returns the newest checkpoint's commit, or ErrNotFound.
-func (s *Store) latest(ctx context.Context) (string, error) {
-	out, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+func (h *history) latest(ctx context.Context) (string, error) {
+	out, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
 	}
@@ -132,17 +147,23 @@ func (s *Store) latest(ctx context.Context) (string, error) {
 func (s *Store) Latest(ctx context.Context) (string, error) {
 	var id string
 	err := s.locked(func() error {
-		cps, err := s.log(ctx, "", 1, "HEAD")
-		if err != nil {
-			return err
-		}
-		if len(cps) == 0 {
-			return fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
-		}
-		id = cps[0].ID
-		return nil
+		var err error
+		id, err = s.hist.latestID(ctx)
+		return err
 	})
 	return id, err
+}
+
+// latestID is the newest checkpoint's id, or ErrNotFound.
+func (h *history) latestID(ctx context.Context) (string, error) {
+	cps, err := h.log(ctx, "", 1, "HEAD")
+	if err != nil {
+		return "", err
+	}
+	if len(cps) == 0 {
+		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
+	}
+	return cps[0].ID, nil
 }
 
 // notOurs reports whether cp holds work the agent undoing may not have
@@ -150,12 +171,12 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 // while this one ran (after its start: a session open on the same tree at
 // the same time). What sessions that ended before this one began recorded
 // is the history it found, as its own is.
-func (s *Store) notOurs(cp Checkpoint) bool {
+func (h *history) notOurs(cp Checkpoint) bool {
 	if cp.Tool == OutsideTool || cp.Mixed {
 		return true
 	}
 	seq, _ := strconv.Atoi(strings.TrimPrefix(cp.ID, idPrefix))
-	return cp.Session != "" && cp.Session != s.opts.Session && seq > s.startSeq
+	return cp.Session != "" && cp.Session != h.session && seq > h.startSeq
 }
 
 // OutsideTool names the checkpoints of changes no Boris call made.
@@ -169,37 +190,44 @@ const OutsideTool = "outside"
 // have made.
 func (s *Store) OutsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
 	var out []Checkpoint
-	err := s.locked(func() error {
-		commit, err := s.find(ctx, id)
-		if err != nil {
-			return err
-		}
-		// id and every checkpoint after it, in one log: ^commit^@
-		// excludes its parents (none for the oldest kept).
-		later, err := s.log(ctx, "", 0, "HEAD", "^"+commit+"^@")
-		if err != nil {
-			return err
-		}
-		want := make(map[string]bool, len(paths))
-		for _, p := range paths {
-			want[p] = true
-		}
-		for _, cp := range later {
-			if cp.commit == commit && !cp.Mixed || !s.notOurs(cp) {
-				continue // id itself counts only when it is mixed
-			}
-			var hit []Change
-			for _, f := range cp.Files {
-				if want[f.Path] {
-					hit = append(hit, f)
-				}
-			}
-			if len(hit) > 0 {
-				cp.Files = hit
-				out = append(out, cp)
-			}
-		}
-		return nil
+	err := s.locked(func() (err error) {
+		out, err = s.hist.outsideAfter(ctx, id, paths)
+		return err
 	})
 	return out, err
+}
+
+// outsideAfter is OutsideAfter under the lock.
+func (h *history) outsideAfter(ctx context.Context, id string, paths []string) ([]Checkpoint, error) {
+	var out []Checkpoint
+	commit, err := h.find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	// id and every checkpoint after it, in one log: ^commit^@
+	// excludes its parents (none for the oldest kept).
+	later, err := h.log(ctx, "", 0, "HEAD", "^"+commit+"^@")
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	for _, cp := range later {
+		if cp.commit == commit && !cp.Mixed || !h.notOurs(cp) {
+			continue // id itself counts only when it is mixed
+		}
+		var hit []Change
+		for _, f := range cp.Files {
+			if want[f.Path] {
+				hit = append(hit, f)
+			}
+		}
+		if len(hit) > 0 {
+			cp.Files = hit
+			out = append(out, cp)
+		}
+	}
+	return out, nil
 }

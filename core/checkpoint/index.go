@@ -33,7 +33,7 @@ func parseStatus(out []byte, recordable func(string, bool) bool) []string {
 // tree of 80,000 files). Nested repositories ("dir/") go through add,
 // which records them as references; so does everything again when
 // update-index refuses a path (one that became a directory since).
-func (s *Store) addListed(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
+func (s *shadow) addListed(ctx context.Context, indexEnv []string, paths []string) ([]string, error) {
 	var files, repos []string
 	for _, p := range paths {
 		if strings.HasSuffix(p, "/") {
@@ -45,7 +45,7 @@ func (s *Store) addListed(ctx context.Context, indexEnv []string, paths []string
 	if len(files) > 0 {
 		list := []byte(strings.Join(files, "\x00") + "\x00")
 		if _, err := s.run(ctx, list, indexEnv, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-			s.opts.Log.Debug("update-index refused a path; adding with git add", "err", err)
+			s.log.Debug("update-index refused a path; adding with git add", "err", err)
 			return s.add(ctx, indexEnv, paths)
 		}
 	}
@@ -56,7 +56,7 @@ func (s *Store) addListed(ctx context.Context, indexEnv []string, paths []string
 }
 
 // add adds paths (changed or not) to the index and returns them.
-func (s *Store) add(ctx context.Context, indexEnv []string, add []string) ([]string, error) {
+func (s *shadow) add(ctx context.Context, indexEnv []string, add []string) ([]string, error) {
 	if len(add) == 0 {
 		return nil, nil
 	}
@@ -76,10 +76,10 @@ func (s *Store) add(ctx context.Context, indexEnv []string, add []string) ([]str
 
 // addAgain adds paths once more after some vanished while they were
 // being recorded: those still there are added, the rest leave the index.
-func (s *Store) addAgain(ctx context.Context, paths []string) ([]string, error) {
+func (s *shadow) addAgain(ctx context.Context, paths []string) ([]string, error) {
 	var here, gone []string
 	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err == nil {
+		if _, err := os.Lstat(filepath.Join(s.workDir, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err == nil {
 			here = append(here, p)
 		} else {
 			gone = append(gone, p)
@@ -101,7 +101,7 @@ func (s *Store) addAgain(ctx context.Context, paths []string) ([]string, error) 
 // forget removes paths that no longer exist from the index, those it
 // holds (a path named by a tool may never have been recorded: git add
 // would refuse it).
-func (s *Store) forget(ctx context.Context, gone []string) error {
+func (s *shadow) forget(ctx context.Context, gone []string) error {
 	if len(gone) == 0 {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (s *Store) forget(ctx context.Context, gone []string) error {
 // commit writes the index as a tree and, if it differs from the latest
 // checkpoint's, commits it with msg and moves HEAD. Plumbing, not git
 // commit: no refresh of the whole index, no hooks, three fewer scans.
-func (s *Store) commit(ctx context.Context, msg string) (bool, error) {
+func (s *shadow) commit(ctx context.Context, msg string) (bool, error) {
 	out, err := s.run(ctx, nil, nil, "write-tree")
 	if err != nil {
 		return false, fmt.Errorf("record checkpoint: %w", err)
@@ -147,7 +147,7 @@ func (s *Store) commit(ctx context.Context, msg string) (bool, error) {
 const pendingIndex = "index-pending"
 
 // addPending appends entries to the pending index entries.
-func (s *Store) addPending(entries []fileEntry) error {
+func (s *shadow) addPending(entries []fileEntry) error {
 	var buf bytes.Buffer
 	for _, e := range entries {
 		fmt.Fprintf(&buf, "%s %s\t%s\x00", e.mode, e.id, e.rel)
@@ -170,7 +170,7 @@ func (s *Store) addPending(entries []fileEntry) error {
 // that fails, the index is made the latest checkpoint's tree again (its
 // cached file times are lost, so the next scan hashes every file): an
 // index behind the checkpoints would record an old file back.
-func (s *Store) flush(ctx context.Context) error {
+func (s *shadow) flush(ctx context.Context) error {
 	data, err := s.root.ReadFile(pendingIndex, 0)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
 		return nil
@@ -179,7 +179,7 @@ func (s *Store) flush(ctx context.Context) error {
 		_, err = s.run(ctx, data, nil, "update-index", "-z", "--index-info")
 	}
 	if err != nil {
-		s.opts.Log.Warn("updating the shadow index failed; reading it from the latest checkpoint", "err", err)
+		s.log.Warn("updating the shadow index failed; reading it from the latest checkpoint", "err", err)
 		if _, rerr := s.run(ctx, nil, nil, "read-tree", "HEAD"); rerr != nil {
 			return fmt.Errorf("update shadow index: %w", rerr)
 		}
@@ -192,7 +192,7 @@ func (s *Store) flush(ctx context.Context) error {
 // ignored reports which of rels (relative to the tree; a directory with a
 // trailing slash) the shadow leaves out: .gitignore, the state directory,
 // the board's files and the deny patterns.
-func (s *Store) ignored(ctx context.Context, rels []string) (map[string]bool, error) {
+func (s *shadow) ignored(ctx context.Context, rels []string) (map[string]bool, error) {
 	ignored := map[string]bool{}
 	if len(rels) == 0 {
 		return ignored, nil

@@ -10,7 +10,7 @@ import (
 // acquire takes the store's lock: the in-process mutex, then an exclusive
 // flock on the shadow's lock file, which other cores on the same tree
 // share. The returned func releases both.
-func (s *Store) acquire() (func(), error) {
+func (s *shadow) acquire() (func(), error) {
 	s.mu.Lock()
 	for {
 		err := syscall.Flock(int(s.lock.Fd()), syscall.LOCK_EX)

@@ -60,7 +60,7 @@ func hashObject(kind string, data []byte) oid {
 
 // writeObject stores data as a loose object of kind, unless it is already
 // there, and returns its name.
-func (s *Store) writeObject(kind string, data []byte) (oid, error) {
+func (s *shadow) writeObject(kind string, data []byte) (oid, error) {
 	o := hashObject(kind, data)
 	dir, name := objectPath(o)
 	d, err := s.root.Sub(dir, true, 0o755)
@@ -86,7 +86,7 @@ func (s *Store) writeObject(kind string, data []byte) (oid, error) {
 }
 
 // readObject reads the loose object o, which must be of kind.
-func (s *Store) readObject(o oid, kind string) ([]byte, error) {
+func (s *shadow) readObject(o oid, kind string) ([]byte, error) {
 	dir, name := objectPath(o)
 	raw, err := s.root.ReadFile(dir+"/"+name, maxObject)
 	if errors.Is(err, os.ErrNotExist) {
@@ -172,7 +172,7 @@ func formatTree(es []treeEntry) []byte {
 }
 
 // commitTree reads the tree a commit object names.
-func (s *Store) commitTree(c oid) (oid, error) {
+func (s *shadow) commitTree(c oid) (oid, error) {
 	data, err := s.readObject(c, "commit")
 	if err != nil {
 		return oid{}, err
@@ -187,7 +187,7 @@ func (s *Store) commitTree(c oid) (oid, error) {
 
 // readHead reads the ref HEAD names and the commit it holds, from loose
 // files; ErrSlow when there is none yet or it is packed.
-func (s *Store) readHead() (ref string, commit oid, err error) {
+func (s *shadow) readHead() (ref string, commit oid, err error) {
 	head, err := s.root.ReadFile("HEAD", 4096)
 	if err != nil {
 		return "", oid{}, fmt.Errorf("read shadow HEAD: %w", err)
@@ -210,7 +210,7 @@ func (s *Store) readHead() (ref string, commit oid, err error) {
 // setPath returns tree with the file at parts set to e. The latest
 // checkpoint must hold a file or link there already (ErrSlow if not):
 // whether a new path is recorded at all is .gitignore's, and git's, to say.
-func (s *Store) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
+func (s *shadow) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
 	data, err := s.readObject(tree, "tree")
 	if errors.Is(err, errNotLoose) {
 		return tree, ErrSlow
@@ -255,7 +255,7 @@ func (s *Store) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
 
 // lookup finds the entry at parts below tree; found is false when there
 // is none (a path, or one of its directories, absent).
-func (s *Store) lookup(tree oid, parts []string) (e treeEntry, found bool, err error) {
+func (s *shadow) lookup(tree oid, parts []string) (e treeEntry, found bool, err error) {
 	for i, name := range parts {
 		data, err := s.readObject(tree, "tree")
 		if err != nil {

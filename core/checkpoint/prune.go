@@ -10,30 +10,33 @@ import (
 // quarter over Keep are kept, rewrites history to the newest Keep and
 // deletes the rest, so the shadow's size stays bounded. Ids live in the
 // commit messages, so they survive the rewrite.
-func (s *Store) countAndPrune(ctx context.Context) error {
-	n := s.readInt("count") + 1
-	if n <= s.opts.Keep+max(s.opts.Keep/4, 1) {
-		return s.writeInt("count", n)
+func (h *history) countAndPrune(ctx context.Context) error {
+	n := h.repo.readInt("count") + 1
+	if n <= h.keep+max(h.keep/4, 1) {
+		return h.repo.writeInt("count", n)
 	}
-	if err := s.prune(ctx); err != nil {
+	if err := h.prune(ctx); err != nil {
 		return err
 	}
-	return s.writeInt("count", s.opts.Keep)
+	return h.repo.writeInt("count", h.keep)
 }
 
 // PruneDue reports whether more checkpoints are kept than Keep allows:
 // recordings in process count but leave pruning to Prune.
-func (s *Store) PruneDue() bool {
-	return s.readInt("count") > s.opts.Keep+max(s.opts.Keep/4, 1)
+func (s *Store) PruneDue() bool { return s.hist.pruneDue() }
+
+// pruneDue is PruneDue.
+func (h *history) pruneDue() bool {
+	return h.repo.readInt("count") > h.keep+max(h.keep/4, 1)
 }
 
 // Prune prunes old checkpoints if more are kept than Keep allows.
 func (s *Store) Prune(ctx context.Context) error {
 	return s.locked(func() error {
-		if !s.PruneDue() {
+		if !s.hist.pruneDue() {
 			return nil
 		}
-		if err := s.prune(ctx); err != nil {
+		if err := s.hist.prune(ctx); err != nil {
 			return err
 		}
 		return s.writeInt("count", s.opts.Keep)
@@ -42,8 +45,8 @@ func (s *Store) Prune(ctx context.Context) error {
 
 // prune rewrites history to its newest Keep commits, the oldest of them
 // made parentless, and deletes every object no longer reachable.
-func (s *Store) prune(ctx context.Context) error {
-	out, err := s.run(ctx, nil, nil, "log", "-n", fmt.Sprint(s.opts.Keep), "--format=%T%x1f%ad%x1f%cd%x1f%B%x1e", "--date=raw", "HEAD")
+func (h *history) prune(ctx context.Context) error {
+	out, err := h.repo.run(ctx, nil, nil, "log", "-n", fmt.Sprint(h.keep), "--format=%T%x1f%ad%x1f%cd%x1f%B%x1e", "--date=raw", "HEAD")
 	if err != nil {
 		return err
 	}
@@ -59,7 +62,7 @@ func (s *Store) prune(ctx context.Context) error {
 			args = append(args, "-p", parent)
 		}
 		env := []string{"GIT_AUTHOR_DATE=" + f[1], "GIT_COMMITTER_DATE=" + f[2]}
-		c, err := s.run(ctx, []byte(f[3]), env, args...)
+		c, err := h.repo.run(ctx, []byte(f[3]), env, args...)
 		if err != nil {
 			return err
 		}
@@ -68,9 +71,9 @@ func (s *Store) prune(ctx context.Context) error {
 	if parent == "" {
 		return nil
 	}
-	if _, err := s.run(ctx, nil, nil, "update-ref", "HEAD", parent); err != nil {
+	if _, err := h.repo.run(ctx, nil, nil, "update-ref", "HEAD", parent); err != nil {
 		return err
 	}
-	_, err = s.run(ctx, nil, nil, "prune", "--expire=now")
+	_, err = h.repo.run(ctx, nil, nil, "prune", "--expire=now")
 	return err
 }

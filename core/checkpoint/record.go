@@ -62,16 +62,16 @@ func (s *Store) message(tool, summary string, seq int, mixed bool) string {
 func (s *Store) Record(ctx context.Context, tool, summary string, paths ...string) (*Checkpoint, error) {
 	var cp *Checkpoint
 	err := s.locked(func() (err error) {
-		cp, err = s.recordWith(ctx, tool, summary, paths, nil)
+		cp, err = s.recordWith(ctx, tool, summary, s.strategyFor(paths), paths, nil)
 		return err
 	})
 	return cp, err
 }
 
-// recordWith records what changed at paths (everywhere with none), or
-// what c captured when it is not nil.
-func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []string, c *Capture) (*Checkpoint, error) {
-	changed, err := s.stage(ctx, nil, paths, c)
+// recordWith records what changed, found by how: at paths (named), or as
+// c captured it when it is not nil.
+func (s *Store) recordWith(ctx context.Context, tool, summary string, how strategy, paths []string, c *Capture) (*Checkpoint, error) {
+	changed, err := s.staging().stage(ctx, how, paths, c)
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Store) recordWith(ctx context.Context, tool, summary string, paths []st
 	if err := s.writeInt("seq", seq); err != nil {
 		return nil, err
 	}
-	if err := s.countAndPrune(ctx); err != nil {
+	if err := s.hist.countAndPrune(ctx); err != nil {
 		s.opts.Log.Warn("pruning old checkpoints", "err", err)
 	}
 	return &Checkpoint{ID: idPrefix + strconv.Itoa(seq), Tool: tool, Summary: oneLine(summary), Mixed: mixed}, nil
@@ -111,7 +111,7 @@ func oneLine(s string) string {
 func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func(changed []string, all bool) map[string]captured) (*Checkpoint, error) {
 	var cp *Checkpoint
 	err := s.locked(func() (err error) {
-		s.startSeq = s.readInt("seq")
+		s.hist.startSeq = s.readInt("seq")
 		before, allBefore := s.pendingNow()
 		if s.watch != nil {
 			s.watch.changes() // the scan reads what changed before it
@@ -120,7 +120,7 @@ func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func
 			after, allAfter := s.pendingNow()
 			return seal(append(before, after...), allBefore || allAfter)
 		}}
-		cp, err = s.recordWith(ctx, tool, summary, nil, c)
+		cp, err = s.recordWith(ctx, tool, summary, wholeTree, nil, c)
 		return err
 	})
 	return cp, err

@@ -1,14 +1,70 @@
 package checkpoint
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/mjkoo/boris/internal/gitenv"
+	"github.com/mjkoo/boris/internal/safefile"
 )
+
+// shadow is the shadow repository of one working tree and the git run on
+// it: its git directory, opened without following links; the lock every
+// operation holds; the files Boris keeps there (config, excludes,
+// attributes, counters), put back before any git reads them; the
+// confined git (git.go), the index (index.go) and the loose objects read
+// and written in process (objects.go). It knows nothing of what a
+// checkpoint means: Store builds checkpoints on it.
+type shadow struct {
+	dir     string        // the shadow's git directory
+	root    *safefile.Dir // the shadow's git directory, open
+	lock    *os.File
+	mu      sync.Mutex // with the file lock: one operation at a time
+	git     string     // the git binary
+	env     []string   // git's environment
+	workDir string     // the working tree, where git runs
+	log     *slog.Logger
+	// How git starts and is confined: Options.Start, Done, Confine, Spawn.
+	start   func(*exec.Cmd) error
+	done    func(pid int)
+	confine func(argv []string) []string
+	spawn   func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error)
+}
+
+// openShadow opens the shadow repository of opts.Tree with the git
+// binary at gitPath, creating it if need be, and rewrites its files,
+// info/exclude to exclude.
+func openShadow(opts Options, gitPath, exclude string) (*shadow, error) {
+	s := &shadow{dir: ShadowDir(opts.StateDir, opts.Tree), git: gitPath, workDir: opts.Tree, log: opts.Log,
+		start: opts.Start, done: opts.Done, confine: opts.Confine, spawn: opts.Spawn}
+	s.env = gitenv.Env(opts.Environ, "GIT_DIR="+s.dir, "GIT_WORK_TREE="+opts.Tree, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"))
+	var err error
+	if s.root, err = safefile.OpenDir(opts.StateDir, shadowRel(opts.Tree), true, 0o700); err != nil {
+		return nil, fmt.Errorf("open shadow repository: %w", err)
+	}
+	if s.lock, err = s.root.OpenFile("boris.lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		s.root.Close()
+		return nil, fmt.Errorf("open shadow lock: %w", err)
+	}
+	unlock, err := s.acquire()
+	if err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	defer unlock()
+	if err := s.init(exclude); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	return s, nil
+}
 
 // shadowConfig is the shadow's config, rewritten at every Open: whatever
 // was written there before (by a command that could reach the state
@@ -17,7 +73,7 @@ const shadowConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n
 
 // init makes the shadow repository if it is not there and rewrites the
 // files Boris keeps in it: config, excludes and attributes.
-func (s *Store) init(ctx context.Context) error {
+func (s *shadow) init(exclude string) error {
 	head, err := s.root.OpenFile("HEAD", os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -36,7 +92,7 @@ func (s *Store) init(ctx context.Context) error {
 	info.Close()
 	for _, f := range []struct{ name, data string }{
 		{"config", shadowConfig},
-		{"info/exclude", s.excludes()},
+		{"info/exclude", exclude},
 		{"info/attributes", gitenv.Attributes},
 	} {
 		if err := s.root.WriteFile(f.name, []byte(f.data), 0o600); err != nil {
@@ -55,7 +111,7 @@ var emptyRepo = []string{"objects/info", "objects/pack", "refs/heads", "refs/tag
 // (gitrepository-layout(5)): no git starts, so the first call of a
 // session on a fresh state directory waits for no process. Everything is
 // made through the shadow's descriptor, no link followed.
-func (s *Store) create() error {
+func (s *shadow) create() error {
 	for _, dir := range emptyRepo {
 		d, err := s.root.Sub(dir, true, 0o700)
 		if err != nil {
@@ -67,15 +123,15 @@ func (s *Store) create() error {
 }
 
 // excludes is the shadow's info/exclude: the user's .git, the state
-// directory when it lies inside the tree (so the shadow never records
-// itself), and the deny patterns.
-func (s *Store) excludes() string {
+// directory when it lies inside the tree (stateRel, "" when not: so the
+// shadow never records itself), and the deny patterns.
+func excludes(stateRel string, patterns []string) string {
 	var sb strings.Builder
 	sb.WriteString("# Written by boris; rewritten at every start.\n.git\n")
-	if rel := s.stateRel(); rel != "" {
-		fmt.Fprintf(&sb, "/%s/\n", rel)
+	if stateRel != "" {
+		fmt.Fprintf(&sb, "/%s/\n", stateRel)
 	}
-	for _, p := range s.opts.Exclude {
+	for _, p := range patterns {
 		sb.WriteString(p + "\n")
 	}
 	return sb.String()
@@ -83,7 +139,7 @@ func (s *Store) excludes() string {
 
 // locked runs fn holding the lock, with the shadow's own files checked
 // first (guard).
-func (s *Store) locked(fn func() error) error {
+func (s *shadow) locked(fn func() error) error {
 	unlock, err := s.acquire()
 	if err != nil {
 		return err
@@ -102,7 +158,7 @@ func (s *Store) locked(fn func() error) error {
 // would send git to another repository's configuration or objects. A
 // lock file of git's is stale under the store's lock (no git of Boris's
 // runs on the shadow without it), and would stop every recording.
-func (s *Store) guard() error {
+func (s *shadow) guard() error {
 	for _, f := range []struct{ name, data string }{
 		{"config", shadowConfig},
 		{"info/attributes", gitenv.Attributes},
@@ -113,7 +169,7 @@ func (s *Store) guard() error {
 		if err := s.root.WriteFile(f.name, []byte(f.data), 0o600); err != nil {
 			return fmt.Errorf("restore shadow %s: %w", f.name, err)
 		}
-		s.opts.Log.Warn("the shadow repository's file had been changed; restored", "file", f.name, "dir", s.dir)
+		s.log.Warn("the shadow repository's file had been changed; restored", "file", f.name, "dir", s.dir)
 	}
 	for _, name := range []string{"commondir", "objects/info/alternates", "objects/info/http-alternates", "info/grafts", "index.lock", "HEAD.lock"} {
 		if err := s.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -124,7 +180,7 @@ func (s *Store) guard() error {
 }
 
 // readInt reads a small counter file of the shadow (0 when absent).
-func (s *Store) readInt(name string) int {
+func (s *shadow) readInt(name string) int {
 	b, err := s.root.ReadFile(name, 64)
 	if err != nil {
 		return 0
@@ -134,12 +190,12 @@ func (s *Store) readInt(name string) int {
 	return n
 }
 
-func (s *Store) writeInt(name string, n int) error {
+func (s *shadow) writeInt(name string, n int) error {
 	return s.root.Overwrite(name, []byte(fmt.Sprintln(n)), 0o600)
 }
 
 // closeFiles closes the lock and the shadow directory.
-func (s *Store) closeFiles() {
+func (s *shadow) closeFiles() {
 	s.lock.Close()
 	s.root.Close()
 }
@@ -148,7 +204,7 @@ func (s *Store) closeFiles() {
 // no git, so what the guard keeps from git (config, attributes,
 // alternates) does not reach it, and what it reads of the shadow
 // (objects, refs) it checks itself.
-func (s *Store) lockedFiles(fn func() error) error {
+func (s *shadow) lockedFiles(fn func() error) error {
 	unlock, err := s.acquire()
 	if err != nil {
 		return err

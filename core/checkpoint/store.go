@@ -11,17 +11,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mjkoo/boris/internal/gitenv"
-	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // ErrNotFound is wrapped by every error about a checkpoint id that names
@@ -77,22 +74,31 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// Store is the shadow repository of one working tree. Its methods are safe
-// for concurrent use, also by several processes on one tree: every
-// operation holds an exclusive lock on a file in the shadow.
+// Store is the checkpoints of one working tree, kept in its shadow
+// repository. Its methods are safe for concurrent use, also by several
+// processes on one tree: every operation holds an exclusive lock on a
+// file in the shadow.
+//
+// A Store composes four roles, each a type of its own:
+//   - shadow: the shadow repository, the confined git run on it, its
+//     index and loose objects (shadow.go, git.go, index.go, objects.go);
+//   - worktree: the tree as the checkpoints see it, which of its paths
+//     may be recorded and how a file of it is read (tree.go);
+//   - staging: the recording strategies, how a recording finds what
+//     changed (a strategy: the paths named, what the watcher saw, the
+//     whole tree) and stages it (strategy.go); the in-process recording
+//     of files a tool has just written is RecordFiles (fast.go);
+//   - history: the checkpoints read back, what undoing one restores, and
+//     pruning (history.go, undo.go, prune.go).
+//
+// Store itself holds what ties them together: the options, the watcher,
+// and the entry points that take the lock and build a checkpoint.
 type Store struct {
+	*shadow
+	worktree
 	opts  Options
-	dir   string        // the shadow's git directory
-	root  *safefile.Dir // the shadow's git directory, open
-	git   string        // the git binary
-	env   []string
-	mu    sync.Mutex // with the file lock: one operation at a time
-	lock  *os.File
 	watch *watcher // nil: every recording without paths scans the tree
-	// startSeq is the sequence number of the latest checkpoint when this
-	// session's start was recorded: checkpoints after it by other
-	// sessions were recorded while this one ran.
-	startSeq int
+	hist  history
 }
 
 // DefaultKeep is how many checkpoints are kept when Options.Keep is 0.
@@ -125,26 +131,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, ErrUnavailable
 	}
-	s := &Store{opts: opts, dir: ShadowDir(opts.StateDir, opts.Tree), git: gitPath}
-	s.env = gitenv.Env(opts.Environ, "GIT_DIR="+s.dir, "GIT_WORK_TREE="+opts.Tree, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"))
-	if s.root, err = safefile.OpenDir(opts.StateDir, shadowRel(opts.Tree), true, 0o700); err != nil {
-		return nil, fmt.Errorf("open shadow repository: %w", err)
-	}
-	if s.lock, err = s.root.OpenFile("boris.lock", os.O_CREATE|os.O_RDWR, 0o600); err != nil {
-		s.root.Close()
-		return nil, fmt.Errorf("open shadow lock: %w", err)
-	}
-	unlock, err := s.acquire()
+	tree := worktree{treeDir: opts.Tree, stateDir: opts.StateDir, allowed: opts.Allowed, maxFileSize: opts.MaxFileSize}
+	sh, err := openShadow(opts, gitPath, excludes(tree.stateRel(), opts.Exclude))
 	if err != nil {
-		s.closeFiles()
 		return nil, err
 	}
-	defer unlock()
-	if err := s.init(ctx); err != nil {
-		s.closeFiles()
-		return nil, err
-	}
-	return s, nil
+	hist := history{repo: sh, tree: tree, keep: opts.Keep, session: opts.Session}
+	return &Store{shadow: sh, worktree: tree, opts: opts, hist: hist}, nil
 }
 
 // Available reports whether checkpoints can be kept with environ's PATH:
@@ -209,14 +202,4 @@ func (s *Store) watchBroken() error {
 		return nil
 	}
 	return s.watch.brokenBy()
-}
-
-// watched tells the watcher that paths have just been recorded, so the
-// next recording without paths need not look at them again.
-func (s *Store) watched(paths []string) {
-	if s.watch == nil {
-		return
-	}
-	s.watch.drain()
-	s.watch.forgetPending(paths)
 }

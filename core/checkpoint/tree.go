@@ -13,23 +13,46 @@ import (
 	"github.com/mjkoo/boris/internal/safefile"
 )
 
+// worktree is the working tree as the checkpoints see it: which of its
+// paths may be recorded (the path policy, the size limit, nested
+// repositories, the state directory) and how a path is named. It is its
+// configuration and nothing more: every answer is read from the disk.
+type worktree struct {
+	treeDir     string                // the tree's real absolute path
+	stateDir    string                // Boris's state directory, never recorded
+	allowed     func(abs string) bool // the path policy; nil allows every path
+	maxFileSize int64                 // larger files are not recorded; 0: no limit
+}
+
 // rel turns a path into a pathspec relative to the tree.
-func (s *Store) rel(p string) string {
+func (w worktree) rel(p string) string {
 	if !filepath.IsAbs(p) {
 		return filepath.ToSlash(p)
 	}
-	r, err := filepath.Rel(s.opts.Tree, p)
+	r, err := filepath.Rel(w.treeDir, p)
 	if err != nil {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(r)
 }
 
+// inside turns paths (relative or absolute) into pathspecs relative to
+// the tree, leaving out those outside it.
+func (w worktree) inside(paths []string) []string {
+	var specs []string
+	for _, p := range paths {
+		if r := w.rel(p); r != ".." && !strings.HasPrefix(r, "../") {
+			specs = append(specs, r)
+		}
+	}
+	return specs
+}
+
 // recordable says whether a changed path may go into the shadow: allowed
 // by the policy and, unless deleted, not over the size limit.
-func (s *Store) recordable(rel string, deleted bool) bool {
-	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(strings.TrimSuffix(rel, "/")))
-	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
+func (w worktree) recordable(rel string, deleted bool) bool {
+	abs := filepath.Join(w.treeDir, filepath.FromSlash(strings.TrimSuffix(rel, "/")))
+	if w.allowed != nil && !w.allowed(abs) {
 		return false
 	}
 	if strings.HasSuffix(rel, "/") && !deleted && !hasCommit(abs) {
@@ -38,20 +61,20 @@ func (s *Store) recordable(rel string, deleted bool) bool {
 		// refer to, and git refuses to add it.
 		return false
 	}
-	if deleted || s.opts.MaxFileSize <= 0 {
+	if deleted || w.maxFileSize <= 0 {
 		return true
 	}
 	fi, err := os.Lstat(abs)
-	return err != nil || !fi.Mode().IsRegular() || fi.Size() <= s.opts.MaxFileSize
+	return err != nil || !fi.Mode().IsRegular() || fi.Size() <= w.maxFileSize
 }
 
 // nestedRepo returns the nested repository (a directory below the tree
 // holding .git) that rel lies inside, relative to the tree.
-func (s *Store) nestedRepo(rel string) (string, bool) {
+func (w worktree) nestedRepo(rel string) (string, bool) {
 	parts := strings.Split(rel, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")
-		if _, err := os.Lstat(filepath.Join(s.opts.Tree, filepath.FromSlash(dir), ".git")); err == nil {
+		if _, err := os.Lstat(filepath.Join(w.treeDir, filepath.FromSlash(dir), ".git")); err == nil {
 			return dir, true
 		}
 	}
@@ -92,8 +115,8 @@ func hasCommit(dir string) bool {
 
 // stateRel is the state directory relative to the tree when it lies
 // inside it ("" when not): never recorded, never watched.
-func (s *Store) stateRel() string {
-	rel, err := filepath.Rel(s.opts.Tree, s.opts.StateDir)
+func (w worktree) stateRel() string {
+	rel, err := filepath.Rel(w.treeDir, w.stateDir)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}
@@ -103,17 +126,17 @@ func (s *Store) stateRel() string {
 // capturable says whether rel is a path whose bytes a capture keeps: one
 // the checkpoints record as a file (not .git, a nested repository or a
 // refused path).
-func (s *Store) capturable(rel string) bool {
+func (w worktree) capturable(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
 		if part == ".git" || part == "" || part == "." || part == ".." {
 			return false
 		}
 	}
-	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	if s.opts.Allowed != nil && !s.opts.Allowed(abs) {
+	abs := filepath.Join(w.treeDir, filepath.FromSlash(rel))
+	if w.allowed != nil && !w.allowed(abs) {
 		return false
 	}
-	_, nested := s.nestedRepo(rel)
+	_, nested := w.nestedRepo(rel)
 	return !nested
 }
 
@@ -125,7 +148,7 @@ var errNotFile = errors.New("not a file or link the checkpoints take as it is")
 // its mode and bytes (a link's target). It fails with an error wrapping
 // os.ErrNotExist when nothing is there, and errNotFile for a directory,
 // anything else, or a file over limit (0: none).
-func (s *Store) readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
+func readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(abs, &st); err != nil {
 		return "", nil, &os.PathError{Op: "lstat", Path: abs, Err: err}

@@ -29,20 +29,17 @@ func (s *Store) Plan(ctx context.Context, id, path string) (string, []Restore, e
 	var rs []Restore
 	err := s.locked(func() error {
 		if id == "" {
-			cps, err := s.log(ctx, "", 1, "HEAD")
+			latest, err := s.hist.latestID(ctx)
 			if err != nil {
 				return err
 			}
-			if len(cps) == 0 {
-				return fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
-			}
-			id = cps[0].ID
+			id = latest
 		}
-		commit, err := s.find(ctx, id)
+		commit, err := s.hist.find(ctx, id)
 		if err != nil {
 			return err
 		}
-		rs, err = s.plan(ctx, id, commit, path)
+		rs, err = s.hist.plan(ctx, id, commit, path)
 		return err
 	})
 	return id, rs, err
@@ -51,17 +48,18 @@ func (s *Store) Plan(ctx context.Context, id, path string) (string, []Restore, e
 // ErrNoParent is wrapped when the checkpoint has no earlier state kept.
 var ErrNoParent = fmt.Errorf("no earlier state")
 
-func (s *Store) plan(ctx context.Context, id, commit, path string) ([]Restore, error) {
-	parent, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", commit+"^")
+// plan is Plan under the lock, for the checkpoint id at commit.
+func (h *history) plan(ctx context.Context, id, commit, path string) ([]Restore, error) {
+	parent, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", commit+"^")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is the oldest checkpoint kept (the state when recording began, or the edge of pruning); there is no earlier state to restore", ErrNoParent, id)
 	}
 	p := strings.TrimSpace(string(parent))
 	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", p, commit}
 	if path != "" {
-		args = append(args, "--", s.rel(path))
+		args = append(args, "--", h.tree.rel(path))
 	}
-	out, err := s.run(ctx, nil, nil, args...)
+	out, err := h.repo.run(ctx, nil, nil, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
 	}
@@ -74,12 +72,12 @@ func (s *Store) plan(ctx context.Context, id, commit, path string) ([]Restore, e
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	return s.before(ctx, p, paths)
+	return h.before(ctx, p, paths)
 }
 
 // before reads paths as they are in commit: content and mode, or absent.
-func (s *Store) before(ctx context.Context, commit string, paths []string) ([]Restore, error) {
-	out, err := s.run(ctx, nil, nil, append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, paths...)...)
+func (h *history) before(ctx context.Context, commit string, paths []string) ([]Restore, error) {
+	out, err := h.repo.run(ctx, nil, nil, append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read tree: %w", err)
 	}
@@ -95,7 +93,7 @@ func (s *Store) before(ctx context.Context, commit string, paths []string) ([]Re
 		found[p] = entry{f[0], f[2]}
 		hashes = append(hashes, f[2])
 	}
-	blobs, err := s.blobs(ctx, hashes)
+	blobs, err := h.blobs(ctx, hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -112,12 +110,12 @@ func (s *Store) before(ctx context.Context, commit string, paths []string) ([]Re
 }
 
 // blobs reads blobs by hash with one cat-file --batch.
-func (s *Store) blobs(ctx context.Context, hashes []string) (map[string][]byte, error) {
+func (h *history) blobs(ctx context.Context, hashes []string) (map[string][]byte, error) {
 	m := map[string][]byte{}
 	if len(hashes) == 0 {
 		return m, nil
 	}
-	out, err := s.run(ctx, []byte(strings.Join(hashes, "\n")+"\n"), nil, "cat-file", "--batch")
+	out, err := h.repo.run(ctx, []byte(strings.Join(hashes, "\n")+"\n"), nil, "cat-file", "--batch")
 	if err != nil {
 		return nil, fmt.Errorf("read contents: %w", err)
 	}
