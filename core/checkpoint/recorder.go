@@ -28,14 +28,28 @@ const OutsideSummary = "changes made outside Boris"
 // the calls that made the changes: the tools see only it. A nil *Recorder
 // is checkpoints off, and every method does nothing (Store is nil).
 //
-// Recording starts with the first tool call (Start): the first
-// checkpoint, the tree as the session found it, is taken in the
-// background, and calls that need it wait for it (BeforeChange, Await).
-// A call's change is captured as the call ends (Record, RecordFiles) and
-// recorded by one goroutine, in order, or at once (RecordNow).
+// It starts in the background as the session initializes (Start; the
+// first tool call starts it should none have): it opens the store,
+// starts the watcher (inotify: later recordings look only at what it saw
+// change; when it cannot start, or loses a directory later, they scan
+// the whole tree and a note says so once), and records the starting
+// checkpoint, the tree as the session found it. No call waits for that
+// start (start.go): a file tool keeps for it the state of each path it
+// writes (BeforeWrite), a command runs beside it and what it changes
+// meanwhile is named in a gap (BeforeCommand); the calls that read the
+// history wait for it (Await).
+//
+// After the start, a call that changes files first has what changed
+// outside Boris recorded as an outside checkpoint (BeforeChange). A file
+// tool's change is recorded in process before it answers (RecordFiles);
+// any other is captured as the call ends, before it answers (Record,
+// RecordTask: a Capture of what it changed and the bytes it left), and
+// recorded by one goroutine, in order, after it has answered; RecordNow
+// records at once. A change that could not be recorded is a gap, said in
+// the next result and listed by history (TakeGaps, Gaps).
 type Recorder struct {
 	tree    string                                    // the working tree
-	open    func(ctx context.Context) (*Store, error) // opens the store, with the first tool call
+	open    func(ctx context.Context) (*Store, error) // opens the store, when recording starts
 	log     *slog.Logger
 	running func() bool // whether a background task is still running
 
@@ -57,11 +71,9 @@ type Recorder struct {
 }
 
 // NewRecorder records the checkpoints of tree in the store open opens.
-// Nothing is opened before the first tool call (Start): opening runs git,
-// which a session that only lists tools, or never changes a file, need
-// not wait for. running reports whether a background task of the session
-// is still running: an outside checkpoint then says its change may be
-// the task's.
+// Nothing is opened before Start, which opens it in the background.
+// running reports whether a background task of the session is still
+// running: an outside checkpoint then says its change may be the task's.
 func NewRecorder(tree string, open func(ctx context.Context) (*Store, error), running func() bool, log *slog.Logger) *Recorder {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Recorder{tree: tree, open: open, log: log, running: running, opened: make(chan struct{}),
@@ -111,8 +123,9 @@ func (r *Recorder) Rel(abs string) string {
 	return abs
 }
 
-// Start starts recording, if it has not started: the first tool call
-// does.
+// Start starts recording in the background, if it has not started: the
+// server calls it as the session initializes, and every tool call, should
+// one come first.
 func (r *Recorder) Start() {
 	if r != nil {
 		r.start()

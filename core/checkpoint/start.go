@@ -144,7 +144,7 @@ func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
 		}
 		grace.Stop()
 	}
-	if r.starting() && r.Store() != nil && r.noteCommand(summary) {
+	if r.starting() && r.Store() != nil && r.startup.noteCommand(summary) {
 		return
 	}
 	r.BeforeChange(ctx)
@@ -154,16 +154,16 @@ func (r *Recorder) BeforeCommand(ctx context.Context, summary string) {
 // when the start is sealed (the command waits for it instead). It does
 // not wait for the watcher: where no watch is yet when the command
 // starts, the watcher finds what it changed by change times (since).
-func (r *Recorder) noteCommand(summary string) bool {
-	r.startup.mu.Lock()
-	defer r.startup.mu.Unlock()
-	if r.startup.sealed {
+func (st *startState) noteCommand(summary string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sealed {
 		return false
 	}
-	if r.startup.firstCommand.IsZero() {
-		r.startup.firstCommand = time.Now()
+	if st.firstCommand.IsZero() {
+		st.firstCommand = time.Now()
 	}
-	r.startup.commands = append(r.startup.commands, oneLine(summary))
+	st.commands = append(st.commands, oneLine(summary))
 	return true
 }
 
@@ -190,7 +190,7 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 		if p.known {
 			entries[rel] = p.c
 		}
-		if (!p.known || (p.afterCommand && !all)) && !r.isDir(rel) {
+		if (!p.known || (p.afterCommand && !all)) && !isDir(r.tree, rel) {
 			unsure = append(unsure, rel) // (a directory: git records its files, named on their own)
 		}
 	}
@@ -204,7 +204,7 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 			"any path it changed may hold its change in the starting state"))
 		return entries
 	}
-	for _, rel := range r.filesOf(changed) {
+	for _, rel := range filesOf(r.tree, changed) {
 		if p, ok := pre[rel]; ok && p.known && !p.afterCommand || slices.Contains(unsure, rel) {
 			continue
 		}
@@ -214,17 +214,17 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 	return entries
 }
 
-// isDir reports whether rel is a directory now.
-func (r *Recorder) isDir(rel string) bool {
-	fi, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel)))
+// isDir reports whether rel is a directory of tree now.
+func isDir(tree, rel string) bool {
+	fi, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(rel)))
 	return err == nil && fi.IsDir()
 }
 
-// filesOf lists the paths the watcher named with each directory among
+// filesOf lists the paths of tree the watcher named with each directory among
 // them replaced by the files under it: git records files, not
 // directories, so a directory made (or moved in) while the start was
 // taken matters only for what it holds, and an empty one not at all.
-func (r *Recorder) filesOf(changed []string) []string {
+func filesOf(tree string, changed []string) []string {
 	var out []string
 	for _, rel := range changed {
 		if strings.HasSuffix(rel, "/") {
@@ -233,7 +233,7 @@ func (r *Recorder) filesOf(changed []string) []string {
 			out = append(out, rel)
 			continue
 		}
-		root := filepath.Join(r.tree, filepath.FromSlash(rel))
+		root := filepath.Join(tree, filepath.FromSlash(rel))
 		if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
 			out = append(out, rel)
 			continue
@@ -247,7 +247,7 @@ func (r *Recorder) filesOf(changed []string) []string {
 			case d.IsDir():
 				return nil
 			}
-			if sub, err := filepath.Rel(r.tree, p); err == nil {
+			if sub, err := filepath.Rel(tree, p); err == nil {
 				out = append(out, filepath.ToSlash(sub))
 			}
 			return nil
