@@ -104,10 +104,11 @@ func oneLine(s string) string {
 	return ""
 }
 
-// RecordStart records the tree as a session finds it: every change, as
-// Record does with no paths, then the paths seal returns set to the state
-// it gives them. seal is called once the tree has been read, with the
-// paths changed since the watcher started (all: it cannot say which).
+// RecordStart records the tree as a session finds it: every change,
+// found by a scan of the whole tree (wholeTree, whatever the watcher has
+// seen), then the paths seal returns set to the state it gives them.
+// seal is called once the tree has been read, with the paths changed
+// since the watcher started (all: it cannot say which).
 func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func(changed []string, all bool) map[string]captured) (*Checkpoint, error) {
 	var cp *Checkpoint
 	err := s.locked(func() (err error) {
@@ -116,7 +117,7 @@ func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func
 		if s.watch != nil {
 			s.watch.changes() // the scan reads what changed before it
 		}
-		c := &Capture{all: true, seal: func() map[string]captured {
+		c := &Capture{seal: func() map[string]captured {
 			after, allAfter := s.pendingNow()
 			return seal(append(before, after...), allBefore || allAfter)
 		}}
