@@ -10,7 +10,7 @@ import (
 // same tree, open alongside, editing files. Checkpoints name their
 // session; for undo, a checkpoint another session recorded while the
 // undoing one ran is outside work, and one recorded before it began is
-// history it found (the core's rule, checkpoint.Store.notOurs).
+// history it found (the core's rule, history.notOurs in core/checkpoint).
 
 // otherSessionID names the second session in the model.
 const otherSessionID = -1
