@@ -116,7 +116,7 @@ func (s *Store) captureOne(rel string) (captured, int64, bool) {
 	if s.opts.MaxFileSize > 0 {
 		limit = min(limit, s.opts.MaxFileSize)
 	}
-	mode, data, err := readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), limit)
+	mode, data, err := s.readTreeFile(filepath.Join(s.opts.Tree, filepath.FromSlash(rel)), limit)
 	if errors.Is(err, os.ErrNotExist) {
 		return captured{}, 0, true
 	}

@@ -98,7 +98,7 @@ func (s *Store) fileEntry(p string) (fileEntry, error) {
 		return fileEntry{}, ErrSlow
 	}
 	abs := filepath.Join(s.opts.Tree, filepath.FromSlash(rel))
-	mode, data, err := readTreeFile(abs, s.opts.MaxFileSize)
+	mode, data, err := s.readTreeFile(abs, s.opts.MaxFileSize)
 	if err != nil {
 		return fileEntry{}, ErrSlow // vanished (git forgets it), too large, not a file
 	}

@@ -253,7 +253,7 @@ func (st staging) unchanged(tree oid, rel string) bool {
 	if err != nil {
 		return false
 	}
-	mode, data, err := readTreeFile(filepath.Join(st.tree.treeDir, filepath.FromSlash(rel)), maxCompare)
+	mode, data, err := st.tree.readTreeFile(filepath.Join(st.tree.treeDir, filepath.FromSlash(rel)), maxCompare)
 	if errors.Is(err, os.ErrNotExist) {
 		return !found
 	}

@@ -148,7 +148,7 @@ var errNotFile = errors.New("not a file or link the checkpoints take as it is")
 // its mode and bytes (a link's target). It fails with an error wrapping
 // os.ErrNotExist when nothing is there, and errNotFile for a directory,
 // anything else, or a file over limit (0: none).
-func readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
+func (w worktree) readTreeFile(abs string, limit int64) (mode string, data []byte, err error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(abs, &st); err != nil {
 		return "", nil, &os.PathError{Op: "lstat", Path: abs, Err: err}
