@@ -13,40 +13,40 @@ import (
 // is an error with its code that leaves the file as it was.
 func TestStrReplace(t *testing.T) {
 	runScenarios(t, []scenario{
-		{name: "one occurrence", files: abc, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, want: "Edited $DIR/a.txt. The edited region now reads:\n     1\tone\n     2\t2\n     3\tthree\n"},
+		{name: "one occurrence", files: abc, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, Want: "Edited $DIR/a.txt. The edited region now reads:\n     1\tone\n     2\t2\n     3\tthree\n"},
 		}, after: map[string]string{"a.txt": "one\n2\nthree\n"}},
-		{name: "new_str omitted deletes", files: abc, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "two\n"}, want: "Edited"},
+		{name: "new_str omitted deletes", files: abc, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "two\n"}, Want: "Edited"},
 		}, after: map[string]string{"a.txt": "one\nthree\n"}},
-		{name: "replace_all", files: map[string]string{"a.txt": "x y x\nx\n"}, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "x", "new_str": "z", "replace_all": true}, want: "Replaced 3 occurrences in $DIR/a.txt."},
+		{name: "replace_all", files: map[string]string{"a.txt": "x y x\nx\n"}, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "x", "new_str": "z", "replace_all": true}, Want: "Replaced 3 occurrences in $DIR/a.txt."},
 		}, after: map[string]string{"a.txt": "z y z\nz\n"}},
-		{name: "crlf file edited with lf strings keeps crlf", files: map[string]string{"w.txt": "a\r\nb\r\nc\r\n"}, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "w.txt", "old_str": "a\nb", "new_str": "x\ny"}, want: "Edited"},
+		{name: "crlf file edited with lf strings keeps crlf", files: map[string]string{"w.txt": "a\r\nb\r\nc\r\n"}, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "w.txt", "old_str": "a\nb", "new_str": "x\ny"}, Want: "Edited"},
 		}, after: map[string]string{"w.txt": "x\r\ny\r\nc\r\n"}},
-		{name: "refusals change nothing", files: map[string]string{"a.txt": "one\ntwo\none\n", "sub/f": "", ".env": "K=v\n"}, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"}, isError: true, want: "[NOT_FOUND_IN_FILE] old_str was not found in $DIR/a.txt. It must match exactly"},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"}, isError: true, want: "Nothing was changed."},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "1"}, isError: true, want: "[AMBIGUOUS_MATCH] old_str occurs 2 times in $DIR/a.txt, at lines 1, 3. Add surrounding lines"},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "", "new_str": "1"}, isError: true, want: "[INVALID_INPUT] old_str must not be empty"},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "one"}, isError: true, want: "[INVALID_INPUT] old_str and new_str are identical"},
-			{tool: "str_replace", args: map[string]any{"path": "sub", "old_str": "a", "new_str": "b"}, isError: true, want: "[IS_DIRECTORY] $DIR/sub is a directory, not a file"},
-			{tool: "str_replace", args: map[string]any{"path": "nope.txt", "old_str": "a", "new_str": "b"}, isError: true, want: "[PATH_NOT_FOUND]"},
-			{tool: "str_replace", args: map[string]any{"path": ".env", "old_str": "K", "new_str": "L"}, isError: true, want: "[ACCESS_DENIED]"},
-			{tool: "str_replace", args: map[string]any{"path": "/etc/hostname", "old_str": "a", "new_str": "b"}, isError: true, want: "[ACCESS_DENIED]"},
-		}, after: map[string]string{"a.txt": "one\ntwo\none\n", ".env": "K=v\n", "nope.txt": absent}},
-		{name: "over --max-file-size", opt: func(o *Options) { o.MaxFileSize = 4 }, files: abc, steps: []step{
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, isError: true, want: "[FILE_TOO_LARGE] $DIR/a.txt is 14 bytes, over the 4 limit"},
+		{name: "refusals change nothing", files: map[string]string{"a.txt": "one\ntwo\none\n", "sub/f": "", ".env": "K=v\n"}, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"}, IsError: true, Want: "[NOT_FOUND_IN_FILE] old_str was not found in $DIR/a.txt. It must match exactly"},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"}, IsError: true, Want: "Nothing was changed."},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "1"}, IsError: true, Want: "[AMBIGUOUS_MATCH] old_str occurs 2 times in $DIR/a.txt, at lines 1, 3. Add surrounding lines"},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "", "new_str": "1"}, IsError: true, Want: "[INVALID_INPUT] old_str must not be empty"},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "one"}, IsError: true, Want: "[INVALID_INPUT] old_str and new_str are identical"},
+			{Tool: "str_replace", Args: map[string]any{"path": "sub", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[IS_DIRECTORY] $DIR/sub is a directory, not a file"},
+			{Tool: "str_replace", Args: map[string]any{"path": "nope.txt", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[PATH_NOT_FOUND]"},
+			{Tool: "str_replace", Args: map[string]any{"path": ".env", "old_str": "K", "new_str": "L"}, IsError: true, Want: "[ACCESS_DENIED]"},
+			{Tool: "str_replace", Args: map[string]any{"path": "/etc/hostname", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[ACCESS_DENIED]"},
+		}, after: map[string]string{"a.txt": "one\ntwo\none\n", ".env": "K=v\n", "nope.txt": tooltest.Absent}},
+		{name: "over --max-file-size", opt: func(o *Options) { o.MaxFileSize = 4 }, files: abc, steps: []tooltest.Step{
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, IsError: true, Want: "[FILE_TOO_LARGE] $DIR/a.txt is 14 bytes, over the 4 limit"},
 		}, after: abc},
-		{name: "changed outside since viewed", files: abc, steps: []step{
-			{tool: "view", args: map[string]any{"path": "a.txt"}, want: "two"},
-			{tool: outside, args: map[string]any{"path": "a.txt", "content": "one\nTWO\nthree\nfour\n"}},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, isError: true,
-				want: "The text changed since you last viewed it (checkpoints are off, so Boris cannot say by what)."},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"},
-				want: "Note: $DIR/a.txt changed since you last viewed it (checkpoints are off, so Boris cannot say by what)."},
-			{tool: "str_replace", args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "1"}, want: "Edited", not: "changed since"},
+		{name: "changed outside since viewed", files: abc, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "a.txt"}, Want: "two"},
+			{Tool: tooltest.Outside, Args: map[string]any{"path": "a.txt", "content": "one\nTWO\nthree\nfour\n"}},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "two", "new_str": "2"}, IsError: true,
+				Want: "The text changed since you last viewed it (checkpoints are off, so Boris cannot say by what)."},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "four", "new_str": "4"},
+				Want: "Note: $DIR/a.txt changed since you last viewed it (checkpoints are off, so Boris cannot say by what)."},
+			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "1"}, Want: "Edited", Not: "changed since"},
 		}, after: map[string]string{"a.txt": "1\nTWO\nthree\n4\n"}},
 	})
 }
@@ -57,18 +57,18 @@ func TestStrReplace(t *testing.T) {
 // without writing anything.
 func TestCreateFile(t *testing.T) {
 	runScenarios(t, []scenario{
-		{name: "create and overwrite", files: map[string]string{"old.txt": "old\n"}, steps: []step{
-			{tool: "create_file", args: map[string]any{"path": "new/deep/f.txt", "content": "hello"}, want: "Created $DIR/new/deep/f.txt (5 bytes)."},
-			{tool: "create_file", args: map[string]any{"path": "$DIR/old.txt", "content": "x"}, want: "Overwrote $DIR/old.txt (1 byte)."},
-			{tool: "create_file", args: map[string]any{"path": "empty.txt", "content": ""}, want: "Created $DIR/empty.txt (0 bytes)."},
+		{name: "create and overwrite", files: map[string]string{"old.txt": "old\n"}, steps: []tooltest.Step{
+			{Tool: "create_file", Args: map[string]any{"path": "new/deep/f.txt", "content": "hello"}, Want: "Created $DIR/new/deep/f.txt (5 bytes)."},
+			{Tool: "create_file", Args: map[string]any{"path": "$DIR/old.txt", "content": "x"}, Want: "Overwrote $DIR/old.txt (1 byte)."},
+			{Tool: "create_file", Args: map[string]any{"path": "empty.txt", "content": ""}, Want: "Created $DIR/empty.txt (0 bytes)."},
 		}, after: map[string]string{"new/deep/f.txt": "hello", "old.txt": "x", "empty.txt": ""}},
-		{name: "refusals write nothing", opt: func(o *Options) { o.MaxFileSize = 8 }, files: map[string]string{"sub/f": "", ".env": "K=v\n"}, steps: []step{
-			{tool: "create_file", args: map[string]any{"path": "sub", "content": "x"}, isError: true, want: "[IS_DIRECTORY] $DIR/sub is a directory; create_file writes files"},
-			{tool: "create_file", args: map[string]any{"path": "big.txt", "content": "123456789"}, isError: true, want: "[FILE_TOO_LARGE] content is 9 bytes, over the 8 limit"},
-			{tool: "create_file", args: map[string]any{"path": ".env", "content": "K=w\n"}, isError: true, want: "[ACCESS_DENIED]"},
-			{tool: "create_file", args: map[string]any{"path": "../escaped.txt", "content": "x"}, isError: true, want: "[ACCESS_DENIED]"},
-			{tool: "create_file", args: map[string]any{"path": "/tmp/boris-create-file-escape", "content": "x"}, isError: true, want: "[ACCESS_DENIED]"},
-		}, after: map[string]string{"big.txt": absent, ".env": "K=v\n", "../escaped.txt": absent, "../../../../../../tmp/boris-create-file-escape": absent}},
+		{name: "refusals write nothing", opt: func(o *Options) { o.MaxFileSize = 8 }, files: map[string]string{"sub/f": "", ".env": "K=v\n"}, steps: []tooltest.Step{
+			{Tool: "create_file", Args: map[string]any{"path": "sub", "content": "x"}, IsError: true, Want: "[IS_DIRECTORY] $DIR/sub is a directory; create_file writes files"},
+			{Tool: "create_file", Args: map[string]any{"path": "big.txt", "content": "123456789"}, IsError: true, Want: "[FILE_TOO_LARGE] content is 9 bytes, over the 8 limit"},
+			{Tool: "create_file", Args: map[string]any{"path": ".env", "content": "K=w\n"}, IsError: true, Want: "[ACCESS_DENIED]"},
+			{Tool: "create_file", Args: map[string]any{"path": "../escaped.txt", "content": "x"}, IsError: true, Want: "[ACCESS_DENIED]"},
+			{Tool: "create_file", Args: map[string]any{"path": "/tmp/boris-create-file-escape", "content": "x"}, IsError: true, Want: "[ACCESS_DENIED]"},
+		}, after: map[string]string{"big.txt": tooltest.Absent, ".env": "K=v\n", "../escaped.txt": tooltest.Absent, "../../../../../../tmp/boris-create-file-escape": tooltest.Absent}},
 	})
 }
 

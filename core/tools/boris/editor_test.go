@@ -24,36 +24,36 @@ func compat(v AnthropicCompat, readOnly bool) func(*Options) {
 func TestEditor(t *testing.T) {
 	const bare = "str_replace_editor"
 	runScenarios(t, []scenario{
-		{name: "commands", opt: compat(CompatOn, false), files: abc, steps: []step{
-			{tool: bare, args: map[string]any{"command": "view", "path": "a.txt", "view_range": []int{2, 2}}, want: "     2\ttwo\n", not: "one"},
-			{tool: bare, args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "2"}, want: "Edited $DIR/a.txt."},
-			{tool: bare, args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "three\n"}, want: "Edited"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 0, "new_str": "zero"}, want: "Inserted 1 line after line 0 of $DIR/a.txt. The region now reads:\n     1\tzero\n     2\tone\n"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 3, "insert_text": "end\nmore"}, want: "Inserted 2 lines after line 3"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "same", "insert_text": "same"}, want: "Inserted 1 line"},
-			{tool: bare, args: map[string]any{"command": "create", "path": "b/new.txt", "file_text": "new\n"}, want: "Created $DIR/b/new.txt (4 bytes)."},
-			{tool: bare, args: map[string]any{"command": "create", "path": "b/new.txt", "file_text": "again\n"}, want: "Overwrote"},
+		{name: "commands", opt: compat(CompatOn, false), files: abc, steps: []tooltest.Step{
+			{Tool: bare, Args: map[string]any{"command": "view", "path": "a.txt", "view_range": []int{2, 2}}, Want: "     2\ttwo\n", Not: "one"},
+			{Tool: bare, Args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "2"}, Want: "Edited $DIR/a.txt."},
+			{Tool: bare, Args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "three\n"}, Want: "Edited"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 0, "new_str": "zero"}, Want: "Inserted 1 line after line 0 of $DIR/a.txt. The region now reads:\n     1\tzero\n     2\tone\n"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 3, "insert_text": "end\nmore"}, Want: "Inserted 2 lines after line 3"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "same", "insert_text": "same"}, Want: "Inserted 1 line"},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "b/new.txt", "file_text": "new\n"}, Want: "Created $DIR/b/new.txt (4 bytes)."},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "b/new.txt", "file_text": "again\n"}, Want: "Overwrote"},
 		}, after: map[string]string{"a.txt": "zero\nsame\none\n2\nend\nmore\n", "b/new.txt": "again\n"}},
-		{name: "refusals change nothing", opt: compat(CompatOn, false), files: abc, steps: []step{
-			{tool: bare, args: map[string]any{"command": "undo_edit", "path": "a.txt"}, isError: true, want: `[INVALID_INPUT] unknown command "undo_edit": want one of view, create, str_replace, insert`},
-			{tool: bare, args: map[string]any{"command": "view", "path": "a.txt", "old_str": "x"}, isError: true, want: "[INVALID_INPUT] old_str does not apply to the view command"},
-			{tool: bare, args: map[string]any{"command": "create", "path": "a.txt", "file_text": "x", "replace_all": true}, isError: true, want: "replace_all does not apply to the create command"},
-			{tool: bare, args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 3}, isError: true, want: "[INVALID_INPUT] max_characters belongs to text_editor_20250728 (str_replace_based_edit_tool); this server's str_replace_editor does not take it"},
-			{tool: bare, args: map[string]any{"command": "create", "path": "c.txt"}, isError: true, want: "[INVALID_INPUT] create needs file_text"},
-			{tool: bare, args: map[string]any{"command": "str_replace", "path": "a.txt", "new_str": "x"}, isError: true, want: "[INVALID_INPUT] str_replace needs old_str"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "new_str": "x"}, isError: true, want: "[INVALID_INPUT] insert needs insert_line"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1}, isError: true, want: "[INVALID_INPUT] insert needs the text to insert, as new_str or insert_text"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "x", "insert_text": "y"}, isError: true, want: "[INVALID_INPUT] insert got different new_str and insert_text"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": -1, "new_str": "x"}, isError: true, want: "[INVALID_INPUT] insert_line must be 0 or more, got -1"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 4, "new_str": "x"}, isError: true, want: "[INVALID_INPUT] insert_line 4 is past the end of $DIR/a.txt, which has 3 lines"},
-			{tool: bare, args: map[string]any{"command": "insert", "path": "/etc/hostname", "insert_line": 0, "new_str": "x"}, isError: true, want: "[ACCESS_DENIED]"},
-			{tool: bare, args: map[string]any{"command": "create", "path": "c.txt", "file_text": "x", "view_range": []int{1, 1}}, isError: true, want: "view_range does not apply to the create command"},
-		}, after: map[string]string{"a.txt": abc["a.txt"], "c.txt": absent}},
-		{name: "read-only keeps view", opt: compat(CompatOn, true), files: abc, steps: []step{
-			{tool: bare, args: map[string]any{"command": "view", "path": "a.txt"}, want: "     1\tone"},
-			{tool: bare, args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "1"}, isError: true, want: "[ACCESS_DENIED] this server is read-only: str_replace is not allowed, only view"},
-			{tool: bare, args: map[string]any{"command": "create", "path": "c.txt", "file_text": "x"}, isError: true, want: "[ACCESS_DENIED] this server is read-only"},
-		}, after: map[string]string{"a.txt": abc["a.txt"], "c.txt": absent}},
+		{name: "refusals change nothing", opt: compat(CompatOn, false), files: abc, steps: []tooltest.Step{
+			{Tool: bare, Args: map[string]any{"command": "undo_edit", "path": "a.txt"}, IsError: true, Want: `[INVALID_INPUT] unknown command "undo_edit": want one of view, create, str_replace, insert`},
+			{Tool: bare, Args: map[string]any{"command": "view", "path": "a.txt", "old_str": "x"}, IsError: true, Want: "[INVALID_INPUT] old_str does not apply to the view command"},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "a.txt", "file_text": "x", "replace_all": true}, IsError: true, Want: "replace_all does not apply to the create command"},
+			{Tool: bare, Args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 3}, IsError: true, Want: "[INVALID_INPUT] max_characters belongs to text_editor_20250728 (str_replace_based_edit_tool); this server's str_replace_editor does not take it"},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "c.txt"}, IsError: true, Want: "[INVALID_INPUT] create needs file_text"},
+			{Tool: bare, Args: map[string]any{"command": "str_replace", "path": "a.txt", "new_str": "x"}, IsError: true, Want: "[INVALID_INPUT] str_replace needs old_str"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "new_str": "x"}, IsError: true, Want: "[INVALID_INPUT] insert needs insert_line"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1}, IsError: true, Want: "[INVALID_INPUT] insert needs the text to insert, as new_str or insert_text"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "x", "insert_text": "y"}, IsError: true, Want: "[INVALID_INPUT] insert got different new_str and insert_text"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": -1, "new_str": "x"}, IsError: true, Want: "[INVALID_INPUT] insert_line must be 0 or more, got -1"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "a.txt", "insert_line": 4, "new_str": "x"}, IsError: true, Want: "[INVALID_INPUT] insert_line 4 is past the end of $DIR/a.txt, which has 3 lines"},
+			{Tool: bare, Args: map[string]any{"command": "insert", "path": "/etc/hostname", "insert_line": 0, "new_str": "x"}, IsError: true, Want: "[ACCESS_DENIED]"},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "c.txt", "file_text": "x", "view_range": []int{1, 1}}, IsError: true, Want: "view_range does not apply to the create command"},
+		}, after: map[string]string{"a.txt": abc["a.txt"], "c.txt": tooltest.Absent}},
+		{name: "read-only keeps view", opt: compat(CompatOn, true), files: abc, steps: []tooltest.Step{
+			{Tool: bare, Args: map[string]any{"command": "view", "path": "a.txt"}, Want: "     1\tone"},
+			{Tool: bare, Args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "1"}, IsError: true, Want: "[ACCESS_DENIED] this server is read-only: str_replace is not allowed, only view"},
+			{Tool: bare, Args: map[string]any{"command": "create", "path": "c.txt", "file_text": "x"}, IsError: true, Want: "[ACCESS_DENIED] this server is read-only"},
+		}, after: map[string]string{"a.txt": abc["a.txt"], "c.txt": tooltest.Absent}},
 	})
 }
 
@@ -65,29 +65,29 @@ func TestEditorDocumented(t *testing.T) {
 	const v1, v2 = "str_replace_editor", "str_replace_based_edit_tool"
 	files := map[string]string{"a.txt": "one\ntwo\none\n", "d/f": ""}
 	runScenarios(t, []scenario{
-		{name: "20250124", opt: compat(Compat20250124, false), files: files, steps: []step{
-			{tool: v1, args: map[string]any{"command": "create", "path": "a.txt", "file_text": "x"}, isError: true,
-				want: "[INVALID_INPUT] File already exists at: a.txt. Cannot overwrite files using command `create`. Use str_replace to change it."},
-			{tool: v1, args: map[string]any{"command": "view", "path": "nope.txt"}, isError: true, want: "[PATH_NOT_FOUND] The path nope.txt does not exist. Please provide a valid path."},
-			{tool: v1, args: map[string]any{"command": "str_replace", "path": "d", "old_str": "a", "new_str": "b"}, isError: true,
-				want: "[IS_DIRECTORY] The path d is a directory and only the `view` command can be used on directories"},
-			{tool: v1, args: map[string]any{"command": "view", "path": "d", "view_range": []int{1, 2}}, isError: true,
-				want: "[INVALID_INPUT] The `view_range` parameter is not allowed when `path` points to a directory."},
-			{tool: v1, args: map[string]any{"command": "view", "path": "/etc/hostname"}, isError: true, want: "[ACCESS_DENIED]", not: "does not exist"},
-			{tool: v1, args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "three", "new_str": "3"}, isError: true,
-				want: "[NOT_FOUND_IN_FILE] Error: No match found for replacement. Please check your text and try again."},
-			{tool: v1, args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "1"}, isError: true,
-				want: "[AMBIGUOUS_MATCH] Error: Found 2 matches for replacement text. Please provide more context to make a unique match. old_str occurs at lines 1, 3 of $DIR/a.txt."},
-			{tool: v1, args: map[string]any{"command": "undo_edit", "path": "a.txt"}, isError: true, want: "no checkpoints in these tests"},
-			{tool: v1, args: map[string]any{"command": "view", "path": "d"}, want: "$DIR/d/\n  f\n"},
-			{tool: v1, args: map[string]any{"command": "create", "path": "new.txt", "file_text": "n"}, want: "Created $DIR/new.txt (1 byte)."},
+		{name: "20250124", opt: compat(Compat20250124, false), files: files, steps: []tooltest.Step{
+			{Tool: v1, Args: map[string]any{"command": "create", "path": "a.txt", "file_text": "x"}, IsError: true,
+				Want: "[INVALID_INPUT] File already exists at: a.txt. Cannot overwrite files using command `create`. Use str_replace to change it."},
+			{Tool: v1, Args: map[string]any{"command": "view", "path": "nope.txt"}, IsError: true, Want: "[PATH_NOT_FOUND] The path nope.txt does not exist. Please provide a valid path."},
+			{Tool: v1, Args: map[string]any{"command": "str_replace", "path": "d", "old_str": "a", "new_str": "b"}, IsError: true,
+				Want: "[IS_DIRECTORY] The path d is a directory and only the `view` command can be used on directories"},
+			{Tool: v1, Args: map[string]any{"command": "view", "path": "d", "view_range": []int{1, 2}}, IsError: true,
+				Want: "[INVALID_INPUT] The `view_range` parameter is not allowed when `path` points to a directory."},
+			{Tool: v1, Args: map[string]any{"command": "view", "path": "/etc/hostname"}, IsError: true, Want: "[ACCESS_DENIED]", Not: "does not exist"},
+			{Tool: v1, Args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "three", "new_str": "3"}, IsError: true,
+				Want: "[NOT_FOUND_IN_FILE] Error: No match found for replacement. Please check your text and try again."},
+			{Tool: v1, Args: map[string]any{"command": "str_replace", "path": "a.txt", "old_str": "one", "new_str": "1"}, IsError: true,
+				Want: "[AMBIGUOUS_MATCH] Error: Found 2 matches for replacement text. Please provide more context to make a unique match. old_str occurs at lines 1, 3 of $DIR/a.txt."},
+			{Tool: v1, Args: map[string]any{"command": "undo_edit", "path": "a.txt"}, IsError: true, Want: "no checkpoints in these tests"},
+			{Tool: v1, Args: map[string]any{"command": "view", "path": "d"}, Want: "$DIR/d/\n  f\n"},
+			{Tool: v1, Args: map[string]any{"command": "create", "path": "new.txt", "file_text": "n"}, Want: "Created $DIR/new.txt (1 byte)."},
 		}, after: map[string]string{"a.txt": files["a.txt"], "new.txt": "n"}},
-		{name: "20250728", opt: compat(Compat20250728, false), files: files, steps: []step{
-			{tool: v2, args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 12}, want: "     1\tone\n \n<response clipped: 12 of 33 characters shown (max_characters); use view_range to see the rest>"},
-			{tool: v2, args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 1000}, want: "     3\tone\n", not: "clipped"},
-			{tool: v2, args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 0}, isError: true, want: "[INVALID_INPUT] max_characters must be 1 or more, got 0"},
-			{tool: v2, args: map[string]any{"command": "undo_edit", "path": "a.txt"}, isError: true,
-				want: "[INVALID_INPUT] Unrecognized command undo_edit. The allowed commands for the str_replace_based_edit_tool tool are: view, create, str_replace, insert"},
+		{name: "20250728", opt: compat(Compat20250728, false), files: files, steps: []tooltest.Step{
+			{Tool: v2, Args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 12}, Want: "     1\tone\n \n<response clipped: 12 of 33 characters shown (max_characters); use view_range to see the rest>"},
+			{Tool: v2, Args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 1000}, Want: "     3\tone\n", Not: "clipped"},
+			{Tool: v2, Args: map[string]any{"command": "view", "path": "a.txt", "max_characters": 0}, IsError: true, Want: "[INVALID_INPUT] max_characters must be 1 or more, got 0"},
+			{Tool: v2, Args: map[string]any{"command": "undo_edit", "path": "a.txt"}, IsError: true,
+				Want: "[INVALID_INPUT] Unrecognized command undo_edit. The allowed commands for the str_replace_based_edit_tool tool are: view, create, str_replace, insert"},
 		}, after: map[string]string{"a.txt": files["a.txt"]}},
 	})
 }

@@ -25,35 +25,35 @@ func TestView(t *testing.T) {
 	many := strings.Repeat("line\n", 2500)
 	wide := strings.Repeat(strings.Repeat("w", 1000)+"\n", 1100) // over the 1MB a result holds
 	runScenarios(t, []scenario{
-		{name: "lines and ranges", files: abc, steps: []step{
-			{tool: "view", args: map[string]any{"path": "a.txt"}, want: "     1\tone\n     2\ttwo\n     3\tthree\n"},
-			{tool: "view", args: map[string]any{"path": "$DIR/a.txt", "view_range": []int{2, 2}}, want: "     2\ttwo\n", not: "one"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{2, -1}}, want: "     2\ttwo\n     3\tthree\n", not: "one"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{1}}, isError: true, want: "[INVALID_INPUT] view_range must be [start, end], got 1 number"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{0, 2}}, isError: true, want: "[INVALID_INPUT] view_range start must be 1 or more, got 0"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{3, 2}}, isError: true, want: "view_range end 2 is before start 3"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{9, 10}}, isError: true, want: "view_range start 9 is past the end of $DIR/a.txt, which has 3 lines"},
+		{name: "lines and ranges", files: abc, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "a.txt"}, Want: "     1\tone\n     2\ttwo\n     3\tthree\n"},
+			{Tool: "view", Args: map[string]any{"path": "$DIR/a.txt", "view_range": []int{2, 2}}, Want: "     2\ttwo\n", Not: "one"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{2, -1}}, Want: "     2\ttwo\n     3\tthree\n", Not: "one"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{1}}, IsError: true, Want: "[INVALID_INPUT] view_range must be [start, end], got 1 number"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{0, 2}}, IsError: true, Want: "[INVALID_INPUT] view_range start must be 1 or more, got 0"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{3, 2}}, IsError: true, Want: "view_range end 2 is before start 3"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{9, 10}}, IsError: true, Want: "view_range start 9 is past the end of $DIR/a.txt, which has 3 lines"},
 		}},
-		{name: "empty, long lines, long files", files: map[string]string{"empty.txt": "", "long.txt": long + "\n", "many.txt": many}, steps: []step{
-			{tool: "view", args: map[string]any{"path": "empty.txt"}, want: "$DIR/empty.txt is empty."},
-			{tool: "view", args: map[string]any{"path": "long.txt"}, want: "[... line cut: 2000 of 2500 characters shown]"},
-			{tool: "view", args: map[string]any{"path": "many.txt"}, want: "[Showing lines 1-2000 of 2500. Pass view_range, e.g. [2001, 2500], to see more.]"},
-			{tool: "view", args: map[string]any{"path": "many.txt", "view_range": []int{2400, -1}}, want: "  2500\tline\n", not: "Showing"},
+		{name: "empty, long lines, long files", files: map[string]string{"empty.txt": "", "long.txt": long + "\n", "many.txt": many}, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "empty.txt"}, Want: "$DIR/empty.txt is empty."},
+			{Tool: "view", Args: map[string]any{"path": "long.txt"}, Want: "[... line cut: 2000 of 2500 characters shown]"},
+			{Tool: "view", Args: map[string]any{"path": "many.txt"}, Want: "[Showing lines 1-2000 of 2500. Pass view_range, e.g. [2001, 2500], to see more.]"},
+			{Tool: "view", Args: map[string]any{"path": "many.txt", "view_range": []int{2400, -1}}, Want: "  2500\tline\n", Not: "Showing"},
 		}},
-		{name: "a result stops at 1MB of text", files: map[string]string{"wide.txt": wide}, steps: []step{
-			{tool: "view", args: map[string]any{"path": "wide.txt", "view_range": []int{1, -1}}, want: "of 1100: a result holds at most 1MB of text. Pass view_range"},
+		{name: "a result stops at 1MB of text", files: map[string]string{"wide.txt": wide}, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "wide.txt", "view_range": []int{1, -1}}, Want: "of 1100: a result holds at most 1MB of text. Pass view_range"},
 		}},
-		{name: "refusals", files: map[string]string{"bin.dat": "\x00\x01\x02", "bad.txt": "ok \xff\xfe\xfd more", ".env": "SECRET=1\n"}, steps: []step{
-			{tool: "view", args: map[string]any{"path": "bin.dat"}, isError: true, want: "[BINARY_FILE] $DIR/bin.dat is a binary file (3 bytes"},
-			{tool: "view", args: map[string]any{"path": "bad.txt"}, isError: true, want: "[BINARY_FILE]"},
-			{tool: "view", args: map[string]any{"path": "missing.txt"}, isError: true, want: "[PATH_NOT_FOUND]"},
-			{tool: "view", args: map[string]any{"path": "/etc/passwd"}, isError: true, want: "[ACCESS_DENIED]", not: "root:"},
-			{tool: "view", args: map[string]any{"path": "../outside.txt"}, isError: true, want: "[ACCESS_DENIED]"},
-			{tool: "view", args: map[string]any{"path": ".env"}, isError: true, want: "[ACCESS_DENIED]", not: "SECRET"},
+		{name: "refusals", files: map[string]string{"bin.dat": "\x00\x01\x02", "bad.txt": "ok \xff\xfe\xfd more", ".env": "SECRET=1\n"}, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "bin.dat"}, IsError: true, Want: "[BINARY_FILE] $DIR/bin.dat is a binary file (3 bytes"},
+			{Tool: "view", Args: map[string]any{"path": "bad.txt"}, IsError: true, Want: "[BINARY_FILE]"},
+			{Tool: "view", Args: map[string]any{"path": "missing.txt"}, IsError: true, Want: "[PATH_NOT_FOUND]"},
+			{Tool: "view", Args: map[string]any{"path": "/etc/passwd"}, IsError: true, Want: "[ACCESS_DENIED]", Not: "root:"},
+			{Tool: "view", Args: map[string]any{"path": "../outside.txt"}, IsError: true, Want: "[ACCESS_DENIED]"},
+			{Tool: "view", Args: map[string]any{"path": ".env"}, IsError: true, Want: "[ACCESS_DENIED]", Not: "SECRET"},
 		}},
-		{name: "over --max-file-size without a range", opt: func(o *Options) { o.MaxFileSize = 8 }, files: abc, steps: []step{
-			{tool: "view", args: map[string]any{"path": "a.txt"}, isError: true, want: "[FILE_TOO_LARGE] $DIR/a.txt is 14 bytes, over the 8 limit; pass view_range"},
-			{tool: "view", args: map[string]any{"path": "a.txt", "view_range": []int{3, 3}}, want: "     3\tthree"},
+		{name: "over --max-file-size without a range", opt: func(o *Options) { o.MaxFileSize = 8 }, files: abc, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "a.txt"}, IsError: true, Want: "[FILE_TOO_LARGE] $DIR/a.txt is 14 bytes, over the 8 limit; pass view_range"},
+			{Tool: "view", Args: map[string]any{"path": "a.txt", "view_range": []int{3, 3}}, Want: "     3\tthree"},
 		}},
 		{name: "directories", files: map[string]string{
 			"top.txt": "", "sub/inner.txt": "", "sub/deeper/hidden.txt": "", ".git/HEAD": "", "node_modules/m/index.js": "", ".env": "",
@@ -61,13 +61,13 @@ func TestView(t *testing.T) {
 			if err := os.Symlink("top.txt", filepath.Join(dir, "link")); err != nil {
 				t.Fatal(err)
 			}
-		}, steps: []step{
-			{tool: "view", args: map[string]any{"path": "."}, want: "$DIR/\n  link -> top.txt\n  sub/\n    deeper/\n    inner.txt\n  top.txt\n"},
-			{tool: "view", args: map[string]any{"path": "."}, not: "hidden.txt"},
-			{tool: "view", args: map[string]any{"path": "."}, not: ".git"},
-			{tool: "view", args: map[string]any{"path": "."}, not: "node_modules"},
-			{tool: "view", args: map[string]any{"path": "."}, not: ".env"},
-			{tool: "view", args: map[string]any{"path": "sub", "view_range": []int{1, 2}}, isError: true, want: "[INVALID_INPUT] view_range applies to files, but $DIR/sub is a directory"},
+		}, steps: []tooltest.Step{
+			{Tool: "view", Args: map[string]any{"path": "."}, Want: "$DIR/\n  link -> top.txt\n  sub/\n    deeper/\n    inner.txt\n  top.txt\n"},
+			{Tool: "view", Args: map[string]any{"path": "."}, Not: "hidden.txt"},
+			{Tool: "view", Args: map[string]any{"path": "."}, Not: ".git"},
+			{Tool: "view", Args: map[string]any{"path": "."}, Not: "node_modules"},
+			{Tool: "view", Args: map[string]any{"path": "."}, Not: ".env"},
+			{Tool: "view", Args: map[string]any{"path": "sub", "view_range": []int{1, 2}}, IsError: true, Want: "[INVALID_INPUT] view_range applies to files, but $DIR/sub is a directory"},
 		}},
 	})
 }
@@ -79,8 +79,8 @@ func TestViewListingCapped(t *testing.T) {
 	for i := range maxListEntries + 10 {
 		files[fmt.Sprintf("d/f%04d", i)] = ""
 	}
-	runScenarios(t, []scenario{{name: "capped", files: files, steps: []step{
-		{tool: "view", args: map[string]any{"path": "d"}, want: "  f0999\n\n[Listing stopped at 1000 entries (at most 1000, in 1MB of text). View a subdirectory", not: "f1000"},
+	runScenarios(t, []scenario{{name: "capped", files: files, steps: []tooltest.Step{
+		{Tool: "view", Args: map[string]any{"path": "d"}, Want: "  f0999\n\n[Listing stopped at 1000 entries (at most 1000, in 1MB of text). View a subdirectory", Not: "f1000"},
 	}}})
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/core/shell"
+	"github.com/mjkoo/boris/core/toolkit/tooltest"
 )
 
 // TestBash: bash runs commands in the working directory, which cd moves
@@ -13,21 +14,21 @@ import (
 // documented layout; a command over its timeout is ended and says so.
 func TestBash(t *testing.T) {
 	runScenarios(t, []scenario{
-		{name: "streams and exit codes", files: map[string]string{"sub/f.txt": "in sub\n"}, steps: []step{
-			{tool: "bash", args: map[string]any{"command": "echo hi"}, want: "stdout:\nhi\nexit_code: 0"},
-			{tool: "bash", args: map[string]any{"command": "printf x; printf y >&2; exit 3", "description": "both streams"}, want: "stdout:\nx\nstderr:\ny\nexit_code: 3"},
-			{tool: "bash", args: map[string]any{"command": "true"}, want: "exit_code: 0", not: "stdout"},
-			{tool: "bash", args: map[string]any{"command": "cd sub"}, want: "exit_code: 0"},
-			{tool: "bash", args: map[string]any{"command": "pwd; cat f.txt"}, want: "stdout:\n$DIR/sub\nin sub\n"},
-			{tool: "bash", args: map[string]any{"command": "echo made > made.txt"}, want: "exit_code: 0"},
+		{name: "streams and exit codes", files: map[string]string{"sub/f.txt": "in sub\n"}, steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "echo hi"}, Want: "stdout:\nhi\nexit_code: 0"},
+			{Tool: "bash", Args: map[string]any{"command": "printf x; printf y >&2; exit 3", "description": "both streams"}, Want: "stdout:\nx\nstderr:\ny\nexit_code: 3"},
+			{Tool: "bash", Args: map[string]any{"command": "true"}, Want: "exit_code: 0", Not: "stdout"},
+			{Tool: "bash", Args: map[string]any{"command": "cd sub"}, Want: "exit_code: 0"},
+			{Tool: "bash", Args: map[string]any{"command": "pwd; cat f.txt"}, Want: "stdout:\n$DIR/sub\nin sub\n"},
+			{Tool: "bash", Args: map[string]any{"command": "echo made > made.txt"}, Want: "exit_code: 0"},
 		}, after: map[string]string{"sub/made.txt": "made\n"}},
-		{name: "timeout", steps: []step{
-			{tool: "bash", args: map[string]any{"command": "echo started; sleep 30", "timeout": 200}, want: "stdout:\nstarted\ntimed_out: after 200 ms, process group terminated\nexit_code: "},
+		{name: "timeout", steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "echo started; sleep 30", "timeout": 200}, Want: "stdout:\nstarted\ntimed_out: after 200 ms, process group terminated\nexit_code: "},
 		}},
-		{name: "refusals", steps: []step{
-			{tool: "bash", args: map[string]any{"command": "  "}, isError: true, want: "[INVALID_INPUT] command must not be empty"},
-			{tool: "bash", args: map[string]any{"command": "touch t.txt", "timeout": -5}, isError: true, want: "[INVALID_INPUT] timeout must be a positive number of milliseconds, got -5"},
-		}, after: map[string]string{"t.txt": absent}},
+		{name: "refusals", steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "  "}, IsError: true, Want: "[INVALID_INPUT] command must not be empty"},
+			{Tool: "bash", Args: map[string]any{"command": "touch t.txt", "timeout": -5}, IsError: true, Want: "[INVALID_INPUT] timeout must be a positive number of milliseconds, got -5"},
+		}, after: map[string]string{"t.txt": tooltest.Absent}},
 	})
 }
 
@@ -54,39 +55,39 @@ func TestBashTimeout(t *testing.T) {
 // kills it; the limit and the lifetime hold; unknown ids are explained.
 func TestBackgroundTasks(t *testing.T) {
 	runScenarios(t, []scenario{
-		{name: "finishes on its own", steps: []step{
-			{tool: "bash", args: map[string]any{"command": "echo bg; echo warn >&2", "run_in_background": true}, want: "status: running\nUse task_output with this task_id", not: "killed if still running"},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK"}, want: "task_id: $TASK\nstatus: completed\nstdout:\nbg\nstderr:\nwarn\nexit_code: 0"},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK"}, isError: true, want: "[TASK_NOT_FOUND] task $TASK has finished and its final output was already returned"},
-			{tool: "task_stop", args: map[string]any{"task_id": "$TASK"}, isError: true, want: "[TASK_NOT_FOUND]"},
+		{name: "finishes on its own", steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "echo bg; echo warn >&2", "run_in_background": true}, Want: "status: running\nUse task_output with this task_id", Not: "killed if still running"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK"}, Want: "task_id: $TASK\nstatus: completed\nstdout:\nbg\nstderr:\nwarn\nexit_code: 0"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK"}, IsError: true, Want: "[TASK_NOT_FOUND] task $TASK has finished and its final output was already returned"},
+			{Tool: "task_stop", Args: map[string]any{"task_id": "$TASK"}, IsError: true, Want: "[TASK_NOT_FOUND]"},
 		}},
-		{name: "stopped while running", steps: []step{
-			{tool: "bash", args: map[string]any{"command": "echo up; sleep 60", "run_in_background": true}, want: "status: running"},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK", "block": true, "timeout": 100}, want: "task_id: $TASK\nstatus: running\nstdout:\nup", not: "exit_code"},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK", "block": false}, want: "status: running"},
-			{tool: "task_output", args: map[string]any{"task_id": "task_ffffffff"}, isError: true, want: "[TASK_NOT_FOUND] no background task task_ffffffff; known tasks: $TASK (running: echo up; sleep 60)"},
-			{tool: "task_stop", args: map[string]any{"task_id": "$TASK"}, want: "task_id: $TASK\nstatus: killed\nstdout:\nup\nexit_code: "},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK"}, isError: true, want: "[TASK_NOT_FOUND]"},
+		{name: "stopped while running", steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "echo up; sleep 60", "run_in_background": true}, Want: "status: running"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK", "block": true, "timeout": 100}, Want: "task_id: $TASK\nstatus: running\nstdout:\nup", Not: "exit_code"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK", "block": false}, Want: "status: running"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "task_ffffffff"}, IsError: true, Want: "[TASK_NOT_FOUND] no background task task_ffffffff; known tasks: $TASK (running: echo up; sleep 60)"},
+			{Tool: "task_stop", Args: map[string]any{"task_id": "$TASK"}, Want: "task_id: $TASK\nstatus: killed\nstdout:\nup\nexit_code: "},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK"}, IsError: true, Want: "[TASK_NOT_FOUND]"},
 		}},
-		{name: "the limit", opt: func(o *Options) { o.BackgroundTaskLimit = 1 }, steps: []step{
-			{tool: "bash", args: map[string]any{"command": "sleep 60\necho never", "run_in_background": true}, want: "status: running"},
-			{tool: "bash", args: map[string]any{"command": "touch second.txt", "run_in_background": true}, isError: true,
-				want: "[TASK_LIMIT] 1 background task is already running (--background-task-limit is 1); wait for one to finish (task_output with block: true) or end one with task_stop. Running: $TASK (sleep 60 …)"},
-			{tool: "task_stop", args: map[string]any{"task_id": "$TASK"}, want: "status: killed"},
-		}, after: map[string]string{"second.txt": absent}},
-		{name: "disabled", opt: func(o *Options) { o.BackgroundTaskLimit = 0 }, steps: []step{
-			{tool: "bash", args: map[string]any{"command": "touch t.txt", "run_in_background": true}, isError: true, want: "[TASK_LIMIT] background tasks are disabled on this server (--background-task-limit 0)"},
-		}, after: map[string]string{"t.txt": absent}},
-		{name: "lifetime", opt: func(o *Options) { o.BackgroundTaskTimeout = 1 }, steps: []step{
-			{tool: "bash", args: map[string]any{"command": "sleep 60", "run_in_background": true}, want: "It will be killed if still running after 1 s (--background-task-timeout)."},
-			{tool: "task_output", args: map[string]any{"task_id": "$TASK", "timeout": 60000}, want: "status: timed_out\nexit_code: "},
+		{name: "the limit", opt: func(o *Options) { o.BackgroundTaskLimit = 1 }, steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "sleep 60\necho never", "run_in_background": true}, Want: "status: running"},
+			{Tool: "bash", Args: map[string]any{"command": "touch second.txt", "run_in_background": true}, IsError: true,
+				Want: "[TASK_LIMIT] 1 background task is already running (--background-task-limit is 1); wait for one to finish (task_output with block: true) or end one with task_stop. Running: $TASK (sleep 60 …)"},
+			{Tool: "task_stop", Args: map[string]any{"task_id": "$TASK"}, Want: "status: killed"},
+		}, after: map[string]string{"second.txt": tooltest.Absent}},
+		{name: "disabled", opt: func(o *Options) { o.BackgroundTaskLimit = 0 }, steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "touch t.txt", "run_in_background": true}, IsError: true, Want: "[TASK_LIMIT] background tasks are disabled on this server (--background-task-limit 0)"},
+		}, after: map[string]string{"t.txt": tooltest.Absent}},
+		{name: "lifetime", opt: func(o *Options) { o.BackgroundTaskTimeout = 1 }, steps: []tooltest.Step{
+			{Tool: "bash", Args: map[string]any{"command": "sleep 60", "run_in_background": true}, Want: "It will be killed if still running after 1 s (--background-task-timeout)."},
+			{Tool: "task_output", Args: map[string]any{"task_id": "$TASK", "timeout": 60000}, Want: "status: timed_out\nexit_code: "},
 		}},
-		{name: "unknown ids", steps: []step{
-			{tool: "task_output", args: map[string]any{"task_id": " "}, isError: true, want: "[INVALID_INPUT] task_id must not be empty"},
-			{tool: "task_output", args: map[string]any{"task_id": "task_00000000"}, isError: true, want: "[TASK_NOT_FOUND] no background task task_00000000; no tasks are running"},
-			{tool: "task_output", args: map[string]any{"task_id": "W-3"}, isError: true, want: "is the id of a task on the task board, not of a background command; read it with get_task"},
-			{tool: "task_output", args: map[string]any{"task_id": "task_00000000", "timeout": -1}, isError: true, want: "[INVALID_INPUT] timeout must be a positive number of milliseconds, got -1"},
-			{tool: "task_stop", args: map[string]any{"task_id": ""}, isError: true, want: "[INVALID_INPUT] task_id must not be empty"},
+		{name: "unknown ids", steps: []tooltest.Step{
+			{Tool: "task_output", Args: map[string]any{"task_id": " "}, IsError: true, Want: "[INVALID_INPUT] task_id must not be empty"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "task_00000000"}, IsError: true, Want: "[TASK_NOT_FOUND] no background task task_00000000; no tasks are running"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "W-3"}, IsError: true, Want: "is the id of a task on the task board, not of a background command; read it with get_task"},
+			{Tool: "task_output", Args: map[string]any{"task_id": "task_00000000", "timeout": -1}, IsError: true, Want: "[INVALID_INPUT] timeout must be a positive number of milliseconds, got -1"},
+			{Tool: "task_stop", Args: map[string]any{"task_id": ""}, IsError: true, Want: "[INVALID_INPUT] task_id must not be empty"},
 		}},
 	})
 }
