@@ -2,6 +2,7 @@ package tooltest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,12 +65,22 @@ func (r Runner) Run(t testing.TB, steps []Step) {
 			}
 		}
 		if want := sub.Replace(st.Want); res.IsError != st.IsError || !strings.Contains(text, want) {
-			t.Errorf("step %d: %s %v: got isError=%v %q; want isError=%v with %q", i, st.Tool, args, res.IsError, text, st.IsError, want)
+			t.Errorf("step %d: %s %s: got isError=%v %q; want isError=%v with %q", i, st.Tool, short(args), res.IsError, text, st.IsError, want)
 		}
 		if not := sub.Replace(st.Not); st.Not != "" && strings.Contains(text, not) {
-			t.Errorf("step %d: %s %v: got %q, want no %q", i, st.Tool, args, text, not)
+			t.Errorf("step %d: %s %s: got %q, want no %q", i, st.Tool, short(args), text, not)
 		}
 	}
+}
+
+// short renders a step's arguments for a message, at most 300 bytes of
+// them.
+func short(args map[string]any) string {
+	s := fmt.Sprint(args)
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
 }
 
 // replacer substitutes $DIR and the captures' values.
