@@ -33,6 +33,7 @@ func TestStrReplace(t *testing.T) {
 			{Tool: "str_replace", Args: map[string]any{"path": "a.txt", "old_str": "one", "new_str": "one"}, IsError: true, Want: "[INVALID_INPUT] old_str and new_str are identical"},
 			{Tool: "str_replace", Args: map[string]any{"path": "sub", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[IS_DIRECTORY] $DIR/sub is a directory, not a file"},
 			{Tool: "str_replace", Args: map[string]any{"path": "nope.txt", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[PATH_NOT_FOUND]"},
+			{Tool: "str_replace", Args: map[string]any{"path": "", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[INVALID_INPUT] path is required"},
 			{Tool: "str_replace", Args: map[string]any{"path": ".env", "old_str": "K", "new_str": "L"}, IsError: true, Want: "[ACCESS_DENIED]"},
 			{Tool: "str_replace", Args: map[string]any{"path": "/etc/hostname", "old_str": "a", "new_str": "b"}, IsError: true, Want: "[ACCESS_DENIED]"},
 		}, after: map[string]string{"a.txt": "one\ntwo\none\n", ".env": "K=v\n", "nope.txt": tooltest.Absent}},
@@ -64,6 +65,7 @@ func TestCreateFile(t *testing.T) {
 		}, after: map[string]string{"new/deep/f.txt": "hello", "old.txt": "x", "empty.txt": ""}},
 		{name: "refusals write nothing", opt: func(o *Options) { o.MaxFileSize = 8 }, files: map[string]string{"sub/f": "", ".env": "K=v\n"}, steps: []tooltest.Step{
 			{Tool: "create_file", Args: map[string]any{"path": "sub", "content": "x"}, IsError: true, Want: "[IS_DIRECTORY] $DIR/sub is a directory; create_file writes files"},
+			{Tool: "create_file", Args: map[string]any{"path": "", "content": "x"}, IsError: true, Want: "[INVALID_INPUT] path is required"},
 			{Tool: "create_file", Args: map[string]any{"path": "big.txt", "content": "123456789"}, IsError: true, Want: "[FILE_TOO_LARGE] content is 9 bytes, over the 8 limit"},
 			{Tool: "create_file", Args: map[string]any{"path": ".env", "content": "K=w\n"}, IsError: true, Want: "[ACCESS_DENIED]"},
 			{Tool: "create_file", Args: map[string]any{"path": "../escaped.txt", "content": "x"}, IsError: true, Want: "[ACCESS_DENIED]"},

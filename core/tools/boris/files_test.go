@@ -47,6 +47,7 @@ func TestView(t *testing.T) {
 			{Tool: "view", Args: map[string]any{"path": "bin.dat"}, IsError: true, Want: "[BINARY_FILE] $DIR/bin.dat is a binary file (3 bytes"},
 			{Tool: "view", Args: map[string]any{"path": "bad.txt"}, IsError: true, Want: "[BINARY_FILE]"},
 			{Tool: "view", Args: map[string]any{"path": "missing.txt"}, IsError: true, Want: "[PATH_NOT_FOUND]"},
+			{Tool: "view", Args: map[string]any{"path": ""}, IsError: true, Want: "[INVALID_INPUT] path is required"},
 			{Tool: "view", Args: map[string]any{"path": "/etc/passwd"}, IsError: true, Want: "[ACCESS_DENIED]", Not: "root:"},
 			{Tool: "view", Args: map[string]any{"path": "../outside.txt"}, IsError: true, Want: "[ACCESS_DENIED]"},
 			{Tool: "view", Args: map[string]any{"path": ".env"}, IsError: true, Want: "[ACCESS_DENIED]", Not: "SECRET"},

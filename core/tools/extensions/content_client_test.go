@@ -1,5 +1,7 @@
 package extensions
 
+//lint:file-ignore SA1019 logging is deprecated by the 2026-07-28 revision but the extensions still announce it for their tools' logs
+
 import (
 	"context"
 	"slices"
