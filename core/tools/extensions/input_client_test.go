@@ -4,6 +4,7 @@ package extensions
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -68,6 +69,14 @@ func TestClientChannel(t *testing.T) {
 	r.Run(t, []tooltest.Step{
 		{Tool: "asker", Args: map[string]any{"key": "s1", "line": sampleLine},
 			Want: `answer={"error":{"code":-32021,"data":{"requiredCapabilities":{"sampling":{}}},"message":"the client did not declare the sampling capability"}}`},
+	})
+	failing := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("the user closed the dialog")
+	}}
+	r = tooltest.Runner{Client: e.connect(t, failing, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}), Dir: e.root}
+	r.Run(t, []tooltest.Step{
+		{Tool: "asker", Args: map[string]any{"key": "q1", "line": elicitLine}, Want: `answer={"error":{"code":`},
+		{Tool: "asker", Args: map[string]any{"key": "q1", "line": elicitLine}, Want: `the user closed the dialog`},
 	})
 }
 
