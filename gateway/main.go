@@ -90,6 +90,15 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	roles, err := cfg.principalRoles(ctx, shared, pgpass)
+	if err != nil {
+		return err
+	}
+	if roles != nil {
+		// The operator's database and credentials provision principals'
+		// roles: no core is given them.
+		shared, pgpass = "", ""
+	}
 	boards, err := cfg.boardsDir(environ)
 	if err != nil {
 		return err
@@ -116,7 +125,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Settings: cfg.Settings, Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets,
 		Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy, Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, TasksDBPasswordFile: pgpass, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash, SSEPath: cfg.ssePath(),
+		TasksDB: shared, TasksDBPasswordFile: pgpass, Roles: roles, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash, SSEPath: cfg.ssePath(),
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

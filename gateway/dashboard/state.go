@@ -247,6 +247,34 @@ type boardRef struct {
 	path    string // a file's path or a PostgreSQL URL
 	shared  bool
 	pg      board.PGOptions // how to reach a PostgreSQL board
+	// access, if non-nil, gives pg when the board is read: the
+	// principal's own role's password (Gateway.BoardOptions).
+	access func(context.Context) (board.PGOptions, error)
+}
+
+// options is how to reach ref's board now.
+func (ref boardRef) options(ctx context.Context) (board.PGOptions, error) {
+	if ref.access == nil {
+		return ref.pg, nil
+	}
+	return ref.access(ctx)
+}
+
+// principalBoard is the board of the principal subjectKey at path: read
+// as that principal's own PostgreSQL role where the gateway gives each
+// one (Gateway.BoardOptions), never as another's.
+func (d *Dashboard) principalBoard(subject, subjectKey, path string) boardRef {
+	ref := boardRef{subject: subject, path: path}
+	if d.gw.BoardOptions != nil && subjectKey != "" {
+		ref.access = func(ctx context.Context) (board.PGOptions, error) {
+			o, err := d.gw.BoardOptions(ctx, subjectKey)
+			if err != nil && d.log != nil {
+				d.log.Warn("the dashboard cannot reach a principal's board", "subject", subject, "err", err)
+			}
+			return o, err
+		}
+	}
+	return ref
 }
 
 // boardsFor lists the boards v may see: a shared board, or v's own; an
@@ -257,11 +285,11 @@ func (d *Dashboard) boardsFor(v viewer) []boardRef {
 	}
 	var refs []boardRef
 	if v.p.SubjectKey != "" || !v.operator || d.gw.Authenticate == nil {
-		refs = append(refs, boardRef{subject: v.p.Subject, path: v.p.Board})
+		refs = append(refs, d.principalBoard(v.p.Subject, v.p.SubjectKey, v.p.Board))
 	}
 	if v.operator {
 		for _, sp := range d.obs.seenPrincipals() {
-			refs = append(refs, boardRef{subject: sp.Subject, path: sp.Board})
+			refs = append(refs, d.principalBoard(sp.Subject, sp.Key, sp.Board))
 		}
 	}
 	seen := map[string]bool{}
@@ -287,7 +315,7 @@ func (o *Observer) seenPrincipals() []seenPrincipal {
 // readBoard is the board ref names as the dashboard shows it (see
 // boardNow).
 func (o *Observer) readBoard(ctx context.Context, ref boardRef, showPath bool) dashBoard {
-	b := o.boardNow(ctx, ref.path, ref.pg)
+	b := o.boardNow(ctx, ref)
 	b.Subject, b.Shared, b.Path = ref.subject, ref.shared, ""
 	if showPath {
 		b.Path = board.Redact(ref.path)
@@ -323,7 +351,8 @@ func boardUnavailable() dashBoard {
 // boardNow is the board at path: as last read while its file and
 // write-ahead log are unchanged, for at most boardReread; else as read
 // now, or unavailable if that read takes longer than boardWait.
-func (o *Observer) boardNow(ctx context.Context, path string, pg board.PGOptions) dashBoard {
+func (o *Observer) boardNow(ctx context.Context, ref boardRef) dashBoard {
+	path := ref.path
 	stamp := boardStamp(path, time.Now())
 	o.mu.Lock()
 	cached, ok := o.boards[path]
@@ -331,7 +360,7 @@ func (o *Observer) boardNow(ctx context.Context, path string, pg board.PGOptions
 		o.mu.Unlock()
 		return cached.board
 	}
-	r := o.startRead(path, stamp, pg)
+	r := o.startRead(ref, stamp)
 	o.mu.Unlock()
 	wait := time.NewTimer(time.Until(r.started.Add(boardWait)))
 	defer wait.Stop()
@@ -344,9 +373,10 @@ func (o *Observer) boardNow(ctx context.Context, path string, pg board.PGOptions
 	return boardUnavailable()
 }
 
-// startRead returns the read of the board at path under way, starting one
-// if there is none. Called with mu held.
-func (o *Observer) startRead(path, stamp string, pg board.PGOptions) *boardRead {
+// startRead returns the read of ref's board under way, starting one if
+// there is none. Called with mu held.
+func (o *Observer) startRead(ref boardRef, stamp string) *boardRead {
+	path := ref.path
 	if r, ok := o.reading[path]; ok {
 		return r
 	}
@@ -359,7 +389,11 @@ func (o *Observer) startRead(path, stamp string, pg board.PGOptions) *boardRead 
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), boardReadTimeout)
 		defer cancel()
-		r.board = read(ctx, path, pg)
+		if pg, err := ref.options(ctx); err != nil { // logged by access
+			r.board = dashBoard{Counts: map[string]int{}, Tasks: []dashTask{}, Error: "the board cannot be reached"}
+		} else {
+			r.board = read(ctx, path, pg)
+		}
 		o.mu.Lock()
 		if len(o.boards) >= maxSeenPrincipals {
 			clear(o.boards)
