@@ -40,7 +40,7 @@ var hostileKeys = []string{
 	"token\x00boris_gateway",
 	"token\x00" + strings.Repeat("x", 500),
 	"token\x00" + strings.Repeat("x", 499) + "y", // same first 24 characters and length
-	"token\x00ünïcødé ‮evil",
+	"token\x00ünïcødé \u202eevil",
 	"token\x00nul\x00inside",
 	"token\x00",
 }
