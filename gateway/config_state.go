@@ -26,6 +26,10 @@ import (
 //   - --tasks-db PATH on the gateway: every core uses PATH (a team's board).
 //     A postgres:// URL puts that board on PostgreSQL, shared by every
 //     gateway given the same URL; --tasks-db-password-file goes with it.
+//   - --tasks-db postgres://... with --tasks-db-per-principal: each
+//     principal's own role and schema in that database, provisioned by
+//     the gateway as the URL's role (gateway/pgroles); cores get the
+//     role's URL and password (roleOf), never the operator's.
 //   - --tasks-db or BORIS_TASKS_DB given to the cores by the operator (after
 //     "--", or in the gateway's environment): that, as before; "~" is the
 //     core's HOME, so "~/..." is per principal under --workdir-template.
@@ -142,8 +146,9 @@ const provisionTimeout = 30 * time.Second
 // --tasks-db-per-principal asks for them (nil otherwise), its database
 // prepared: the operator's URL is --tasks-db (shared, as sharedTasksDB
 // returned it) with password file pgpass. Cores given a board of the
-// operator's choosing (--tasks-db, BORIS_TASKS_DB or their password file
-// after "--") would not be kept apart by the database: refused.
+// operator's choosing after "--" (--tasks-db or its password file) would
+// not be kept apart by the database: refused (roleOf removes the same
+// settings from the cores' environment).
 func (c *Config) principalRoles(ctx context.Context, shared, pgpass string) (*pgroles.Registry, error) {
 	if !c.TasksDBPerPrincipal {
 		return nil, nil
