@@ -48,7 +48,8 @@ func TestBoardPostgresPerPrincipal(t *testing.T) {
 	}
 	pwfile := filepath.Join(filepath.Dir(f.tokenFile), "db-operator.password")
 	writeFile(t, pwfile, string(adminPW))
-	flags := []string{"--tasks-db", srv.URL(""), "--tasks-db-password-file", pwfile, "--tasks-db-per-principal", "--cgroups", "off"}
+	flags := []string{"--tasks-db", srv.URL(""), "--tasks-db-password-file", pwfile, "--tasks-db-per-principal", "--cgroups", "off",
+		"--dashboard-operator", "jwt:ops"}
 	g := startIsoGateway(t, f, flags...)
 	ps := []*pgPrincipal{
 		{name: "alice", token: authAlice, key: "token\x00alice"},
@@ -97,6 +98,7 @@ func TestBoardPostgresPerPrincipal(t *testing.T) {
 		}
 	}
 	pgDashboardOwn(t, g, alice, ps)
+	pgDashboardOperator(t, g, ps)
 }
 
 // pgListed lists the descriptions of s's board, oldest first.
@@ -212,6 +214,57 @@ func pgDashboardOwn(t *testing.T, g *isoGateway, p *pgPrincipal, all []*pgPrinci
 	for _, other := range all {
 		if other != p && strings.Contains(body, other.task) {
 			t.Errorf("%s's dashboard shows %s's task: %s", p.name, other.name, body)
+		}
+	}
+}
+
+// pgDashboardOperator logs in to g's dashboard as an operator and checks
+// it shows every principal's board, each read as that principal's role:
+// each board holds the tasks of one principal, all of them.
+func pgDashboardOperator(t *testing.T, g *isoGateway, ps []*pgPrincipal) {
+	t.Helper()
+	base := strings.TrimSuffix(g.url, "/mcp")
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cookie := dashLogin(t, c, base, authHMACToken(t, "ops", "boris:read"))
+	var body string
+	var st struct {
+		Boards []struct {
+			Error string
+			Tasks []struct{ Description string }
+		}
+	}
+	waitFor(t, "the dashboard to read every principal's board", func() bool {
+		var code int
+		code, body = dashStateStatus(t, c, base, cookie)
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil {
+			return false
+		}
+		read := 0
+		for _, b := range st.Boards {
+			if len(b.Tasks) > 0 {
+				read++
+			}
+		}
+		return read >= len(ps)
+	})
+	for _, p := range ps {
+		found := false
+		for _, b := range st.Boards {
+			var mine, others int
+			for _, task := range b.Tasks {
+				if strings.HasPrefix(task.Description, p.task) {
+					mine++
+				} else {
+					others++
+				}
+			}
+			if mine > 0 && (mine != 2 || others != 0 || b.Error != "") {
+				t.Errorf("the operator's dashboard shows a board with %d of %s's tasks and %d others (%q): %s", mine, p.name, others, b.Error, body)
+			}
+			found = found || mine > 0
+		}
+		if !found {
+			t.Errorf("the operator's dashboard shows no board of %s: %s", p.name, body)
 		}
 	}
 }
