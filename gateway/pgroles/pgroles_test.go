@@ -322,3 +322,30 @@ func TestRolesOperatorNotSuperuser(t *testing.T) {
 		t.Errorf("open where %s is another role's: %v; want it refused, naming the owner", Schema, err)
 	}
 }
+
+// BenchmarkRole measures what a principal's role costs the gateway:
+// provisioning it on the principal's first use (a connection as the
+// operator, the role, its schema and its password in one transaction),
+// and every later use (a lookup in memory).
+func BenchmarkRole(b *testing.B) {
+	srv := postgres.Get(b)
+	ctx := context.Background()
+	r, err := Open(ctx, srv.URL(""), board.PGOptions{PasswordFile: srv.PasswordFile()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("first use", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := r.Role(ctx, fmt.Sprintf("token\x00bench-%d-%d", b.N, i), "bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("known", func(b *testing.B) {
+		for range b.N {
+			if _, err := r.Role(ctx, "token\x00bench-known", "bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
