@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/auth"
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/version"
@@ -95,6 +96,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return err
 	}
 	if roles != nil {
+		log.Info("task boards: a PostgreSQL role and schema per principal", "db", board.Redact(shared))
 		// The operator's database and credentials provision principals'
 		// roles: no core is given them.
 		shared, pgpass = "", ""

@@ -53,8 +53,9 @@ type Registry struct {
 
 // Open checks the operator's URL and prepares the database: the schema
 // of the roles' passwords, which only the operator's role owns and uses.
-// A role that may not create it (no CREATE on the database) or a schema
-// of that name owned by another role is a clear error.
+// A role that may not create roles or that schema (no CREATEROLE, no
+// CREATE on the database), or a schema of that name owned by another
+// role, is a clear error.
 func Open(ctx context.Context, admin string, o board.PGOptions) (*Registry, error) {
 	if !board.IsPostgres(admin) {
 		return nil, fmt.Errorf("principals' roles need a postgres:// task database, not %s", board.Redact(admin))
@@ -71,8 +72,9 @@ func Open(ctx context.Context, admin string, o board.PGOptions) (*Registry, erro
 	return r, nil
 }
 
-// prepare creates the passwords' schema and table unless they exist, and
-// checks the schema is the operator role's own.
+// prepare checks the operator's role may create roles, creates the
+// passwords' schema and table unless they exist, and checks the schema
+// is the operator role's own.
 func prepare(ctx context.Context, tx pgx.Tx) error {
 	stmts := []string{
 		`SELECT pg_advisory_xact_lock(hashtext('boris gateway roles'))`,
@@ -84,6 +86,14 @@ func prepare(ctx context.Context, tx pgx.Tx) error {
 			password   TEXT NOT NULL,
 			created_at TIMESTAMPTZ NOT NULL DEFAULT now()
 		)`,
+	}
+	var role string
+	var may bool
+	if err := tx.QueryRow(ctx, `SELECT current_user, rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user`).Scan(&role, &may); err != nil {
+		return err
+	}
+	if !may {
+		return fmt.Errorf("role %s may not create roles: grant it CREATEROLE (ALTER ROLE %s CREATEROLE) to provision principals' roles", role, pgx.Identifier{role}.Sanitize())
 	}
 	for _, q := range stmts[:2] {
 		if _, err := tx.Exec(ctx, q); err != nil {

@@ -266,9 +266,9 @@ func TestRolesHostileNames(t *testing.T) {
 }
 
 // TestRolesOperatorNotSuperuser: an operator's role with only CREATEROLE
-// and CREATE on the database provisions principals' roles; a schema
-// named like the passwords' but owned by another role is refused, never
-// written.
+// and CREATE on the database provisions principals' roles; one without
+// CREATEROLE, and a schema named like the passwords' but owned by another
+// role, are refused at once, saying why.
 func TestRolesOperatorNotSuperuser(t *testing.T) {
 	srv := postgres.Get(t)
 	ctx := context.Background()
@@ -298,6 +298,14 @@ func TestRolesOperatorNotSuperuser(t *testing.T) {
 	s, _ := openAs(t, r, "token\x00dave")
 	if _, err := s.Create(ctx, board.NewTask{Description: "dave's"}); err != nil {
 		t.Fatal(err)
+	}
+
+	if _, err := admin.Exec(ctx, "CREATE ROLE gw_plain LOGIN PASSWORD 'operator-password-0123456789'"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(ctx, srv.RoleURL("gw_plain", db), board.PGOptions{PasswordFile: pwfile})
+	if err == nil || !strings.Contains(err.Error(), "CREATEROLE") {
+		t.Errorf("open as a role without CREATEROLE: %v; want it refused, saying CREATEROLE is needed", err)
 	}
 
 	const other = "boris_squatted_test"
