@@ -43,6 +43,7 @@ func (s *shadow) addListed(ctx context.Context, indexEnv []string, paths []strin
 		}
 	}
 	if len(files) > 0 {
+		s.packFiles(ctx, indexEnv, files)
 		list := []byte(strings.Join(files, "\x00") + "\x00")
 		if _, err := s.run(ctx, list, indexEnv, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			s.log.Debug("update-index refused a path; adding with git add", "err", err)
@@ -200,7 +201,7 @@ func (s *shadow) ignored(ctx context.Context, rels []string) (map[string]bool, e
 	// check-ignore takes paths, not pathspecs, and refuses the literal
 	// pathspec setting every other command gets.
 	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
-	out, err := s.runEnv(ctx, env, []byte(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
+	out, err := s.runEnv(ctx, env, strings.NewReader(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
 	var ge *gitError
 	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
 		return nil, err

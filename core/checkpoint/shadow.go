@@ -19,8 +19,9 @@ import (
 // it: its git directory, opened without following links; the lock every
 // operation holds; the files Boris keeps there (config, excludes,
 // attributes, counters), put back before any git reads them; the
-// confined git (git.go), the index (index.go) and the loose objects read
-// and written in process (objects.go). It knows nothing of what a
+// confined git (git.go), the index (index.go), the loose objects read
+// and written in process (objects.go) and the packs of many new files
+// (pack_linux.go). It knows nothing of what a
 // checkpoint means: Store builds checkpoints on it.
 type shadow struct {
 	dir     string        // the shadow's git directory
@@ -30,7 +31,10 @@ type shadow struct {
 	git     string     // the git binary
 	env     []string   // git's environment
 	workDir string     // the working tree, where git runs
-	log     *slog.Logger
+	// packLimit is the largest file packFiles packs: the capture limit,
+	// or Options.MaxFileSize when lower.
+	packLimit int64
+	log       *slog.Logger
 	// How git starts and is confined: Options.Start, Done, Confine, Spawn.
 	start   func(*exec.Cmd) error
 	done    func(pid int)
@@ -44,6 +48,10 @@ type shadow struct {
 func openShadow(opts Options, gitPath, exclude string) (*shadow, error) {
 	s := &shadow{dir: ShadowDir(opts.StateDir, opts.Tree), git: gitPath, workDir: opts.Tree, log: opts.Log,
 		start: opts.Start, done: opts.Done, confine: opts.Confine, spawn: opts.Spawn}
+	s.packLimit = maxCaptureFile
+	if opts.MaxFileSize > 0 {
+		s.packLimit = min(s.packLimit, opts.MaxFileSize)
+	}
 	s.env = gitenv.Env(opts.Environ, "GIT_DIR="+s.dir, "GIT_WORK_TREE="+opts.Tree, "GIT_INDEX_FILE="+filepath.Join(s.dir, "index"))
 	var err error
 	if s.root, err = safefile.OpenDir(opts.StateDir, shadowRel(opts.Tree), true, 0o700); err != nil {
