@@ -55,12 +55,13 @@ type boris struct {
 	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
 	cursors       *cursorSeal          // seals list cursors (cursors.go)
 	ext           *extensions.Set      // --extensions; nil without
-	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	gitSpawner    *idleSpawner         // starts checkpoint git, confined; nil without a sandbox
 	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)
 	prestart      func()               // starts, in the background, what the first calls would wait for (newServer)
+	prepareTools  func()               // makes, in the background, what each tool's first call would (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
@@ -196,6 +197,11 @@ func (b *boris) newServer() *mcp.Server {
 		}
 	})
 	b.prestart = func() { b.prestartSpawner(tools) }
+	b.prepareTools = func() {
+		for _, t := range tools {
+			t.Prepare()
+		}
+	}
 	if b.ext != nil {
 		b.registerTools()
 	}
@@ -230,7 +236,7 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 
 // startRegistering says that boris started, then, in the background and
 // once, starts the session's spawner, registers the tools, starts the
-// checkpoints and settles: what a session needs before its first calls is
+// checkpoints, prepares the tools (their first call's schema) and settles: what a session needs before its first calls is
 // done before they come, never inside them.
 func (b *boris) startRegistering() {
 	b.settleOnce.Do(func() {
@@ -243,6 +249,9 @@ func (b *boris) startRegistering() {
 			}
 			b.registerTools()
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
+			if b.prepareTools != nil {
+				b.prepareTools()
+			}
 			b.settle()
 		}()
 	})
