@@ -61,7 +61,6 @@ type boris struct {
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
 	registerTools func()               // registers the tools on the server, once (newServer)
 	prestart      func()               // starts, in the background, what the first calls would wait for (newServer)
-	prepareTools  func()               // makes, in the background, what each tool's first call would (newServer)
 	started       func()               // logs how boris started, once; nil when not served by Main
 	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
@@ -197,11 +196,6 @@ func (b *boris) newServer() *mcp.Server {
 		}
 	})
 	b.prestart = func() { b.prestartSpawner(tools) }
-	b.prepareTools = func() {
-		for _, t := range tools {
-			t.Prepare()
-		}
-	}
 	if b.ext != nil {
 		b.registerTools()
 	}
@@ -236,7 +230,7 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 
 // startRegistering says that boris started, then, in the background and
 // once, starts the session's spawner, registers the tools, starts the
-// checkpoints, prepares the tools (their first call's schema) and settles: what a session needs before its first calls is
+// checkpoints and settles: what a session needs before its first calls is
 // done before they come, never inside them.
 func (b *boris) startRegistering() {
 	b.settleOnce.Do(func() {
@@ -249,9 +243,6 @@ func (b *boris) startRegistering() {
 			}
 			b.registerTools()
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
-			if b.prepareTools != nil {
-				b.prepareTools()
-			}
 			b.settle()
 		}()
 	})

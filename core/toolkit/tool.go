@@ -29,7 +29,6 @@ type Tool struct {
 	add     func(s *mcp.Server, around Around)
 	input   func() *jsonschema.Schema // the schema arguments are validated against; nil for Raw
 	sources []SchemaSource            // the generated schemas its registration reads
-	prepare func()                    // resolves what its first call would; nil for Raw
 }
 
 // Handler is a tool's logic: a result, or an error that becomes an
@@ -61,19 +60,17 @@ func New[In any](def *mcp.Tool, h Handler[In]) Tool {
 func NewFrom[In any](name string, def Def, h Handler[In]) Tool {
 	input := func() *jsonschema.Schema { return MustSchema[In](name) }
 	sources := append(inputSources[In](), def.out...)
-	schema := sync.OnceValue(input)
-	// Resolved and checked on the tool's first call (or Prepare), not at
-	// registration.
-	resolved := sync.OnceValue(func() *jsonschema.Resolved {
-		r, err := schema().Resolve(nil)
-		if err != nil {
-			panic(fmt.Sprintf("resolve schema for tool %s: %v", name, err)) // a programming error
-		}
-		return r
-	})
-	check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema()) })
-	prepare := func() { resolved(); check() }
-	return Tool{Name: name, input: input, sources: sources, prepare: prepare, add: func(s *mcp.Server, around Around) {
+	return Tool{Name: name, input: input, sources: sources, add: func(s *mcp.Server, around Around) {
+		schema := sync.OnceValue(input)
+		// Resolved and checked on the tool's first call, not at registration.
+		resolved := sync.OnceValue(func() *jsonschema.Resolved {
+			r, err := schema().Resolve(nil)
+			if err != nil {
+				panic(fmt.Sprintf("resolve schema for tool %s: %v", name, err)) // a programming error
+			}
+			return r
+		})
+		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema()) })
 		tool := *def.make()
 		switch in := tool.InputSchema.(type) {
 		case nil:
@@ -133,17 +130,6 @@ func (t Tool) Input() *jsonschema.Schema {
 
 // Register adds t to s, with around around each call.
 func (t Tool) Register(s *mcp.Server, around Around) { t.add(s, around) }
-
-// Prepare makes what the tool's first call would otherwise make: the
-// schema its arguments are validated against, resolved (about half a
-// millisecond of CPU a tool, several on a busy host). A core prepares its
-// tools in the background once the client has initialized, so no first
-// call pays for it; a call that comes first makes it itself, once.
-func (t Tool) Prepare() {
-	if t.prepare != nil {
-		t.prepare()
-	}
-}
 
 // Set names tools' toolset: a toolset's package returns Set(ID, ...).
 func Set(toolset ID, tools ...Tool) []Tool {
