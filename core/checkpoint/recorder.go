@@ -221,7 +221,7 @@ func (r *Recorder) recordStart(ctx context.Context) {
 		r.hold(ctx)
 	}
 	tool, summary := "start", StartSummary
-	if r.store.HasCheckpoints(ctx) {
+	if r.store.recordedBefore(ctx) {
 		tool, summary = OutsideTool, BetweenSummary
 	}
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)

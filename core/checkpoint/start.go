@@ -369,6 +369,15 @@ func (s *Store) captureNamed(paths []string) *Capture {
 	return c
 }
 
+// recordedBefore reports whether the tree has a checkpoint already: read
+// in process where the shadow's HEAD is a loose ref, else asked of git.
+func (s *Store) recordedBefore(ctx context.Context) bool {
+	if _, _, err := s.readHead(); err == nil {
+		return true
+	}
+	return s.HasCheckpoints(ctx)
+}
+
 // Bounds of matchesHead: a larger tree is left to git's status, which
 // compares its index's file times rather than every file's bytes.
 const (

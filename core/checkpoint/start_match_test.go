@@ -71,6 +71,43 @@ func TestStartOfAnUnchangedTreeRunsNoGit(t *testing.T) {
 	}
 }
 
+// TestRecorderStartOfAnUnchangedTreeRunsNoGit: the whole start of a
+// session on a tree as its latest checkpoint holds it (the shadow opened,
+// the watcher, the start) runs no git, so no git spawner either; the
+// first change is recorded as ever.
+func TestRecorderStartOfAnUnchangedTreeRunsNoGit(t *testing.T) {
+	tree, state := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(tree, "a.txt"), "a\n")
+	first, _ := openCounting(t, tree, state)
+	if _, err := first.RecordStart(context.Background(), "start", StartSummary, noSeal); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	runs := &atomic.Int64{}
+	open := func(ctx context.Context) (*Store, error) {
+		return Open(ctx, Options{Tree: tree, StateDir: state, Log: slog.New(slog.DiscardHandler),
+			Start: func(cmd *exec.Cmd) error { runs.Add(1); return cmd.Start() }})
+	}
+	r := NewRecorder(tree, open, nil, slog.New(slog.DiscardHandler))
+	defer r.Close()
+	ctx := context.Background()
+	r.Await(ctx) // the start, recorded
+	if n := runs.Load(); n != 0 {
+		t.Errorf("%d git processes ran for the start of an unchanged tree, want none", n)
+	}
+	mustWrite(t, filepath.Join(tree, "b.txt"), "b\n")
+	r.BeforeChange(ctx)
+	r.Record("bash", "echo b > b.txt")
+	r.Await(ctx)
+	cps, err := r.Store().History(ctx, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cps) != 2 || len(cps[0].Files) != 1 || cps[0].Files[0].Path != "b.txt" {
+		t.Errorf("history %+v, want the start and a checkpoint of b.txt", cps)
+	}
+}
+
 // openCounting opens the store of tree in state, counting the git
 // processes it starts.
 func openCounting(t *testing.T, tree, state string) (*Store, *atomic.Int64) {
