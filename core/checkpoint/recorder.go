@@ -144,9 +144,9 @@ func (r *Recorder) run(ctx context.Context) {
 		return
 	}
 	done := procs.Busy()
-	r.store, r.openErr = r.open(ctx)
-	close(r.opened)
-	if r.openErr != nil {
+	var started bool
+	atLowPriority(func() { started = r.begin(ctx) })
+	if !started {
 		done()
 		r.log.Warn("checkpoints are off for this session: the shadow repository could not be opened", "err", r.openErr)
 		r.gaps.add("start", StartSummary, r.openErr)
@@ -160,14 +160,6 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		return
 	}
-	if r.holdWatch != nil {
-		r.holdWatch(ctx)
-	}
-	if err := r.store.watchSince(r.commandsSince); err != nil {
-		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
-		r.gaps.note(watchNote(err))
-	}
-	r.recordStart(ctx)
 	r.sayWatchLoss()
 	done()
 	r.recording.leave()
@@ -194,6 +186,27 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		r.recording.leave()
 	}
+}
+
+// begin opens the store, watches the tree and records the tree as the
+// session found it: the start, which reads the whole tree, run at a
+// lower priority (atLowPriority) so that it never competes with calls.
+// false when the store could not be opened (openErr says why).
+func (r *Recorder) begin(ctx context.Context) bool {
+	r.store, r.openErr = r.open(ctx)
+	close(r.opened)
+	if r.openErr != nil {
+		return false
+	}
+	if r.holdWatch != nil {
+		r.holdWatch(ctx)
+	}
+	if err := r.store.watchSince(r.commandsSince); err != nil {
+		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+		r.gaps.note(watchNote(err))
+	}
+	r.recordStart(ctx)
+	return true
 }
 
 // sayWatchLoss notes, once, that the watcher stopped naming what
