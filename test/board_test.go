@@ -501,6 +501,10 @@ func TestBoardCancel(t *testing.T) {
 func TestBoardInsideTheTree(t *testing.T) {
 	dir := realTempDir(t)
 	c := startCoreWith(t, coreOptions{args: []string{"--workdir", dir}, env: []string{"HOME=" + dir, "XDG_STATE_HOME=" + t.TempDir()}})
+	// history waits for the starting checkpoint: a command run while it
+	// is taken may land in it (its note names the paths), and cp_2 below
+	// must be the first command's own.
+	c.ok("history", map[string]any{})
 	c.ok("bash", map[string]any{"command": "echo hi > file.txt"})
 	c.createTask(map[string]any{"description": "kept whatever is undone"})
 	c.ok("bash", map[string]any{"command": "echo again >> file.txt"})

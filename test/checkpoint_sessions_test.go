@@ -1,10 +1,14 @@
 package test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // startSessionOn starts a core with checkpoints on tree whose history
@@ -120,7 +124,14 @@ func TestOutsideWorkOfAnotherSession(t *testing.T) {
 // outside makes its change after.
 func awaitStart(c *core) {
 	c.t.Helper()
-	c.ok("history", map[string]any{"limit": 1})
+	// Minutes, not c.ok's one: a start on the 10,000-file tree of
+	// TestCheckpointLargeTree takes a minute on a loaded 2-core host.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "history", Arguments: map[string]any{"limit": 1}})
+	if err != nil || res.IsError {
+		c.t.Fatalf("history, waiting for the starting checkpoint: %v %v", err, res)
+	}
 }
 
 func wantContent(want string) func(t *testing.T, path string) {

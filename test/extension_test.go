@@ -49,7 +49,7 @@ func extFixture(t *testing.T) string {
 	extTool(t, root, "progress", `{"name":"progress","description":"reports progress and logs"}`,
 		`for i in 1 2 3; do echo "{\"progress\":$i,\"total\":3,\"message\":\"step $i\"}" >> "$MCP_PROGRESS_STREAM"; `+
 			`echo "{\"level\":\"warning\",\"logger\":\"progress\",\"data\":\"at $i\"}" >> "$MCP_LOG_STREAM"; sleep 0.25; done; echo done`+"\n")
-	extTool(t, root, "flood", `{"name":"flood","description":"prints a lot"}`, "head -c $((1024*1024*1024)) /dev/zero | tr '\\0' 'x'\n")
+	extTool(t, root, "flood", `{"name":"flood","description":"prints a lot"}`, "head -c $((256*1024*1024)) /dev/zero | tr '\\0' 'x'\n")
 	extTool(t, root, "escape", `{"name":"escape","description":"writes outside"}`, "echo pwned > /etc/boris-extension-escape 2>&1 || echo refused\n")
 	return root
 }
@@ -164,7 +164,7 @@ func TestExtensionProgressAndLogs(t *testing.T) {
 
 func TestExtensionFloodKeepsTheCoreSmall(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: prints 1 GB")
+		t.Skip("-short: prints 256 MB")
 	}
 	root := extFixture(t)
 	c := startCoreWith(t, coreOptions{args: []string{"--workdir", realTempDir(t), "--extensions", root}})
@@ -180,7 +180,7 @@ func TestExtensionFloodKeepsTheCoreSmall(t *testing.T) {
 		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
 			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")))
 			if n > 200*1024 {
-				t.Errorf("the core's peak memory after a 1 GB tool output is %d kB, want it bounded (< 200 MB)", n)
+				t.Errorf("the core's peak memory after a 256 MB tool output is %d kB, want it bounded (< 200 MB)", n)
 			}
 			t.Logf("core peak RSS %d kB", n)
 		}

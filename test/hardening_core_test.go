@@ -19,14 +19,14 @@ import (
 )
 
 // callPromptly runs a tool and fails the test if it has not answered
-// within 10 s: a file tool blocked on a FIFO or a device never answers.
+// within a minute: a file tool blocked on a FIFO or a device never answers.
 func (c *core) callPromptly(name string, args map[string]any) *mcp.CallToolResult {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if ctx.Err() != nil {
-		c.t.Fatalf("call %s %v: no answer after 10 s", name, args)
+		c.t.Fatalf("call %s %v: no answer after a minute", name, args)
 	}
 	if err != nil {
 		c.t.Fatalf("call %s %v: protocol error: %v", name, args, err)

@@ -142,7 +142,10 @@ func (r *Reaper) KillAll(timeout time.Duration) error {
 				_ = syscall.Kill(c.pid, syscall.SIGKILL)
 			}
 		}
-		if r.sweep(true) == 0 && !anyAlive() {
+		// The children files can miss a child forked or reparented
+		// while they are read: the last word is a scan of every
+		// process's parent.
+		if r.sweep(true) == 0 && !anyAlive() && !anyAliveScanned() {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -150,6 +153,17 @@ func (r *Reaper) KillAll(timeout time.Duration) error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// anyAliveScanned is anyAlive from a scan of /proc, which sees every
+// child, however it became one.
+func anyAliveScanned() bool {
+	for _, pid := range scanChildren() {
+		if c, ok := readChild(pid); ok && !c.zombie {
+			return true
+		}
+	}
+	return false
 }
 
 func anyAlive() bool {

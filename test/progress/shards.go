@@ -78,9 +78,11 @@ func runMerged(w io.Writer, main []string, plan shardPlan) (failed bool) {
 	var mu sync.Mutex
 	fail := func() { mu.Lock(); failed = true; mu.Unlock() }
 	wg.Go(func() {
-		if !runInto(s, exec.Command(main[0], main[1:]...), nil) {
+		cmd := exec.Command(main[0], main[1:]...)
+		if !runInto(s, cmd, nil) {
 			fail()
 		}
+		s.printf("the other packages' go test used %s of CPU", cpuOf(cmd))
 	})
 	wg.Go(func() {
 		if !plan.run(s) {
@@ -106,6 +108,15 @@ func runInto(s *sink, cmd *exec.Cmd, edit func([]byte) []byte) bool {
 	pw.Close()
 	<-done
 	return err == nil
+}
+
+// cpuOf is the CPU time cmd's process and the descendants it waited for
+// used, user and system (what the kernel reports at wait4), as "Ns".
+func cpuOf(cmd *exec.Cmd) string {
+	if cmd.ProcessState == nil {
+		return "an unknown amount"
+	}
+	return fmt.Sprintf("%.0fs", (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds())
 }
 
 // run compiles the package's test binary, lists its tests, splits them
@@ -197,7 +208,7 @@ func (p shardPlan) runShard(s *sink, i int, tests []string) (map[string]float64,
 	if !passed {
 		verdict = "FAIL"
 	}
-	s.printf("%s\t%s (%d of its tests)\t%.1fs", verdict, name, len(tests), time.Since(start).Seconds())
+	s.printf("%s\t%s (%d of its tests)\t%.1fs, %s of CPU", verdict, name, len(tests), time.Since(start).Seconds(), cpuOf(cmd))
 	return times, passed
 }
 
