@@ -35,6 +35,10 @@ var roleOrder = []role{roleGateway, roleCore, roleCommands, roleGit, roleCommand
 // spawnerArg is the boris argument that makes a spawner (sandbox.SpawnerArg).
 const spawnerArg = "__boris-sandbox-spawner"
 
+// gitShadowFD is the one path the checkpoints' git spawner may write: the
+// shadow repository's descriptor (core/checkpoints.go).
+const gitShadowFD = "/proc/self/fd/4"
+
 // roleUsage sums one role's processes.
 type roleUsage struct {
 	n        int
@@ -77,12 +81,12 @@ func roleOf(p, gw int, boris string) role {
 	argv := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
 	switch {
 	case len(argv) > 1 && argv[1] == spawnerArg:
-		if slices.ContainsFunc(argv, func(a string) bool {
-			return a == "opt:ns" || strings.HasPrefix(a, "opt:cmds=") || strings.HasPrefix(a, "opt:proxy=")
-		}) {
-			return roleCommands
+		// The checkpoints' git spawner alone may write the shadow, which
+		// it is given as descriptor 4.
+		if slices.Contains(argv, "w:"+gitShadowFD) {
+			return roleGit
 		}
-		return roleGit
+		return roleCommands
 	case len(argv) > 0 && argv[0] == boris:
 		return roleCore
 	}
