@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -55,6 +56,42 @@ func TestConfigTasksDB(t *testing.T) {
 			}
 			if err != nil || shared != tt.wantShared || pwfile != tt.wantPW {
 				t.Errorf("got %q %q %v, want %q %q", shared, pwfile, err, tt.wantShared, tt.wantPW)
+			}
+		})
+	}
+}
+
+// TestConfigTasksDBPerPrincipal: --tasks-db-per-principal is refused,
+// saying why, where the database could not keep principals apart: no
+// PostgreSQL --tasks-db, one principal, or cores given a board of the
+// operator's choosing. Nothing is connected to first.
+func TestConfigTasksDBPerPrincipal(t *testing.T) {
+	const url = "postgres://operator@db.invalid/boris?sslmode=disable&connect_timeout=1"
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"without --tasks-db", []string{"--token", "alice=alice-token-0123456789"}, "needs a postgres:// --tasks-db"},
+		{"SQLite", []string{"--token", "alice=alice-token-0123456789", "--tasks-db", "/srv/team.db"}, "needs a postgres:// --tasks-db"},
+		{"no authentication", []string{"--auth", "none", "--tasks-db", url}, "needs authentication"},
+		{"core --tasks-db", []string{"--token", "alice=alice-token-0123456789", "--tasks-db", url, "--", "--tasks-db", "/tmp/x.db"}, "drop --tasks-db"},
+		{"core password file", []string{"--token", "alice=alice-token-0123456789", "--tasks-db", url, "--", "--tasks-db-password-file", "/tmp/pw"}, "drop --tasks-db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseConfig(append([]string{"--listen", "127.0.0.1:0", "--tasks-db-per-principal"}, tt.args...), nil, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shared, err := cfg.sharedTasksDB()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := cfg.principalRoles(context.Background(), shared, "")
+			var ue *flagenv.UsageError
+			if r != nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("got %v, %v; want a usage error saying %q", r, err, tt.wantErr)
 			}
 		})
 	}

@@ -131,6 +131,11 @@ func checkCore(path string, args, environ []string) (*corecheck.Report, error) {
 func (c *Config) secretFiles() []string {
 	var out []string
 	files := []string{c.TokenFile, c.JWTSecretFile, c.MetricsTokenFile}
+	if c.TasksDBPerPrincipal {
+		// The operator's role provisions principals' roles: no core needs
+		// its password, and none may read it.
+		files = append(files, c.TasksDBPasswordFile)
+	}
 	for _, p := range c.JWTPublicKeys {
 		// A public key is public: cores may read it. A file that also
 		// holds private material (a key pair in one PEM file) is not.

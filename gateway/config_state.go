@@ -1,14 +1,18 @@
 package gateway
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
+	"github.com/mjkoo/boris/gateway/pgroles"
 )
 
 // Where each core keeps its task board (docs/reference/core.md#work-tracking: "under the gateway each
@@ -22,6 +26,10 @@ import (
 //   - --tasks-db PATH on the gateway: every core uses PATH (a team's board).
 //     A postgres:// URL puts that board on PostgreSQL, shared by every
 //     gateway given the same URL; --tasks-db-password-file goes with it.
+//   - --tasks-db postgres://... with --tasks-db-per-principal: each
+//     principal's own role and schema in that database, provisioned by
+//     the gateway as the URL's role (gateway/pgroles); cores get the
+//     role's URL and password (roleOf), never the operator's.
 //   - --tasks-db or BORIS_TASKS_DB given to the cores by the operator (after
 //     "--", or in the gateway's environment): that, as before; "~" is the
 //     core's HOME, so "~/..." is per principal under --workdir-template.
@@ -127,6 +135,39 @@ func (c *Config) sharedTasksDB() (string, error) {
 		return "", usage("invalid value %q for --tasks-db: %v", c.TasksDB, err)
 	}
 	return abs, nil
+}
+
+// provisionTimeout bounds the gateway's work on the database for one
+// principal's role (--tasks-db-per-principal), and its preparation at
+// start.
+const provisionTimeout = 30 * time.Second
+
+// principalRoles is the registry of principals' PostgreSQL roles when
+// --tasks-db-per-principal asks for them (nil otherwise), its database
+// prepared: the operator's URL is --tasks-db (shared, as sharedTasksDB
+// returned it) with password file pgpass. Cores given a board of the
+// operator's choosing after "--" (--tasks-db or its password file) would
+// not be kept apart by the database: refused (roleOf removes the same
+// settings from the cores' environment).
+func (c *Config) principalRoles(ctx context.Context, shared, pgpass string) (*pgroles.Registry, error) {
+	if !c.TasksDBPerPrincipal {
+		return nil, nil
+	}
+	switch {
+	case !board.IsPostgres(shared):
+		return nil, usage("--tasks-db-per-principal needs a postgres:// --tasks-db (the operator's role, which provisions the principals'); on SQLite each principal already has its own board without --tasks-db")
+	case c.Auth == "none":
+		return nil, usage("--tasks-db-per-principal needs authentication: with --auth none there is one principal")
+	case launch.HasFlag(c.CoreArgs, "tasks-db") || launch.HasFlag(c.CoreArgs, "tasks-db-password-file"):
+		return nil, usage("--tasks-db-per-principal gives each core its own board: drop --tasks-db and --tasks-db-password-file after --")
+	}
+	ctx, cancel := context.WithTimeout(ctx, provisionTimeout)
+	defer cancel()
+	r, err := pgroles.Open(ctx, shared, board.PGOptions{PasswordFile: pgpass})
+	if err != nil {
+		return nil, fmt.Errorf("--tasks-db-per-principal: %w", err)
+	}
+	return r, nil
 }
 
 // tasksDBPasswordFile is --tasks-db-password-file made absolute (cores

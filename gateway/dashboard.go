@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"os"
+	"strings"
 
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
 )
@@ -18,6 +21,7 @@ func (h *Handler) dashboardGateway() dashboard.Gateway {
 		PublicURL:           h.opts.PublicURL,
 		TasksDB:             h.opts.TasksDB,
 		TasksDBPasswordFile: h.opts.TasksDBPasswordFile,
+		BoardOptions:        h.boardOptions(),
 		Host:                h.hostName(),
 		WriteTimeout:        h.opts.WriteTimeout,
 		Draining:            h.draining,
@@ -43,4 +47,20 @@ func (h *Handler) hostName() string {
 func (h *Handler) dashboardPrincipal(p Principal) dashboard.Principal {
 	board, _ := h.cores.boardOf(p, launch.CoreEnv(h.opts.Environ))
 	return dashboard.Principal{Subject: p.Subject, SubjectKey: p.SubjectKey, Board: board}
+}
+
+// boardOptions is how the dashboard reaches a principal's own PostgreSQL
+// board (Options.Roles): as its role, provisioned if need be; nil when
+// principals have no roles.
+func (h *Handler) boardOptions() func(context.Context, string) (board.PGOptions, error) {
+	if h.opts.Roles == nil {
+		return nil
+	}
+	return func(ctx context.Context, subjectKey string) (board.PGOptions, error) {
+		role, err := h.opts.Roles.Role(ctx, subjectKey, strings.Replace(subjectKey, "\x00", ":", 1))
+		if err != nil {
+			return board.PGOptions{}, err
+		}
+		return board.PGOptions{Password: role.Password}, nil
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mjkoo/boris/gateway/dashboard"
 	"github.com/mjkoo/boris/gateway/launch"
 	"github.com/mjkoo/boris/gateway/metrics"
+	"github.com/mjkoo/boris/gateway/pgroles"
 	"github.com/mjkoo/boris/gateway/sessions"
 	"github.com/mjkoo/boris/gateway/wire"
 	"github.com/mjkoo/boris/internal/cgroup"
@@ -105,6 +106,12 @@ type Options struct {
 	// TasksDBPasswordFile, if set, holds the password of TasksDB's
 	// PostgreSQL role: given to each core with --tasks-db-password-file.
 	TasksDBPasswordFile string
+	// Roles, if non-nil, gives each principal its own PostgreSQL role and
+	// board (--tasks-db-per-principal): its cores are given the role's
+	// URL as --tasks-db and its password as PGPASSWORD (which a core keeps
+	// from its commands), and the dashboard reads its board as that role.
+	// TasksDB is empty then.
+	Roles *pgroles.Registry
 	// BoardsDir, if set, holds the boards of authenticated principals
 	// (BoardsDir/NAME/boris.db); every core's file tools are denied it.
 	// See boardOf.

@@ -14,6 +14,7 @@ var gatewayPackages = map[string][]string{
 	"dashboard": {"metrics", "wire"},
 	"launch":    {},
 	"metrics":   {},
+	"pgroles":   {},
 	"sessions":  {"dashboard", "launch", "wire"},
 	"wire":      {},
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/auth"
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/internal/reaper"
 	"github.com/mjkoo/boris/internal/version"
@@ -90,6 +91,16 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	roles, err := cfg.principalRoles(ctx, shared, pgpass)
+	if err != nil {
+		return err
+	}
+	if roles != nil {
+		log.Info("task boards: a PostgreSQL role and schema per principal", "db", board.Redact(shared))
+		// The operator's database and credentials provision principals'
+		// roles: no core is given them.
+		shared, pgpass = "", ""
+	}
 	boards, err := cfg.boardsDir(environ)
 	if err != nil {
 		return err
@@ -116,7 +127,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		Settings: cfg.Settings, Core: corePath, CoreArgs: cfg.CoreArgs, Environ: environ, Secrets: secrets,
 		Reaper: rp, Isolation: iso, Cgroups: cg, Egress: proxy, Loopback: cfg.loopback(), Logger: log,
 		TrustedProxies: proxies, Authenticate: as.middleware, Principal: cfg.principal, Metadata: as.metadata,
-		TasksDB: shared, TasksDBPasswordFile: pgpass, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash, SSEPath: cfg.ssePath(),
+		TasksDB: shared, TasksDBPasswordFile: pgpass, Roles: roles, BoardsDir: boards, PrincipalsDir: principals, CachesDir: caches, Dashboard: dash, SSEPath: cfg.ssePath(),
 	})
 	if as.middleware == nil {
 		log.Warn("authentication is off (--auth none): serving loopback clients only")

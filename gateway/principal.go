@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +34,10 @@ func (h *starter) launchFor(p Principal) (launch.Spec, error) {
 	args = launch.ListFlag(args, environ, "deny-dir", "BORIS_DENY_DIRS", denied...)
 	db, boardArgs := h.boardOf(p, environ)
 	args = append(args, boardArgs...)
+	args, environ, err := h.roleOf(p, args, environ)
+	if err != nil {
+		return launch.Spec{}, err
+	}
 	stateArgs, err := h.stateOf(p, environ)
 	if err != nil {
 		return launch.Spec{}, err
@@ -91,6 +96,9 @@ func (h *starter) stateOf(p Principal, environ []string) ([]string, error) {
 // put it there (none where the core's own default already does). environ
 // is the cores' environment before launchFor sets HOME.
 func (h *starter) boardOf(p Principal, environ []string) (path string, args []string) {
+	if h.opts.Roles != nil {
+		return h.opts.Roles.URL(p.SubjectKey), nil // roleOf gives the arguments
+	}
 	if h.opts.TasksDB != "" {
 		args = []string{"--tasks-db", h.opts.TasksDB}
 		if h.opts.TasksDBPasswordFile != "" {
@@ -120,4 +128,41 @@ func (h *starter) boardOf(p Principal, environ []string) (path string, args []st
 func principalDirName(p Principal) string {
 	kind, sub, _ := strings.Cut(p.SubjectKey, "\x00")
 	return sanitizeSubject(kind, sub)
+}
+
+// roleOf gives p's core its own PostgreSQL role where each principal has
+// one (Options.Roles; provisioned now on p's first use): the role's URL
+// as --tasks-db and its password as PGPASSWORD, which the core keeps from
+// every command it runs (and, being non-dumpable, from their reading its
+// /proc/PID/environ). Whatever else in the environment could point a
+// core at the operator's credentials or another board is removed.
+func (h *starter) roleOf(p Principal, args, environ []string) ([]string, []string, error) {
+	if h.opts.Roles == nil {
+		return args, environ, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), provisionTimeout)
+	defer cancel()
+	role, err := h.opts.Roles.Role(ctx, p.SubjectKey, p.Subject)
+	if err != nil {
+		return nil, nil, err
+	}
+	environ = slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return operatorDBVar(name)
+	})
+	environ = launch.SetEnv(environ, "PGPASSWORD", role.Password)
+	return append(args, "--tasks-db", role.URL), environ, nil
+}
+
+// operatorDBVar reports whether the environment variable name could give
+// a core the operator's database credentials or a board other than its
+// principal's: libpq's (PGPASSFILE, a service file, a client certificate)
+// and the core's own board settings.
+func operatorDBVar(name string) bool {
+	switch name {
+	case "PGPASSWORD", "PGPASSFILE", "PGUSER", "PGSERVICE", "PGSERVICEFILE", "PGSSLCERT", "PGSSLKEY",
+		"BORIS_TASKS_DB", "BORIS_TASKS_DB_PASSWORD_FILE":
+		return true
+	}
+	return false
 }

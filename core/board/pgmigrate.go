@@ -2,9 +2,7 @@ package board
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -138,49 +136,4 @@ func (s *PGStore) checkReadable(ctx context.Context) error {
 		return fmt.Errorf("its schema is version %d, newer than this boris knows (%d)", v, len(pgMigrations))
 	}
 	return nil
-}
-
-// ProvisionRole makes role a login role of its own board in the database
-// the administrator's connection admin reaches, with a new random
-// password, which it returns: the role owns the schema of its name, and is
-// granted nothing else (no other schema, no other role, no privilege to
-// create roles or databases). So a principal given role's credentials
-// reads and writes its own board and no other, whatever SQL it sends:
-// PostgreSQL refuses the rest. Running it again for the same role changes
-// its password and keeps its board.
-func ProvisionRole(ctx context.Context, admin *pgx.Conn, role string) (password string, err error) {
-	buf := make([]byte, 24)
-	if _, err := rand.Read(buf); err != nil {
-		return "", fmt.Errorf("make a password for role %s: %w", role, err)
-	}
-	password = hex.EncodeToString(buf)
-	id := pgx.Identifier{role}.Sanitize()
-	tx, err := admin.Begin(ctx)
-	if err != nil {
-		return "", fmt.Errorf("provision role %s: %w", role, err)
-	}
-	defer tx.Rollback(ctx)
-	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
-		return "", fmt.Errorf("provision role %s: %w", role, err)
-	}
-	verb := "CREATE"
-	if exists {
-		verb = "ALTER"
-	}
-	// The password is hex of our own making: no quoting can go wrong.
-	stmts := []string{
-		verb + ` ROLE ` + id + ` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS PASSWORD '` + password + `'`,
-		`CREATE SCHEMA IF NOT EXISTS ` + id + ` AUTHORIZATION ` + id,
-		`REVOKE ALL ON SCHEMA ` + id + ` FROM PUBLIC`,
-	}
-	for _, q := range stmts {
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return "", fmt.Errorf("provision role %s: %w", role, err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return "", fmt.Errorf("provision role %s: %w", role, err)
-	}
-	return password, nil
 }

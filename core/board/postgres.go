@@ -36,6 +36,11 @@ type PGOptions struct {
 	// first line; a trailing newline is not part of it). Else the driver
 	// looks where libpq does: passfile=, PGPASSFILE, ~/.pgpass, PGPASSWORD.
 	PasswordFile string
+	// Password, if set, is the role's password itself, for a process that
+	// holds it only in memory (the gateway's dashboard reading a
+	// principal's board as that principal's role). It wins over
+	// PasswordFile.
+	Password string
 	// ReadOnly opens the board for reading only (the dashboard): every
 	// transaction is read-only, and nothing is created.
 	ReadOnly bool
@@ -90,6 +95,9 @@ func pgConfig(target string, o PGOptions) (*pgx.ConnConfig, error) {
 		}
 		cfg.Password = pw
 	}
+	if o.Password != "" {
+		cfg.Password = o.Password
+	}
 	// Only the role's own schema: a table of the same name elsewhere can
 	// never stand in for the board's.
 	cfg.RuntimeParams["search_path"] = `"$user"`
@@ -100,6 +108,25 @@ func pgConfig(target string, o PGOptions) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	return cfg, nil
+}
+
+// ConnectPG is one connection to the PostgreSQL database at target,
+// authenticated as OpenPostgres would be: for an administrator's work
+// (the gateway provisioning principals' roles), not a board's.
+func ConnectPG(ctx context.Context, target string, o PGOptions) (*pgx.Conn, error) {
+	where := Redact(target)
+	if err := CheckTarget(target); err != nil {
+		return nil, err
+	}
+	cfg, err := pgConfig(target, o)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	return conn, nil
 }
 
 // readPasswordFile reads a password from the first line of path.

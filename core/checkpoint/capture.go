@@ -235,7 +235,7 @@ func (s *Store) ignored(ctx context.Context, rels []string) (map[string]bool, er
 	// check-ignore takes paths, not pathspecs, and refuses the literal
 	// pathspec setting every other command gets.
 	env := slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_LITERAL_PATHSPECS=") })
-	out, err := s.runEnv(ctx, env, []byte(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
+	out, err := s.runEnv(ctx, env, strings.NewReader(strings.Join(rels, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
 	var ge *gitError
 	if err != nil && !(errors.As(err, &ge) && ge.err.Error() == "exit status 1") { // 1: none ignored
 		return nil, err

@@ -247,6 +247,7 @@ func (s *Store) addListed(ctx context.Context, indexEnv []string, paths []string
 		}
 	}
 	if len(files) > 0 {
+		s.packFiles(ctx, indexEnv, files)
 		list := []byte(strings.Join(files, "\x00") + "\x00")
 		if _, err := s.run(ctx, list, indexEnv, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			s.opts.Log.Debug("update-index refused a path; adding with git add", "err", err)

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -251,11 +252,15 @@ var gitConfig = []string{
 // relative to it), confined when Options.Confine says how, with the
 // shadow's directory as file descriptor 3.
 func (s *Store) run(ctx context.Context, stdin []byte, extraEnv []string, args ...string) ([]byte, error) {
-	return s.runEnv(ctx, append(append([]string{}, s.env...), extraEnv...), stdin, args...)
+	var in io.Reader
+	if stdin != nil {
+		in = bytes.NewReader(stdin)
+	}
+	return s.runEnv(ctx, append(append([]string{}, s.env...), extraEnv...), in, args...)
 }
 
 // runEnv is run with the whole environment given.
-func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+func (s *Store) runEnv(ctx context.Context, env []string, stdin io.Reader, args ...string) ([]byte, error) {
 	argv := append(append(append([]string{s.git}, gitenv.Args...), gitConfig...), args...)
 	if s.opts.Spawn != nil {
 		stdout, stderr, err := s.spawnRun(ctx, argv, env, stdin)
@@ -276,7 +281,7 @@ func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...
 	cmd.Dir = s.opts.Tree
 	cmd.ExtraFiles = []*os.File{s.root.File()}
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		cmd.Stdin = stdin
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -294,7 +299,7 @@ func (s *Store) runEnv(ctx context.Context, env []string, stdin []byte, args ...
 // spawnRun runs argv through Options.Spawn with stdin, returning its
 // output; a *startError when it could not start. A cancelled ctx kills
 // its process group.
-func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin []byte) (stdout, stderr []byte, err error) {
+func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin io.Reader) (stdout, stderr []byte, err error) {
 	var pipes [3][2]*os.File // stdin, stdout, stderr: read end, write end
 	for i := range pipes {
 		r, w, err := os.Pipe()
@@ -315,7 +320,9 @@ func (s *Store) spawnRun(ctx context.Context, argv, env []string, stdin []byte) 
 		return nil, nil, &startError{err}
 	}
 	go func() {
-		_, _ = pipes[0][1].Write(stdin)
+		if stdin != nil {
+			_, _ = io.Copy(pipes[0][1], stdin)
+		}
 		pipes[0][1].Close()
 	}()
 	var outBuf, errBuf bytes.Buffer

@@ -33,6 +33,10 @@ import (
 // map it to the ACCESS_DENIED tool error with errors.Is.
 var ErrDenied = errors.New("access denied")
 
+// ErrEmptyPath is Resolve's error for an empty path: the caller's input
+// is missing, which tools report as INVALID_INPUT.
+var ErrEmptyPath = errors.New("path is required")
+
 // Policy is a set of allow and deny rules plus the *os.Root handles used
 // to access files under them. The deny rules are fixed; the allow set can
 // be replaced as a whole (SetAllowed, for MCP roots). It is safe for
@@ -244,7 +248,7 @@ func (p *Policy) Denied() []string {
 // on both the lexical and the resolved path; the resolved path is returned.
 func (p *Policy) Resolve(cwd, path string) (string, error) {
 	if path == "" {
-		return "", errors.New("path is required")
+		return "", ErrEmptyPath
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)

@@ -72,6 +72,8 @@ func Classify(err error) *Error {
 		return te
 	case errors.Is(err, scope.ErrDenied):
 		return &Error{Code: AccessDenied, Msg: err.Error()}
+	case errors.Is(err, scope.ErrEmptyPath):
+		return &Error{Code: InvalidInput, Msg: err.Error()}
 	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, checkpoint.ErrNoParent):
 		return &Error{Code: CheckpointNotFound, Msg: err.Error()}
 	case errors.Is(err, scope.ErrSpecialFile):

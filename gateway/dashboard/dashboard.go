@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/auth"
+	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/gateway/wire"
 )
 
@@ -104,6 +106,11 @@ type Gateway struct {
 	// TasksDBPasswordFile, if set, holds the password of a PostgreSQL
 	// TasksDB's role.
 	TasksDBPasswordFile string
+	// BoardOptions, if non-nil, is how the dashboard reaches the
+	// PostgreSQL board of the principal subjectKey: as that principal's
+	// own role (--tasks-db-per-principal), so that what one viewer is
+	// shown of a board PostgreSQL would show that board's principal.
+	BoardOptions func(ctx context.Context, subjectKey string) (board.PGOptions, error)
 	// Host names this gateway on its plots: its node id, else the
 	// machine's host name.
 	Host string

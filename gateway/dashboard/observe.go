@@ -66,6 +66,7 @@ type finishedCall struct {
 
 // seenPrincipal is a principal a core was started for, and its board.
 type seenPrincipal struct {
+	Key     string // its SubjectKey
 	Subject string
 	Board   string
 	seq     uint64
@@ -227,7 +228,7 @@ func (o *Observer) SawPrincipal(subjectKey, subject, db string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seenSeq++
-	o.seen[subjectKey] = seenPrincipal{Subject: subject, Board: db, seq: o.seenSeq}
+	o.seen[subjectKey] = seenPrincipal{Key: subjectKey, Subject: subject, Board: db, seq: o.seenSeq}
 	if len(o.seen) > maxSeenPrincipals {
 		oldest, key := o.seenSeq, ""
 		for k, v := range o.seen {

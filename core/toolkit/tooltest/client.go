@@ -21,12 +21,20 @@ func Connect(tb testing.TB, tools []toolkit.Tool) *mcp.ClientSession {
 			return run(ctx)
 		})
 	}
+	return Serve(tb, s, nil, nil)
+}
+
+// Serve connects a real client, made with copt and speaking what sopt
+// says (both may be nil: the newest revision, no client capabilities),
+// to s over in-memory transports; both ends close when the test ends.
+func Serve(tb testing.TB, s *mcp.Server, copt *mcp.ClientOptions, sopt *mcp.ClientSessionOptions) *mcp.ClientSession {
+	tb.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)
 	if err != nil {
 		tb.Fatalf("connect the server: %v", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "tooltest-client"}, nil).Connect(context.Background(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "tooltest-client"}, copt).Connect(context.Background(), ct, sopt)
 	if err != nil {
 		ss.Close()
 		tb.Fatalf("connect the client: %v", err)

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,8 +28,8 @@ import (
 )
 
 // Deps is one test's dependencies of a toolset. It satisfies the Deps of
-// the boris, filesystem, checkpoints and tracking toolsets; a toolset
-// that needs more (extensions' roots, diagnostics' servers) embeds it.
+// the boris, filesystem, checkpoints, tracking and extensions toolsets; a
+// toolset that needs more (diagnostics' servers) embeds it.
 type Deps struct {
 	dir    string
 	policy *scope.Policy
@@ -40,6 +41,8 @@ type Deps struct {
 	boardOnce sync.Once
 	board     *board.Store
 	boardErr  error
+
+	listsChanged atomic.Int32
 }
 
 // New returns the dependencies of a test working in a new temporary
@@ -99,6 +102,17 @@ func (d *Deps) Workspaces() *workspace.Paths { return d.ws }
 func (d *Deps) UndoLastEdit(context.Context, *mcp.CallToolRequest, string) (*mcp.CallToolResult, error) {
 	return nil, errors.New("no checkpoints in these tests")
 }
+
+// AwaitRoots returns at once: the roots are the test's directory, known
+// from the start.
+func (d *Deps) AwaitRoots(context.Context) {}
+
+// ListsChanged notes that the lists a client pages through changed (the
+// extensions reloaded); ListsChangedCount says how often it was.
+func (d *Deps) ListsChanged() { d.listsChanged.Add(1) }
+
+// ListsChangedCount is how often ListsChanged was called.
+func (d *Deps) ListsChangedCount() int { return int(d.listsChanged.Load()) }
 
 // Board is a task board in a new SQLite file of its own, opened on first
 // use.

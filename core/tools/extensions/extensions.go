@@ -577,20 +577,27 @@ func (b *Set) Watch(ctx context.Context, s *mcp.Server) {
 			return
 		case <-tick.C:
 		}
-		fp := extension.Fingerprint(b.opt.Dirs)
-		if fp == last {
-			continue
-		}
-		last = fp
-		tools, skipped, err := extension.Load(b.opt.Dirs, b.opt.Builtin)
-		if err != nil {
-			b.opt.Log.Warn("reloading extensions failed; keeping the tools loaded before", "err", err)
-			continue
-		}
-		extension.Log(b.opt.Log, skipped)
-		b.swapExtensionTools(s, tools)
-		b.reloadExtensionContent(s)
+		last = b.reload(s, last)
 	}
+}
+
+// reload reloads the extensions when the directories' fingerprint is no
+// longer last, and returns the fingerprint it saw. A directory that fails
+// to load keeps the tools loaded before.
+func (b *Set) reload(s *mcp.Server, last string) string {
+	fp := extension.Fingerprint(b.opt.Dirs)
+	if fp == last {
+		return last
+	}
+	tools, skipped, err := extension.Load(b.opt.Dirs, b.opt.Builtin)
+	if err != nil {
+		b.opt.Log.Warn("reloading extensions failed; keeping the tools loaded before", "err", err)
+		return fp
+	}
+	extension.Log(b.opt.Log, skipped)
+	b.swapExtensionTools(s, tools)
+	b.reloadExtensionContent(s)
+	return fp
 }
 
 // swapExtensionTools makes tools the registered extension tools.

@@ -16,20 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mjkoo/boris/core/shell"
-
+	"github.com/mjkoo/boris/core/toolkit/tooltest"
 	"github.com/mjkoo/boris/internal/testbin"
 )
-
-// providerDeps gives a Set the one thing reading resources needs of the
-// core: its shell. Anything else it is asked for panics (nil Deps).
-type providerDeps struct {
-	Deps
-	sh *shell.Shell
-}
-
-func (d providerDeps) Shell() *shell.Shell { return d.sh }
-func (d providerDeps) ListsChanged()       {}
 
 // providerSet loads the content of an extension directory holding files
 // (as content_test.go's put writes them: "->" makes a symlink, "#!" an
@@ -38,18 +27,13 @@ func providerSet(t *testing.T, files map[string]string, opt Options) (*Set, *mcp
 	t.Helper()
 	root := realTemp(t)
 	put(t, root, files)
-	sh, err := shell.New(root, shell.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sh.Close)
 	opt.Dirs = []string{root}
 	opt.Environ = os.Environ()
 	opt.Log = slog.New(slog.DiscardHandler)
 	if opt.MaxFileSize == 0 {
 		opt.MaxFileSize = 1 << 20
 	}
-	b := &Set{d: providerDeps{sh: sh}, opt: opt}
+	b := &Set{d: tooltest.In(t, root), opt: opt}
 	if err := b.loadExtensionContent(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,19 +50,7 @@ func connect(t *testing.T, b *Set, copt *mcp.ClientOptions) *mcp.ClientSession {
 	b.ServerOptions(sopt)
 	s := mcp.NewServer(&mcp.Implementation{Name: "test"}, sopt)
 	b.AddContent(s)
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client"}, copt).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return tooltest.Serve(t, s, copt, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 }
 
 // realTemp is a temporary directory by its real path (testbin.RealTemp).
