@@ -55,18 +55,24 @@ func (s *Store) packFiles(ctx context.Context, indexEnv []string, paths []string
 	}
 }
 
-// writeBlobStream writes a fast-import stream of one blob per readable
-// regular file of paths, then "done".
+// writeBlobStream writes a fast-import stream of one blob per distinct
+// content of the readable regular files of paths, then "done".
 func writeBlobStream(w io.Writer, tree int, paths []string, limit int64) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	if _, err := bw.WriteString("feature done\n"); err != nil {
 		return err
 	}
+	seen := map[oid]bool{} // copies of one file are one object: sent once
 	for _, p := range paths {
 		data, ok := readBeneath(tree, p, limit)
 		if !ok {
 			continue
 		}
+		o := hashObject("blob", data)
+		if seen[o] {
+			continue
+		}
+		seen[o] = true
 		if _, err := fmt.Fprintf(bw, "blob\ndata %d\n", len(data)); err != nil {
 			return err
 		}

@@ -16,4 +16,4 @@ func children() []child { return nil }
 func childPids() []int { return nil }
 
 func readChild(int) (child, bool) { return child{}, false }
-func scanChildren() []int { return nil }
+func scanChildren() []int         { return nil }

@@ -2,7 +2,8 @@
 // package (core/tools/...) from a coverage profile that make test writes
 // (go test -coverprofile): what the toolset's own tests reach, each
 // package counted by its own tests only. A toolset below the floor is
-// marked; nothing fails on it.
+// marked and makes it exit 1, so make test fails: every toolset keeps
+// tests of its own.
 //
 //	toolcover bin/cover.out
 package main
@@ -47,13 +48,18 @@ func run(profile string, w io.Writer) error {
 		return fmt.Errorf("no toolset package in %s", profile)
 	}
 	fmt.Fprintln(w, "coverage of each toolset by its own tests (statements):")
+	var below []string
 	for _, name := range slices.Sorted(maps.Keys(cov)) {
 		c := cov[name]
 		mark := ""
 		if c.percent() < floor {
 			mark = fmt.Sprintf("  (below %.0f %%)", floor)
+			below = append(below, name)
 		}
 		fmt.Fprintf(w, "  %-12s %5.1f %%  %4d of %4d%s\n", name, c.percent(), c.covered, c.total, mark)
+	}
+	if len(below) > 0 {
+		return fmt.Errorf("%s below %.0f %%: add tests in the toolset's package (core/toolkit/tooltest has the shared fakes)", strings.Join(below, ", "), floor)
 	}
 	return nil
 }
