@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mjkoo/boris/core/checkpoint"
+	"github.com/mjkoo/boris/core/sandbox"
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
@@ -116,25 +116,32 @@ func lookupEnv(environ []string, key string) string {
 
 // gitSpawn returns how checkpoint git starts from a confined spawner of
 // its own (reading the tree, writing only the shadow, as Confine), made
-// at its first use; nil when commands are not confined.
+// at its first use and stopped when idle (idleSpawner); nil when commands
+// are not confined.
 func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
 	if !b.sandbox.Enforced() {
 		return nil
 	}
-	var once sync.Once
-	var err error
-	return func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
-		once.Do(func() {
-			b.gitSpawner, err = b.sandbox.StartReadOnlySpawner([]string{tree}, []string{"/proc/self/fd/4"}, []*os.File{shadow}, b.startHook())
+	b.gitSpawner = &idleSpawner{
+		idle: gitSpawnerIdle,
+		start: func(shadow *os.File) (gitStarter, error) {
+			sp, err := b.sandbox.StartReadOnlySpawner([]string{tree}, []string{"/proc/self/fd/4"}, []*os.File{shadow}, b.startHook())
 			if err != nil {
 				b.log.Warn("checkpoint git starts through the sandbox helper instead of a spawner", "err", err)
+				return nil, err
 			}
-		})
-		if b.gitSpawner == nil {
-			return 0, nil, errNoSpawner
-		}
-		return b.gitSpawner.Start(argv, dir, env, files)
+			return sp, nil
+		},
+		stop: func(g gitStarter) {
+			sp := g.(*sandbox.Spawner)
+			sp.Close()
+			_ = sp.Wait()
+			if b.reaper != nil {
+				b.reaper.Done(sp.Pid())
+			}
+		},
 	}
+	return b.gitSpawner.Start
 }
 
 // checkpointsOn reports whether checkpoints are recorded: --checkpoints
@@ -183,13 +190,7 @@ func denyExcludes(tree string, denied []string) []string {
 // closeCheckpoints waits for recordings under way, then releases the store.
 func (b *boris) closeCheckpoints() {
 	b.rec.Close()
-	if sp := b.gitSpawner; sp != nil {
-		sp.Close()
-		_ = sp.Wait()
-		if b.reaper != nil {
-			b.reaper.Done(sp.Pid())
-		}
-	}
+	b.gitSpawner.Close()
 }
 
 // tasksRunning reports whether a background task is still running.

@@ -55,7 +55,7 @@ type boris struct {
 	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
 	cursors       *cursorSeal          // seals list cursors (cursors.go)
 	ext           *extensions.Set      // --extensions; nil without
-	gitSpawner    *sandbox.Spawner     // starts checkpoint git, confined; nil until first used
+	gitSpawner    *idleSpawner         // starts checkpoint git, confined; nil without a sandbox
 	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off

@@ -207,3 +207,57 @@ func TestRecordFilesBetweenGitRecordings(t *testing.T) {
 		t.Errorf("the last recording changed %q, want only b.txt", got)
 	}
 }
+
+// TestDropUnchangedDirectories: a directory the watcher names that holds
+// no file, where the latest checkpoint has nothing, is dropped in process
+// (git records no empty directory: another session's private temporary
+// directory made in a shared tree costs no git status); one holding a
+// file or a link anywhere below, or one the checkpoint records, is left
+// to git.
+func TestDropUnchangedDirectories(t *testing.T) {
+	tree := t.TempDir()
+	mkdir(t, filepath.Join(tree, "rec"))
+	write(t, filepath.Join(tree, "rec", "a.txt"), "a\n")
+	s := openTestStore(t, tree)
+	if err := os.Remove(filepath.Join(tree, "rec", "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		make    func(abs string)
+		dropped bool
+	}{
+		{"empty", func(abs string) { mkdir(t, abs) }, true},
+		{"nested/empty/dirs", func(abs string) { mkdir(t, abs) }, true},
+		{"file", func(abs string) { mkdir(t, abs); write(t, filepath.Join(abs, "f.txt"), "f\n") }, false},
+		{"deep", func(abs string) {
+			mkdir(t, filepath.Join(abs, "x", "y"))
+			write(t, filepath.Join(abs, "x", "y", "f.txt"), "f\n")
+		}, false},
+		{"link", func(abs string) {
+			mkdir(t, abs)
+			if err := os.Symlink("nowhere", filepath.Join(abs, "l")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"rec", func(string) {}, false}, // recorded with a file, now empty
+		{"many", func(abs string) {
+			for i := range maxEmptyWalk + 1 {
+				mkdir(t, filepath.Join(abs, fmt.Sprint(i)))
+			}
+		}, false},
+	} {
+		c.make(filepath.Join(tree, filepath.FromSlash(c.name)))
+		top := strings.Split(c.name, "/")[0]
+		if got := len(s.staging().dropUnchanged([]string{top})) == 0; got != c.dropped {
+			t.Errorf("%s: dropped %v, want %v", c.name, got, c.dropped)
+		}
+	}
+}
+
+func mkdir(t *testing.T, abs string) {
+	t.Helper()
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

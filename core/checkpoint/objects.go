@@ -16,9 +16,10 @@ import (
 
 // The shadow's loose objects, read and written in process in git's object
 // format (gitformat-loose(5), gitformat-tree): a recording of named files
-// runs no git process. Only loose objects are read: nothing packs the
-// shadow (gc.auto is off, prune only deletes), and an object found packed
-// all the same sends the recording back to git (errNotLoose).
+// runs no git process. Only loose objects are read, and only trees and
+// commits: the one pack a large recording writes (packFiles) holds file
+// contents alone, gc.auto is off and prune only deletes; an object found
+// packed all the same sends the recording back to git (errNotLoose).
 
 // oid is an object's SHA-1 name.
 type oid [sha1.Size]byte

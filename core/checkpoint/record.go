@@ -117,11 +117,21 @@ func (s *Store) RecordStart(ctx context.Context, tool, summary string, seal func
 		if s.watch != nil {
 			s.watch.changes() // the scan reads what changed before it
 		}
-		c := &Capture{seal: func() map[string]captured {
+		sealNow := func() map[string]captured {
 			after, allAfter := s.pendingNow()
 			return seal(append(before, after...), allBefore || allAfter)
-		}}
-		cp, err = s.recordWith(ctx, tool, summary, wholeTree, nil, c)
+		}
+		if s.matchesHead() {
+			// Read in process and found as the latest checkpoint holds
+			// it (a session on a tree another recorded): no git runs,
+			// unless a file tool kept a path's state meanwhile.
+			entries := sealNow()
+			if len(entries) == 0 {
+				return nil
+			}
+			sealNow = func() map[string]captured { return entries }
+		}
+		cp, err = s.recordWith(ctx, tool, summary, wholeTree, nil, &Capture{seal: sealNow})
 		return err
 	})
 	return cp, err

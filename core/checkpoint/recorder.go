@@ -157,9 +157,9 @@ func (r *Recorder) run(ctx context.Context) {
 		return
 	}
 	done := procs.Busy()
-	r.store, r.openErr = r.open(ctx)
-	close(r.opened)
-	if r.openErr != nil {
+	var started bool
+	atLowPriority(func() { started = r.begin(ctx) })
+	if !started {
 		done()
 		r.log.Warn("checkpoints are off for this session: the shadow repository could not be opened", "err", r.openErr)
 		r.gaps.add("start", StartSummary, r.openErr)
@@ -173,14 +173,6 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		return
 	}
-	if r.holdWatch != nil {
-		r.holdWatch(ctx)
-	}
-	if err := r.store.watchSince(r.commandsSince); err != nil {
-		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
-		r.gaps.note(watchNote(err))
-	}
-	r.recordStart(ctx)
 	r.sayWatchLoss()
 	done()
 	r.recording.leave()
@@ -209,6 +201,27 @@ func (r *Recorder) run(ctx context.Context) {
 	}
 }
 
+// begin opens the store, watches the tree and records the tree as the
+// session found it: the start, which reads the whole tree, run at a
+// lower priority (atLowPriority) so that it never competes with calls.
+// false when the store could not be opened (openErr says why).
+func (r *Recorder) begin(ctx context.Context) bool {
+	r.store, r.openErr = r.open(ctx)
+	close(r.opened)
+	if r.openErr != nil {
+		return false
+	}
+	if r.holdWatch != nil {
+		r.holdWatch(ctx)
+	}
+	if err := r.store.watchSince(r.commandsSince); err != nil {
+		r.log.Info("checkpoints will scan the whole tree after every command", "reason", err)
+		r.gaps.note(watchNote(err))
+	}
+	r.recordStart(ctx)
+	return true
+}
+
 // sayWatchLoss notes, once, that the watcher stopped naming what
 // changes, if it has.
 func (r *Recorder) sayWatchLoss() {
@@ -234,7 +247,7 @@ func (r *Recorder) recordStart(ctx context.Context) {
 		r.hold(ctx)
 	}
 	tool, summary := "start", StartSummary
-	if r.store.HasCheckpoints(ctx) {
+	if r.store.recordedBefore(ctx) {
 		tool, summary = OutsideTool, BetweenSummary
 	}
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -253,9 +254,40 @@ func (st staging) unchanged(tree oid, rel string) bool {
 	if err != nil {
 		return false
 	}
-	mode, data, err := st.tree.readTreeFile(filepath.Join(st.tree.treeDir, filepath.FromSlash(rel)), maxCompare)
-	if errors.Is(err, os.ErrNotExist) {
+	abs := filepath.Join(st.tree.treeDir, filepath.FromSlash(rel))
+	mode, data, err := st.tree.readTreeFile(abs, maxCompare)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return !found
+	case errors.Is(err, errNotFile) && !found:
+		// git records no directory that holds no file: one made where the
+		// checkpoint has nothing (another session's private temporary
+		// directory, a mkdir) changes nothing it records.
+		return noFileBelow(abs)
 	}
 	return err == nil && found && e.mode == mode && hashObject("blob", data) == e.id
+}
+
+// maxEmptyWalk bounds the entries noFileBelow reads before it leaves the
+// directory to git.
+const maxEmptyWalk = 64
+
+// noFileBelow reports whether abs is a directory with nothing but
+// directories below it (at most maxEmptyWalk of them), links not
+// followed: what git would record there is nothing.
+func noFileBelow(abs string) bool {
+	seen := 0
+	err := filepath.WalkDir(abs, func(_ string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case !d.IsDir():
+			return errNotFile
+		}
+		if seen++; seen > maxEmptyWalk {
+			return errNotFile
+		}
+		return nil
+	})
+	return err == nil
 }

@@ -145,6 +145,7 @@ func writeFixture(dir string) error {
 type measurement struct {
 	paced, opens benchkit.Stats
 	idle, loaded usage
+	roles        [2]roleReading // the tree by role: sessions open and idle, after the load
 	load         loadResult
 	left         []string // boris processes still running after the gateway stopped
 	// failed says where the gateway did not survive the run, and why;
@@ -187,6 +188,7 @@ func measure(ctx context.Context, cfg config, url string, pid int, stop func(), 
 	if m.idle, err = readUsage(pid, boris); err != nil {
 		return m, err
 	}
+	m.roles[0] = readRoles(pid, boris)
 	fmt.Fprintf(logw, "scale: %d callers for %s, a session created every %s\n", cfg.callers, cfg.duration, cfg.createEvery)
 	if m.load, err = runLoad(ctx, cfg, hc, url, principals, held); err != nil {
 		return m, err
@@ -194,6 +196,7 @@ func measure(ctx context.Context, cfg config, url string, pid int, stop func(), 
 	if m.loaded, err = readUsage(pid, boris); err != nil {
 		return m, err
 	}
+	m.roles[1] = readRoles(pid, boris)
 	for _, cs := range held {
 		_ = cs.Close()
 	}

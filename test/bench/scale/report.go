@@ -94,6 +94,7 @@ func writeTable(out io.Writer, cfg config, m measurement) map[string]benchkit.St
 		fmt.Fprintf(out, "%-20s cores %4d  processes %5d  gateway RSS %7.1f MB  tree PSS %8.1f MB (%.2f MB per session)  fds %6d\n",
 			u.name, u.u.tree.Cores, u.u.tree.Procs, mb(u.u.tree.GatewayRSS), mb(u.u.tree.PSS), mb(u.u.tree.PSS)/float64(cfg.sessions), u.u.fds)
 	}
+	writeRoles(out, cfg.sessions, m.roles[0], m.roles[1])
 	writeTail(out, load, stats["view"].N)
 	fmt.Fprintf(out, "errors: %d\n", len(load.errs))
 	for _, e := range load.errs {
