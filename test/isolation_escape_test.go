@@ -189,7 +189,7 @@ func isoSleeping(marker string) bool {
 // escapeEnds are the ways A's session ends.
 var escapeEnds = []struct {
 	name string
-	idle bool // on the gateway with --session-idle-timeout 2s
+	idle bool // on the gateway with --session-idle-timeout 6s
 	end  func(t *testing.T, g *escapeGateway, a *isoSession)
 }{
 	{"DELETE", false, func(t *testing.T, g *escapeGateway, a *isoSession) {
@@ -243,7 +243,10 @@ func TestIsolationEscape(t *testing.T) {
 				}
 			}
 			busy := startEscapeGateway(t, f, mode.flags...)
-			idle := startEscapeGateway(t, f, append(mode.flags, "--session-idle-timeout", "2s")...)
+			// Long enough for the test to see every escapee running
+			// before the session expires (2 s was not on a loaded host:
+			// a nohup had not yet become its sleep).
+			idle := startEscapeGateway(t, f, append(mode.flags, "--session-idle-timeout", "6s")...)
 			want := "off"
 			if mode.cgroup {
 				want = "v2"
