@@ -114,10 +114,14 @@ func (r *Recorder) keepForStart(paths []string) bool {
 		if fi, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel))); err == nil && fi.IsDir() {
 			continue // a directory: git records its files, which a write to it names
 		}
-		pc := preCapture{afterCommand: len(r.startup.commands) > 0}
-		if r.store.capturable(rel) {
-			pc.c, _, pc.known = r.store.captureOne(rel)
+		if !r.store.capturable(rel) {
+			// Inside a nested repository (recorded as a reference) or
+			// denied by the policy: no checkpoint holds it as a file,
+			// so there is no state before to keep, nor to miss.
+			continue
 		}
+		pc := preCapture{afterCommand: len(r.startup.commands) > 0}
+		pc.c, _, pc.known = r.store.captureOne(rel)
 		r.startup.pre[rel] = pc
 	}
 	return true

@@ -96,3 +96,32 @@ func TestCommandsWhileTheStartIsHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteInANestedRepositoryWhileTheStartIsHeld: a file tool's write
+// inside a nested repository (a workspace: the shadow records it as a
+// reference, never its files) while the start is taken leaves no gap: no
+// checkpoint holds the file, so no state of it is missed. A write beside
+// it is kept for the start as any other.
+func TestWriteInANestedRepositoryWhileTheStartIsHeld(t *testing.T) {
+	tree := t.TempDir()
+	mustWrite(t, filepath.Join(tree, "ws/repo/.git/HEAD"), "ref: refs/heads/main\n")
+	mustWrite(t, filepath.Join(tree, "ws/repo/data.txt"), "one\n")
+	mustWrite(t, filepath.Join(tree, "top.txt"), "top\n")
+	r, release := heldRecorder(t, tree, "start")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, rel := range []string{"ws/repo/data.txt", "top.txt"} {
+		abs := filepath.Join(tree, rel)
+		r.BeforeWrite(ctx, abs)
+		mustWrite(t, abs, "two\n")
+		r.RecordFiles("edit_file", "edit "+rel, abs)
+	}
+	release()
+	r.Await(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the start was not recorded within a minute of its release")
+	}
+	if gaps := r.Gaps(); len(gaps) != 0 {
+		t.Errorf("gaps: got %q, want none", gaps)
+	}
+}
