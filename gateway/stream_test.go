@@ -342,7 +342,9 @@ func TestIdleTimeoutSparesOpenStream(t *testing.T) {
 // TestMaxLifetime ends a busy session at its lifetime: the request in
 // flight gets a JSON-RPC error, the command dies, and the id gives 404.
 func TestMaxLifetime(t *testing.T) {
-	g := newTestGateway(t, func(o *Options) { o.MaxLifetime = time.Second })
+	// Long enough for the command to start first on a loaded host (1 s
+	// was not: the session ended before its sleep ran).
+	g := newTestGateway(t, func(o *Options) { o.MaxLifetime = 5 * time.Second })
 	sid := g.initialize()
 	marker, pending := g.startSleep(sid, 9)
 	final, _ := responseOf(t, await(t, pending))
