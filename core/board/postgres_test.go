@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mjkoo/boris/internal/pgtest"
 )
 
 // TestTargets: what --tasks-db values are taken as, and what is refused.
@@ -138,20 +138,7 @@ func TestPostgresIsolation(t *testing.T) {
 					t.Logf("%s: %v", q, err)
 				}
 			}
-			q := attack[len(attack)-1]
-			rows, err := conn.Query(ctx, q)
-			var got []string
-			if err == nil {
-				for rows.Next() {
-					got = append(got, fmt.Sprint(rows.RawValues()))
-				}
-				rows.Close()
-				err = rows.Err()
-			}
-			var pe *pgconn.PgError
-			if !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "42P01") {
-				t.Errorf("A's role ran %q: rows %v, err %v; want it refused (42501 or 42P01)", q, got, err)
-			}
+			pgtest.Refused(t, conn, "A's role", attack[len(attack)-1])
 		})
 	}
 	if got, err := sb.Get(ctx, "W-1"); err != nil || got.Description != "B's secret plan" {

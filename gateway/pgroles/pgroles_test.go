@@ -2,7 +2,6 @@ package pgroles
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/internal/pgtest"
@@ -161,31 +159,11 @@ func TestRolesKeptApart(t *testing.T) {
 			for _, q := range attack[:len(attack)-1] {
 				conn.Exec(ctx, q)
 			}
-			refused(t, conn, attack[len(attack)-1])
+			pgtest.Refused(t, conn, "alice's role", attack[len(attack)-1])
 		})
 	}
 	if got, err := bob.Get(ctx, "W-1"); err != nil || got.Description != "bob's secret" {
 		t.Errorf("bob's task after alice's attempts: %+v, %v", got, err)
-	}
-}
-
-// refused runs q on conn and fails t unless PostgreSQL refuses it
-// (insufficient_privilege, or no such table where it skips a schema the
-// role may not use).
-func refused(t *testing.T, conn *pgx.Conn, q string) {
-	t.Helper()
-	rows, err := conn.Query(context.Background(), q)
-	var got []string
-	if err == nil {
-		for rows.Next() {
-			got = append(got, fmt.Sprint(rows.RawValues()))
-		}
-		rows.Close()
-		err = rows.Err()
-	}
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "42P01") {
-		t.Errorf("alice's role ran %q: rows %v, err %v; want it refused (42501 or 42P01)", q, got, err)
 	}
 }
 

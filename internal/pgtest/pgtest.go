@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // ErrUnavailable is wrapped when PostgreSQL is not installed and cannot
@@ -341,4 +342,24 @@ func (s *Server) Role(ctx context.Context, name, dir string, provision func(cont
 		return "", "", err
 	}
 	return s.RoleURL(name, ""), passwordFile, nil
+}
+
+// Refused runs q on conn as who and fails t unless PostgreSQL refuses it:
+// insufficient_privilege, or no such table where the search skips a
+// schema the role may not use.
+func Refused(t testing.TB, conn *pgx.Conn, who, q string) {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), q)
+	var got []string
+	if err == nil {
+		for rows.Next() {
+			got = append(got, fmt.Sprint(rows.RawValues()))
+		}
+		rows.Close()
+		err = rows.Err()
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "42P01") {
+		t.Errorf("%s ran %q: rows %v, err %v; want it refused (42501 or 42P01)", who, q, got, err)
+	}
 }
