@@ -41,7 +41,13 @@ type gitStarter interface {
 // Start starts argv from the spawner, starting the spawner first if none
 // runs (shadow is the shadow repository's descriptor it is given). The
 // returned channel receives git's wait status.
+//
+// git runs at the caller's priority: the niced start's git runs niced,
+// every later recording's at the session's own priority. The spawner
+// itself always runs at the session's (see acquire), so a spawner
+// started by the start does not slow the recordings after it.
 func (s *idleSpawner) Start(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	nice := threadNice()
 	sp, err := s.acquire(shadow)
 	if err != nil {
 		return 0, nil, err
@@ -50,6 +56,9 @@ func (s *idleSpawner) Start(shadow *os.File, argv []string, dir string, env []st
 	if err != nil {
 		s.release()
 		return 0, nil, err
+	}
+	if nice > 0 {
+		renice(pid, nice)
 	}
 	out := make(chan syscall.WaitStatus, 1)
 	go func() {
@@ -68,7 +77,19 @@ func (s *idleSpawner) acquire(shadow *os.File) (gitStarter, error) {
 		return nil, errNoSpawner
 	}
 	if s.sp == nil {
-		sp, err := s.start(shadow)
+		// Started from a goroutine of its own, never from the caller's
+		// thread: a niced thread (the checkpoints' start) would hand its
+		// priority to the spawner and so to every git run after it.
+		var (
+			sp   gitStarter
+			err  error
+			done = make(chan struct{})
+		)
+		go func() {
+			defer close(done)
+			sp, err = s.start(shadow)
+		}()
+		<-done
 		if err != nil {
 			s.failed = true
 			return nil, errNoSpawner

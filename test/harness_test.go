@@ -72,7 +72,9 @@ func startCoreWith(t *testing.T, o coreOptions) *core {
 	client.AddRoots(o.roots...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
+	// A loaded host can take seconds to end a core; the SDK would signal
+	// it after 5 s and Close would report that as an error.
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatalf("connect to boris %v: %v", o.args, err)
 	}

@@ -292,19 +292,24 @@ func (s *server) alive() bool {
 }
 
 // stop asks the server to shut down and exit (LSP shutdown, then exit),
-// then kills its process group if it has not gone within a moment.
+// then kills its process group if it has not gone within a moment. A
+// server that does not answer shutdown within a second is killed at once:
+// the session that ends waits for it no longer than that.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.stopping = true
 	s.mu.Unlock()
-	if s.alive() {
-		_ = s.conn.call(s.until(time.Second), "shutdown", nil, nil)
+	answered := false
+	if s.alive() && s.conn.call(s.until(time.Second), "shutdown", nil, nil) == nil {
+		answered = true
 		_ = s.conn.notify("exit", nil)
 	}
 	_ = s.conn.w.Close()
-	select {
-	case <-s.exited:
-	case <-time.After(2 * time.Second):
+	if answered {
+		select {
+		case <-s.exited:
+		case <-time.After(2 * time.Second):
+		}
 	}
 	s.kill()
 }
