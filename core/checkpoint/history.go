@@ -104,7 +104,7 @@ func (s *Store) HasCheckpoints(ctx context.Context) bool {
 
 // hasHead reports whether any checkpoint was recorded.
 func (h *history) hasHead(ctx context.Context) bool {
-	_, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+	_, err := h.repo.head(ctx)
 	return err == nil
 }
 
@@ -136,11 +136,11 @@ func (h *history) where() string {
 
 // latest returns the newest checkpoint's commit, or ErrNotFound.
 func (h *history) latest(ctx context.Context) (string, error) {
-	out, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+	c, err := h.repo.head(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%w: no checkpoint has been recorded yet", ErrNotFound)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return c, nil
 }
 
 // Latest returns the newest checkpoint's id, or ErrNotFound.

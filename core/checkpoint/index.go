@@ -123,12 +123,11 @@ func (s *shadow) commit(ctx context.Context, msg string) (bool, error) {
 	}
 	tree := strings.TrimSpace(string(out))
 	args := []string{"commit-tree", tree}
-	if head, err := s.run(ctx, nil, nil, "rev-parse", "HEAD", "HEAD^{tree}"); err == nil {
-		f := strings.Fields(string(head))
-		if len(f) == 2 && f[1] == tree {
+	if head, headTree, err := s.headAndTree(ctx); err == nil {
+		if headTree == tree {
 			return false, nil
 		}
-		args = append(args, "-p", f[0])
+		args = append(args, "-p", head)
 	}
 	c, err := s.run(ctx, []byte(msg), nil, args...)
 	if err != nil {

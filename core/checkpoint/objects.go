@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -206,6 +207,40 @@ func (s *shadow) readHead() (ref string, commit oid, err error) {
 		return "", oid{}, ErrSlow
 	}
 	return ref, commit, nil
+}
+
+// head returns the latest checkpoint's commit: read in process from the
+// loose ref HEAD names (every recording reads it, so no git runs for it),
+// or by git when that ref is packed or HEAD is odd. An error when no
+// checkpoint was recorded.
+func (s *shadow) head(ctx context.Context) (string, error) {
+	if _, c, err := s.readHead(); err == nil {
+		return c.String(), nil
+	}
+	out, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// headAndTree returns the latest checkpoint's commit and the tree it
+// holds, in process when both are loose (as head), else by git.
+func (s *shadow) headAndTree(ctx context.Context) (commit, tree string, err error) {
+	if _, c, err := s.readHead(); err == nil {
+		if t, err := s.commitTree(c); err == nil {
+			return c.String(), t.String(), nil
+		}
+	}
+	out, err := s.run(ctx, nil, nil, "rev-parse", "HEAD", "HEAD^{tree}")
+	if err != nil {
+		return "", "", err
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return "", "", fmt.Errorf("rev-parse HEAD: unexpected output %q", out)
+	}
+	return f[0], f[1], nil
 }
 
 // setPath returns tree with the file at parts set to e. The latest

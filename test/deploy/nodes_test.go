@@ -198,7 +198,13 @@ func TestCaddyNodes(t *testing.T) {
 	cmd.Dir = dir
 	cmd.Env = cleanEnv("HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 	p := startProc(t, "caddy", cmd)
-	c.tr = newClientTransport(proxyAddr, certs.pool, false)
+	// HTTP/2, as browsers and Go clients speak to Caddy over TLS: Caddy
+	// can cut an HTTP/1.1 client's streamed POST response a few ms after
+	// its headers (caddyserver/caddy#5431, open; seen here about once in
+	// 120 calls under load, "reading from backend: use of closed network
+	// connection"). docs/deployment.md says so; TestNginxNodes covers
+	// HTTP/1.1 clients, and TestCaddy both.
+	c.tr = newClientTransport(proxyAddr, certs.pool, true)
 	waitReady(t, p, c.base, c.tr)
 	testNodes(t, c)
 }
