@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -259,5 +260,42 @@ func mkdir(t *testing.T, abs string) {
 	t.Helper()
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHeadReadInProcessOrByGit: the latest checkpoint is read from the
+// loose ref without git, and still found, by git, once git has packed
+// the ref (and the loose file is gone): recordings chain on it and
+// Latest names it either way.
+func TestHeadReadInProcessOrByGit(t *testing.T) {
+	ctx := context.Background()
+	tree := t.TempDir()
+	s := openTestStore(t, tree)
+	var commits []string
+	for i, packed := range []bool{false, true} {
+		if packed {
+			gitOut(t, s, "pack-refs", "--all")
+			if _, _, err := s.readHead(); !errors.Is(err, ErrSlow) {
+				t.Fatalf("readHead after pack-refs: %v, want ErrSlow (the loose ref gone)", err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(tree, "f.txt"), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := s.Record(ctx, "bash", "write f.txt", "f.txt")
+		if err != nil || cp == nil {
+			t.Fatalf("record (packed ref %v): %v, %v", packed, cp, err)
+		}
+		latest, err := s.Latest(ctx)
+		if err != nil || latest != cp.ID {
+			t.Errorf("Latest (packed ref %v) = %q, %v; want %s", packed, latest, err, cp.ID)
+		}
+		if head, err := s.head(ctx); err != nil || head != gitOut(t, s, "rev-parse", "HEAD") {
+			t.Errorf("head (packed ref %v) = %q, %v; want git's HEAD", packed, head, err)
+		}
+		commits = append(commits, gitOut(t, s, "rev-list", "--count", "HEAD"))
+	}
+	if n, _ := strconv.Atoi(commits[0]); commits[1] != strconv.Itoa(n+1) {
+		t.Errorf("commits in HEAD after each recording: %v, want the second chained on the first", commits)
 	}
 }
