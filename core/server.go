@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,16 +41,21 @@ import (
 // boris holds what every tool handler shares: the configuration, the path
 // policy and the shell with its tracked working directory.
 type boris struct {
-	cfg           *Config
-	policy        *scope.Policy
-	seen          *seen.Tracker // how the session last saw each file, shared by the file tools
-	sandbox       *sandbox.Sandbox
-	reaper        *reaper.Reaper   // nil where the process cannot be a subreaper
-	spawner       *sandbox.Spawner // starts commands under the sandbox; nil without one
-	spawnerReady  chan struct{}    // closed once spawner is set (or failed to start)
-	spawnerOnce   sync.Once        // starts it once the client has initialized, or with the first command
-	spawnerStart  func()
-	settleOnce    sync.Once // settle's one run
+	cfg          *Config
+	policy       *scope.Policy
+	seen         *seen.Tracker // how the session last saw each file, shared by the file tools
+	sandbox      *sandbox.Sandbox
+	reaper       *reaper.Reaper   // nil where the process cannot be a subreaper
+	spawner      *sandbox.Spawner // starts commands under the sandbox; nil without one
+	spawnerReady chan struct{}    // closed once spawner is set (or failed to start)
+	spawnerOnce  sync.Once        // starts it once the client has initialized, or with the first command
+	spawnerStart func()
+	settleOnce   sync.Once // settle's one run
+	// answered is closed once the first request that waited for the
+	// tools (a client's tools/list, mostly) has been answered: settle's
+	// forced collection waits for it rather than slowing it down.
+	answered      chan struct{}
+	answeredOnce  sync.Once
 	shell         *shell.Shell
 	workspaces    *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
 	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
@@ -223,10 +229,19 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 		case method != "ping" && !strings.HasPrefix(method, "notifications/"):
 			b.startRegistering() // a client that never said it initialized still settles
 			b.registerTools()
+			defer b.answeredOnce.Do(func() { close(b.answered) })
 		}
 		return next(ctx, method, req)
 	}
 }
+
+// settleDelay is how long settle waits at most for the first request
+// that needed the tools to be answered (a client that sends none).
+const settleDelay = time.Second
+
+// settleAfterAnswer is how long settle waits after that answer, for it to
+// be written.
+const settleAfterAnswer = 100 * time.Millisecond
 
 // startRegistering says that boris started, then, in the background and
 // once, starts the session's spawner, registers the tools, starts the
@@ -243,6 +258,13 @@ func (b *boris) startRegistering() {
 			}
 			b.registerTools()
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
+			select {
+			case <-b.answered:
+				// The answer is written after its handler returns: let
+				// it go out before the forced collection competes.
+				time.Sleep(settleAfterAnswer)
+			case <-time.After(settleDelay):
+			}
 			b.settle()
 		}()
 	})
