@@ -291,8 +291,18 @@ func TestReplayBounds(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	waitFor(t, "every call to be answered", func() bool {
-		return s.Pending() == 0
+	// A response leaves Pending before its stream's pump has put it in
+	// the stream: wait for both.
+	waitFor(t, "every call to be answered and its stream ended", func() bool {
+		if s.Pending() != 0 {
+			return false
+		}
+		for _, st := range s.Streams() {
+			if !st.Done {
+				return false
+			}
+		}
+		return true
 	})
 	over.Range(func(k, v any) bool {
 		t.Errorf("call %v: the session held %v bytes, over its budget of %d", k, v, budget)

@@ -7,6 +7,7 @@ type StreamStats struct {
 	ID     string // the stream's id, the first part of its events' ids
 	Bytes  int64  // its kept events' cost against Limits.Replay.Bytes
 	Events int    // events kept
+	Done   bool   // its call's response (or end) is in it: nothing more comes
 }
 
 // Pending reports how many client requests are in flight in s.
@@ -25,7 +26,7 @@ func (s *Session) Streams() []StreamStats {
 	defer s.mu.Unlock()
 	out := make([]StreamStats, 0, len(s.streams.byID))
 	for _, st := range s.streams.byID {
-		out = append(out, StreamStats{ID: st.id, Bytes: st.bytes, Events: len(st.events)})
+		out = append(out, StreamStats{ID: st.id, Bytes: st.bytes, Events: len(st.events), Done: st.done})
 	}
 	return out
 }
