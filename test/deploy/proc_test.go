@@ -3,10 +3,12 @@ package deploy
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,6 +119,32 @@ func (p *proc) running(t *testing.T) {
 // programs that cannot report the port they bound themselves.
 func freePort(t *testing.T) int {
 	t.Helper()
+	// Below the kernel's ephemeral range: the proxy binds the port only
+	// later, and a process binding port 0 meanwhile (a gateway of the same
+	// test) is never handed it. Free for UDP too (Caddy's HTTP/3).
+	const lowest = 10000
+	first := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		_, _ = fmt.Sscan(string(b), &first)
+	}
+	for range 200 {
+		if first <= lowest+1000 {
+			break
+		}
+		port := lowest + rand.IntN(first-lowest)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		tl, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		ul, err := net.ListenPacket("udp", addr)
+		tl.Close()
+		if err != nil {
+			continue
+		}
+		ul.Close()
+		return port
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
