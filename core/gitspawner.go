@@ -5,6 +5,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/internal/nice"
 )
 
 // gitSpawnerIdle is how long the checkpoints' git spawner may sit unused
@@ -47,7 +49,7 @@ type gitStarter interface {
 // itself always runs at the session's (see acquire), so a spawner
 // started by the start does not slow the recordings after it.
 func (s *idleSpawner) Start(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
-	nice := threadNice()
+	prio := nice.Thread()
 	sp, err := s.acquire(shadow)
 	if err != nil {
 		return 0, nil, err
@@ -57,8 +59,8 @@ func (s *idleSpawner) Start(shadow *os.File, argv []string, dir string, env []st
 		s.release()
 		return 0, nil, err
 	}
-	if nice > 0 {
-		renice(pid, nice)
+	if prio > 0 {
+		nice.Set(pid, prio)
 	}
 	out := make(chan syscall.WaitStatus, 1)
 	go func() {

@@ -3,7 +3,7 @@ package checkpoint
 import (
 	"runtime"
 
-	"golang.org/x/sys/unix"
+	"github.com/mjkoo/boris/internal/nice"
 )
 
 // startNice is how much lower than the session's the priority of the
@@ -21,11 +21,7 @@ func atLowPriority(f func()) {
 	go func() {
 		defer close(done)
 		runtime.LockOSThread()
-		tid := unix.Gettid()
-		if now, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil {
-			// The raw system call answers 20 - nice.
-			_ = unix.Setpriority(unix.PRIO_PROCESS, tid, min(20-now+startNice, 19))
-		}
+		nice.LowerThread(startNice)
 		f()
 	}()
 	<-done

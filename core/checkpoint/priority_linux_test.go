@@ -7,18 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/mjkoo/boris/internal/nice"
 )
-
-// threadNice is the nice value of the calling OS thread.
-func threadNice(t *testing.T) int {
-	t.Helper()
-	prio, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 20 - prio // the raw system call answers 20 - nice
-}
 
 // TestStartRunsAtALowerPriority: the starting checkpoint reads the tree
 // on a thread niced by startNice (it yields the CPU to calls); the
@@ -26,7 +16,7 @@ func threadNice(t *testing.T) int {
 func TestStartRunsAtALowerPriority(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	own := threadNice(t)
+	own := nice.Thread()
 	if own+startNice > 19 {
 		t.Skipf("this test runs at nice %d: no lower priority is left to take", own)
 	}
@@ -38,13 +28,13 @@ func TestStartRunsAtALowerPriority(t *testing.T) {
 	r := NewRecorder(tree, open, nil, slog.New(slog.DiscardHandler))
 	defer r.Close()
 	var during int
-	r.SetStartHold(func(context.Context) { during = threadNice(t) })
+	r.SetStartHold(func(context.Context) { during = nice.Thread() })
 	ctx := context.Background()
 	r.Await(ctx)
 	if during != own+startNice {
 		t.Errorf("the start read the tree at nice %d, want %d (the session's %d + %d)", during, own+startNice, own, startNice)
 	}
-	if now := threadNice(t); now != own {
+	if now := nice.Thread(); now != own {
 		t.Errorf("the test's own thread is at nice %d after the start, want %d", now, own)
 	}
 }

@@ -136,3 +136,14 @@ func remove(t *testing.T, p string) {
 		t.Fatal(err)
 	}
 }
+
+// mustWrite writes data to p, making its directory.
+func mustWrite(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,16 +27,6 @@ func newTestWatcher(t *testing.T, tree string, skip func(string) bool) *watcher 
 	return w
 }
 
-func mustWrite(t *testing.T, p, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // wantChanges checks that the watcher names exactly want (order aside).
 func wantChanges(t *testing.T, w *watcher, want ...string) {
 	t.Helper()

@@ -23,6 +23,7 @@ type Stat struct {
 	PGRP    int
 	Session int
 	CPU     time.Duration // user plus system time
+	Nice    int           // -20 to 19; 0 on a line that stops before it
 }
 
 // ErrMalformed is wrapped when a stat line cannot be read.
@@ -39,7 +40,7 @@ func Parse(data []byte) (Stat, error) {
 		return Stat{}, fmt.Errorf("%w: no command name", ErrMalformed)
 	}
 	// After the name: state ppid pgrp session tty_nr tpgid flags minflt
-	// cminflt majflt cmajflt utime stime ...
+	// cminflt majflt cmajflt utime stime cutime cstime priority nice ...
 	f := strings.Fields(string(data[end+1:]))
 	if len(f) < 13 || len(f[0]) != 1 {
 		return Stat{}, fmt.Errorf("%w: %d fields after the name", ErrMalformed, len(f))
@@ -58,6 +59,12 @@ func Parse(data []byte) (Stat, error) {
 		return Stat{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	st.CPU = time.Duration(utime+stime) * time.Second / clockTicks
+	if len(f) > 16 { // ... cutime cstime priority nice
+		var err error
+		if st.Nice, err = strconv.Atoi(f[16]); err != nil {
+			return Stat{}, fmt.Errorf("%w: nice: %w", ErrMalformed, err)
+		}
+	}
 	return st, nil
 }
 

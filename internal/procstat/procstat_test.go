@@ -16,6 +16,8 @@ func TestParse(t *testing.T) {
 			Stat{PID: 42, Comm: "bash", State: 'S', PPID: 1, PGRP: 42, Session: 42, CPU: 3 * time.Second}},
 		{"a name with spaces and parentheses", "7 (a) b) (c d) R 3 5 6 0 -1 0 0 0 0 0 1 2 0 0",
 			Stat{PID: 7, Comm: "a) b) (c d", State: 'R', PPID: 3, PGRP: 5, Session: 6, CPU: 30 * time.Millisecond}},
+		{"niced", "9 (git) S 1 9 9 0 -1 0 0 0 0 0 3 4 0 0 30 10 1 0",
+			Stat{PID: 9, Comm: "git", State: 'S', PPID: 1, PGRP: 9, Session: 9, CPU: 70 * time.Millisecond, Nice: 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Parse([]byte(tc.line))
@@ -24,7 +26,7 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "42", "42 (x", "x (bash) S 1 2 3 0 0 0 0 0 0 0 0 0", "42 (bash) S 1 2", "42 (bash) SS 1 2 3 0 0 0 0 0 0 0 0 0"} {
+	for _, bad := range []string{"", "42", "42 (x", "x (bash) S 1 2 3 0 0 0 0 0 0 0 0 0", "42 (bash) S 1 2", "42 (bash) SS 1 2 3 0 0 0 0 0 0 0 0 0", "42 (bash) S 1 2 3 0 0 0 0 0 0 0 0 0 0 0 20 x"} {
 		if _, err := Parse([]byte(bad)); !errors.Is(err, ErrMalformed) {
 			t.Errorf("Parse(%q): got %v, want ErrMalformed", bad, err)
 		}

@@ -4,13 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mjkoo/boris/internal/nice"
+	"github.com/mjkoo/boris/internal/procstat"
 )
 
 // sleeper starts real sleep processes, so their priority can be read.
@@ -25,35 +24,28 @@ func (s *sleeper) Start([]string, string, []string, [3]*os.File) (int, <-chan sy
 	return cmd.Process.Pid, make(chan syscall.WaitStatus), nil
 }
 
-// processNice reads the nice value of pid from /proc/pid/stat.
+// processNice reads the nice value of pid.
 func processNice(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procstat.Read(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fields after the command's closing parenthesis: state is field 3,
-	// nice field 19.
-	_, rest, _ := strings.Cut(string(b), ") ")
-	n, err := strconv.Atoi(strings.Fields(rest)[19-3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return st.Nice
 }
 
 // TestGitSpawnerPriority: a spawner first started by the niced start
 // runs at the session's priority (so later recordings are not slowed),
 // while each git run keeps its caller's priority.
 func TestGitSpawnerPriority(t *testing.T) {
-	base := threadNice()
+	base := nice.Thread()
 	if base+10 > 19 {
 		t.Skipf("this process runs at nice %d: no room to lower a thread's priority by 10", base)
 	}
 	sp := &sleeper{}
 	startedAt := -1
 	s := &idleSpawner{idle: time.Hour, start: func(*os.File) (gitStarter, error) {
-		startedAt = threadNice()
+		startedAt = nice.Thread()
 		return sp, nil
 	}}
 	defer func() {
@@ -65,8 +57,8 @@ func TestGitSpawnerPriority(t *testing.T) {
 	niced := make(chan int)
 	go func() { // as checkpoint.atLowPriority: a thread of its own, niced, never given back
 		runtime.LockOSThread()
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, base+10); err != nil {
-			t.Errorf("setpriority: %v", err)
+		if nice.LowerThread(10); nice.Thread() != base+10 {
+			t.Errorf("the thread is at nice %d after lowering it by 10, want %d", nice.Thread(), base+10)
 			close(niced)
 			return
 		}
