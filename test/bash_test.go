@@ -247,8 +247,34 @@ func concurrentCall(c *core, dir string, i int) error {
 		if err != nil {
 			return err
 		}
+		got, notes, _ := strings.Cut(got, "\n[checkpoint] ")
 		if got != ch.want {
 			return fmt.Errorf("call %d %s: got %q, want %q", i, ch.tool, got, ch.want)
+		}
+		if err := startNotes(notes); err != nil {
+			return fmt.Errorf("call %d %s: %v", i, ch.tool, err)
+		}
+	}
+	return nil
+}
+
+// startNotes checks the checkpoint notes a result of TestConcurrentCalls
+// may carry: the first calls run while the tree's starting checkpoint is
+// taken (on a loaded host for longer than a command waits for it), and
+// a gap then names the files changed meanwhile, whose state before a
+// command may have changed them the start may not hold. Any other note,
+// or one naming a file tool's temporary file (a write's own, gone once
+// it is done), is an error.
+func startNotes(notes string) error {
+	if notes == "" {
+		return nil
+	}
+	for note := range strings.SplitSeq(notes, "\n[checkpoint] ") {
+		if !strings.Contains(note, "changed while the tree's starting checkpoint was being taken") {
+			return fmt.Errorf("a checkpoint note other than the start's gap: %q", note)
+		}
+		if strings.Contains(note, ".boris-") {
+			return fmt.Errorf("the start's gap names a write's temporary file: %q", note)
 		}
 	}
 	return nil

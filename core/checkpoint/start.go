@@ -2,14 +2,18 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mjkoo/boris/core/scope"
 )
 
 // startGrace is how long a command waits for a starting checkpoint under
@@ -277,10 +281,22 @@ func (r *Recorder) recordable(paths []string) []string {
 	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return ignored[p] || ignored[strings.TrimSuffix(p, "/")] })
 }
 
+// isWriteTemp reports whether rel is a file tool's temporary file (see
+// scope.IsTemp) that is gone: it existed only while a write of another
+// call ran, beside the file the write names (and captures), so no state
+// of it is lost.
+func (r *Recorder) isWriteTemp(rel string) bool {
+	if !scope.IsTemp(path.Base(rel)) {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel)))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // sayUnsure notes a gap naming the paths whose earlier state the start
 // may not hold.
 func (r *Recorder) sayUnsure(tool, summary string, unsure []string) {
-	unsure = r.recordable(unsure)
+	unsure = r.recordable(slices.DeleteFunc(unsure, r.isWriteTemp))
 	if len(unsure) == 0 {
 		return
 	}

@@ -855,3 +855,43 @@ func TestIsEscape(t *testing.T) {
 		t.Error("got isEscape(fs.ErrNotExist) = true, want false")
 	}
 }
+
+// TestIsTemp: the name a write gives its temporary file is one IsTemp
+// knows (read from the directory while the write runs), and names a user
+// might give a file are not.
+func TestIsTemp(t *testing.T) {
+	f := newFixture(t)
+	abs := f.a("work/named.txt")
+	p := newPolicy(t, f.allowed, []string{f.allowed}, fixtureDeny)
+	var seen []string
+	p.beforeRename = func() {
+		ents, err := os.ReadDir(filepath.Dir(abs))
+		if err != nil {
+			t.Error(err)
+		}
+		for _, e := range ents {
+			seen = append(seen, e.Name())
+		}
+	}
+	if err := p.WriteFile(abs, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var temps []string
+	for _, name := range seen {
+		if IsTemp(name) {
+			temps = append(temps, name)
+		}
+	}
+	if len(temps) != 1 || !strings.HasPrefix(temps[0], ".named.txt.") {
+		t.Errorf("temporary files IsTemp knows among %q: %q, want the one of named.txt", seen, temps)
+	}
+	for _, name := range []string{
+		"named.txt", ".named.txt", "x.tmp", ".boris-ABCDEFGHIJKL.tmp",
+		".a.boris-ABCDEFGHIJK.tmp", ".a.boris-ABCDEFGHIJKLM.tmp", ".a.boris-abcdefghijkl.tmp",
+		".a.boris-ABCDEFGHIJ18.tmp", "a.boris-ABCDEFGHIJKL.tmp", ".a.boris-ABCDEFGHIJKL.tmp.txt",
+	} {
+		if IsTemp(name) {
+			t.Errorf("IsTemp(%q) = true, want false", name)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile atomically replaces or creates abs with data. Missing parent
@@ -96,11 +97,42 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// A write's temporary file is named ".NAME.boris-XXXXXXXXXXXX.tmp"
+// (XXXXXXXXXXXX base32), beside NAME.
+const (
+	tempMark = ".boris-"
+	tempRand = 12
+)
+
+// IsTemp reports whether base (a file's name, without its directory) has
+// the shape of a write's temporary file: one that exists only while a
+// write runs, so the checkpoints never name it as a change of their own.
+func IsTemp(base string) bool {
+	rest, ok := strings.CutSuffix(base, ".tmp")
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return false
+	}
+	i := strings.LastIndex(rest, tempMark)
+	if i < 2 {
+		return false
+	}
+	suffix := rest[i+len(tempMark):]
+	if len(suffix) != tempRand {
+		return false
+	}
+	for _, c := range suffix {
+		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
 // writeAtomic writes data to a fresh temporary file in dir and renames it
 // over name. O_EXCL guarantees the temp name is ours (never a planted
 // symlink); the deferred cleanup removes it unless the rename happened.
 func (p *Policy) writeAtomic(dir *os.Root, abs, name string, data []byte, mode fs.FileMode, preserve bool) (err error) {
-	tmp := "." + name + ".boris-" + rand.Text()[:12] + ".tmp"
+	tmp := "." + name + tempMark + rand.Text()[:tempRand] + ".tmp"
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return &fs.PathError{Op: "create temp", Path: abs, Err: unwrapPath(err)}
