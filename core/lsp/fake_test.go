@@ -19,11 +19,17 @@ var fakeToken = regexp.MustCompile(`(ERR|WARN|SLEEP|CRASH)(?::(\w+))?`)
 
 // runFake serves LSP on stdin and stdout: it answers initialize and
 // shutdown, and publishes diagnostics (with the document version unless
-// BORIS_LSP_FAKE=noversion) for every document opened or changed.
+// BORIS_LSP_FAKE=noversion) for every document opened or changed. With
+// BORIS_LSP_FAKE=quiet it publishes, as typescript-language-server does,
+// nothing when a document without problems still has none, and answers
+// tsserver's synchronous diagnostics requests (syntax: nothing; semantic:
+// every problem; suggestion: nothing) through workspace/executeCommand.
 func runFake() {
 	r := bufio.NewReader(os.Stdin)
 	c := &conn{w: os.Stdout, pending: map[string]chan message{}, done: make(chan struct{})}
-	versioned := os.Getenv(fakeEnv) != "noversion"
+	mode := os.Getenv(fakeEnv)
+	texts := map[string]string{}     // by path: the latest text
+	published := map[string][]byte{} // by URI: the latest published diagnostics
 	for {
 		msg, err := readMessage(r)
 		if err != nil {
@@ -35,13 +41,40 @@ func runFake() {
 		case "exit":
 			os.Exit(0)
 		case "textDocument/didOpen", "textDocument/didChange":
-			fakePublish(c, msg, versioned)
+			uri, text, params := fakeDiagnostics(msg, mode != "noversion")
+			texts[uriPath(uri)] = text
+			raw, _ := json.Marshal(params["diagnostics"])
+			if mode == "quiet" && string(published[uri]) == "[]" && string(raw) == "[]" {
+				continue
+			}
+			published[uri] = raw
+			_ = c.notify("textDocument/publishDiagnostics", params)
+		case "workspace/executeCommand":
+			var p struct {
+				Arguments []json.RawMessage `json:"arguments"`
+			}
+			var kind string
+			var args struct {
+				File string `json:"file"`
+			}
+			_ = json.Unmarshal(msg.Params, &p)
+			if len(p.Arguments) == 2 {
+				_ = json.Unmarshal(p.Arguments[0], &kind)
+				_ = json.Unmarshal(p.Arguments[1], &args)
+			}
+			body := []map[string]any{}
+			if kind == "semanticDiagnosticsSync" {
+				body = diagnosticsOf(texts[args.File])
+			}
+			raw, _ := json.Marshal(map[string]any{"success": true, "body": body})
+			_ = c.send(message{ID: msg.ID, Result: raw})
 		}
 	}
 }
 
-// fakePublish publishes the diagnostics of an opened or changed document.
-func fakePublish(c *conn, msg message, versioned bool) {
+// fakeDiagnostics reads an opened or changed document's URI and text and
+// returns them with the parameters of its publishDiagnostics.
+func fakeDiagnostics(msg message, versioned bool) (uri, text string, params map[string]any) {
 	var p struct {
 		TextDocument struct {
 			URI     string `json:"uri"`
@@ -53,11 +86,21 @@ func fakePublish(c *conn, msg message, versioned bool) {
 		} `json:"contentChanges"`
 	}
 	_ = json.Unmarshal(msg.Params, &p)
-	text := p.TextDocument.Text
+	text = p.TextDocument.Text
 	if len(p.ContentChanges) > 0 {
 		text = p.ContentChanges[0].Text
 	}
-	var diags []map[string]any
+	params = map[string]any{"uri": p.TextDocument.URI, "diagnostics": diagnosticsOf(text)}
+	if versioned {
+		params["version"] = p.TextDocument.Version
+	}
+	return p.TextDocument.URI, text, params
+}
+
+// diagnosticsOf returns the fake's problems with text (fakeToken),
+// sleeping or crashing where it says so.
+func diagnosticsOf(text string) []map[string]any {
+	diags := []map[string]any{}
 	for i, line := range strings.Split(text, "\n") {
 		for _, m := range fakeToken.FindAllStringSubmatchIndex(line, -1) {
 			kind, arg := line[m[2]:m[3]], ""
@@ -88,9 +131,5 @@ func fakePublish(c *conn, msg message, versioned bool) {
 			}
 		}
 	}
-	params := map[string]any{"uri": p.TextDocument.URI, "diagnostics": append([]map[string]any{}, diags...)}
-	if versioned {
-		params["version"] = p.TextDocument.Version
-	}
-	_ = c.notify("textDocument/publishDiagnostics", params)
+	return diags
 }

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,40 @@ type Language struct {
 	// diagnostics are taken as complete, for a server that publishes
 	// them in parts without saying for which version: 0 for the others.
 	Settle time.Duration
+	// Probe, for a server that publishes nothing after a change that
+	// leaves a file without problems, asks it whether the file at path
+	// has none now (call makes one request of the server): an edit of a
+	// file without problems that still has none is then done at once
+	// instead of waiting for a publish that never comes. nil for servers
+	// that publish after every change.
+	Probe func(call caller, path string) (clean bool, err error)
+}
+
+// caller makes one request of a server and decodes its result.
+type caller func(method string, params, result any) error
+
+// tsserverClean asks typescript-language-server, which publishes a kind
+// of problems (syntax, semantic, suggestion) only when it had some
+// before or has some now, for each kind of path's problems through
+// tsserver's synchronous requests: clean when every kind is empty.
+func tsserverClean(call caller, path string) (bool, error) {
+	for _, kind := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"} {
+		var res struct {
+			Success bool              `json:"success"`
+			Body    []json.RawMessage `json:"body"`
+		}
+		params := map[string]any{"command": "typescript.tsserverRequest", "arguments": []any{kind, map[string]any{"file": path}}}
+		if err := call("workspace/executeCommand", params, &res); err != nil {
+			return false, err
+		}
+		if !res.Success {
+			return false, fmt.Errorf("%s: no answer", kind)
+		}
+		if len(res.Body) > 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Languages are the languages Boris starts servers for, by name.
@@ -43,6 +78,8 @@ func Languages() map[string]Language {
 			// It publishes syntax, then semantic, then suggestion
 			// diagnostics, each with the others as they were.
 			Settle: 300 * time.Millisecond,
+			// It says nothing when a file without problems still has none.
+			Probe: tsserverClean,
 		},
 	}
 }

@@ -247,3 +247,23 @@ func TestIdleServerStops(t *testing.T) {
 	// The next edit starts a new one and still reports against what was said.
 	f.run("h.go", []step{{content: "package h\nvar a = 1\n", want: []string{"1 fixed"}}})
 }
+
+// TestQuietServerIsProbed: a server that publishes nothing when a file
+// without problems still has none (typescript-language-server's way) is
+// asked directly (Language.Probe): such an edit is done at once, so the
+// edits after it are checked in their own results, not held behind a
+// wait for a publish that never comes.
+func TestQuietServerIsProbed(t *testing.T) {
+	goLang := Languages()["go"]
+	goLang.Probe = tsserverClean
+	f := newFixture(t, "quiet", Options{Languages: map[string]Language{"go": goLang}})
+	f.run("q.go", []step{
+		{content: "package q\n", empty: true},
+		{content: "package q // harmless\n", empty: true},
+		{content: "package q // harmless\n\nvar x = ERR:foo\n", want: []string{"[diagnostics] q.go: 1 new problem", "undefined: foo"}},
+		{content: "package q // harmless\n\nvar x = ERR:foo // still\n", empty: true},
+		{content: "package q\n", want: []string{"q.go: 1 fixed", "fixed error 3:9 undefined: foo"}},
+		{content: "package q // harmless again\n", empty: true},
+		{content: "package q // harmless again\n\nvar y = ERR:bar\n", want: []string{"1 new problem", "undefined: bar"}},
+	})
+}

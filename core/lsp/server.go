@@ -214,6 +214,7 @@ func (s *server) sync(uri, languageID, text string) (version, seq int, sent bool
 // whose server publishes a file's problems in parts (Language.Settle), it
 // then waits until the server has been quiet that long.
 func (s *server) await(uri string, version, seq int, stop <-chan struct{}) ([]Diagnostic, bool) {
+	clean := s.probe(uri, stop)
 	for {
 		s.mu.Lock()
 		p, ch := s.diags[uri], s.changed
@@ -223,10 +224,39 @@ func (s *server) await(uri string, version, seq int, stop <-chan struct{}) ([]Di
 		}
 		select {
 		case <-ch:
+		case <-clean:
+			return nil, true
 		case <-stop:
 			return nil, false
 		}
 	}
+}
+
+// probe, for a language with a Probe and a document whose latest
+// diagnostics are none, asks the server whether it still has none: the
+// returned channel is closed if so (nil, never closed, otherwise). A
+// server that publishes nothing when a file stays clean is then not
+// waited for; one with problems to say publishes them.
+func (s *server) probe(uri string, stop <-chan struct{}) <-chan struct{} {
+	s.mu.Lock()
+	p := s.diags[uri]
+	s.mu.Unlock()
+	if s.lang.Probe == nil || !p.seen || len(p.diags) > 0 {
+		return nil
+	}
+	clean := make(chan struct{})
+	go func() {
+		call := func(method string, params, result any) error { return s.conn.call(stop, method, params, result) }
+		ok, err := s.lang.Probe(call, uriPath(uri))
+		if err != nil {
+			s.log.Debug("diagnostics probe failed", "uri", uri, "err", err)
+			return
+		}
+		if ok {
+			close(clean)
+		}
+	}()
+	return clean
 }
 
 // settle waits for the server to be quiet for the language's Settle,
