@@ -37,11 +37,11 @@ import (
 // leave the initial tree plus every change made outside Boris (unwind).
 //
 // BORIS_MODEL_SEED picks the interleaving (default 1), BORIS_MODEL_STEPS
-// its length (default 300). A failure prints both, the steps, the history
+// its length (default 100). A failure prints both, the steps, the history
 // and the paths that differ. make soak-checkpoints runs longer ones.
 func TestCheckpointModel(t *testing.T) {
 	seed := envUint(t, "BORIS_MODEL_SEED", 1)
-	steps := int(envUint(t, "BORIS_MODEL_STEPS", 300))
+	steps := int(envUint(t, "BORIS_MODEL_STEPS", defaultModelSteps))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("replay with BORIS_MODEL_SEED=%d BORIS_MODEL_STEPS=%d", seed, steps)
@@ -56,8 +56,14 @@ func TestCheckpointModel(t *testing.T) {
 	for r.step = 1; r.step <= steps; r.step++ {
 		r.randomStep()
 	}
+	r.checkKinds()
 	r.unwind()
 }
+
+// defaultModelSteps is the length make test runs: long enough for every
+// kind of step with seed 1 (checkKinds), short enough for make test;
+// make soak-checkpoints runs longer ones on more seeds.
+const defaultModelSteps = 100
 
 // modelRun is one run: the core, its tree, the model and the random source.
 type modelRun struct {
@@ -76,13 +82,14 @@ type modelRun struct {
 	lastUndoID int               // the latest checkpoint an undo made, 0 for none
 	state      string            // the core's state directory, where the shadow repository is
 	verified   int               // checkpoints whose recorded trees were checked
+	ran        map[string]int    // steps run, by kind (stepKinds)
 }
 
 // newModelRun writes a random initial tree and starts a core on it, and
 // waits for the core to record it, so that no change of the test's lands
 // in that first checkpoint.
 func newModelRun(t *testing.T, seed uint64, steps int) *modelRun {
-	r := &modelRun{t: t, dir: realTempDir(t), seed: seed, steps: steps, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	r := &modelRun{t: t, dir: realTempDir(t), seed: seed, steps: steps, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ran: map[string]int{}}
 	start := mTree{modelPaths[0]: {data: r.content(true), mode: r.pickMode()}}
 	for _, p := range modelPaths[1:] {
 		if r.rng.IntN(3) > 0 {
@@ -103,25 +110,45 @@ func newModelRun(t *testing.T, seed uint64, steps int) *modelRun {
 
 // randomStep runs one step: an agent's call, changes outside Boris or an undo.
 func (r *modelRun) randomStep() {
-	switch n := r.rng.IntN(100); {
-	case n < 12:
-		r.createFile()
-	case n < 22:
-		r.strReplace()
-	case n < 40:
-		r.bash()
-	case n < 45:
-		r.background()
-	case n < 68:
-		r.outside()
-	case n < 70:
-		r.restart()
-	case n < 73:
-		r.otherSession()
-	default:
-		r.randomUndo()
+	n := r.rng.IntN(100)
+	for _, k := range stepKinds {
+		if n < k.below {
+			r.ran[k.name]++
+			k.run(r)
+			break
+		}
 	}
 	r.checkTree()
+}
+
+// stepKinds are the kinds of step, each drawn when a number below 100 is
+// under its bound and the bounds before it.
+var stepKinds = []struct {
+	name  string
+	below int
+	run   func(*modelRun)
+}{
+	{"create_file", 12, (*modelRun).createFile},
+	{"str_replace", 22, (*modelRun).strReplace},
+	{"bash", 40, (*modelRun).bash},
+	{"background task", 45, (*modelRun).background},
+	{"outside change", 68, (*modelRun).outside},
+	{"restart", 70, (*modelRun).restart},
+	{"second session", 73, (*modelRun).otherSession},
+	{"undo", 100, (*modelRun).randomUndo},
+}
+
+// checkKinds fails a run of make test's length or more in which a kind
+// of step never ran: its seed and length no longer test that kind.
+func (r *modelRun) checkKinds() {
+	if r.steps < defaultModelSteps {
+		return
+	}
+	for _, k := range stepKinds {
+		if r.ran[k.name] == 0 {
+			r.t.Errorf("seed %d ran no %s step in %d steps: choose a seed or a length that does", r.seed, k.name, r.steps)
+		}
+	}
 }
 
 // --- the agent's calls ---
