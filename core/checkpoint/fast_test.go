@@ -299,3 +299,83 @@ func TestHeadReadInProcessOrByGit(t *testing.T) {
 		t.Errorf("commits in HEAD after each recording: %v, want the second chained on the first", commits)
 	}
 }
+
+// TestCommitInProcessMatchesGit: a recording through git's index (a
+// command's) commits in process while HEAD is loose; each commit must be
+// the very object git commit-tree makes of the same tree, parent, message
+// and time, and the shadow must pass git fsck. With HEAD packed, git
+// commits, and the next recording is in process again.
+func TestCommitInProcessMatchesGit(t *testing.T) {
+	ctx := context.Background()
+	tree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tree, "start.txt"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openTestStore(t, tree)
+	// git through a script that logs each run's arguments: the recordings
+	// with HEAD loose must run no commit-tree or update-ref.
+	runs := filepath.Join(t.TempDir(), "runs")
+	wrapper := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$*\" >> " + runs + "\nexec " + s.git + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.git = wrapper
+	for i, packed := range []bool{false, false, true, false} {
+		if packed {
+			gitOut(t, s, "pack-refs", "--all")
+		}
+		parent := gitOut(t, s, "rev-parse", "HEAD")
+		_ = os.Remove(runs)
+		name := fmt.Sprintf("d%d/f.txt", i)
+		if err := os.MkdirAll(filepath.Join(tree, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tree, name), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := s.Record(ctx, "bash", fmt.Sprintf("echo %d > %s", i, name), name)
+		if err != nil || cp == nil {
+			t.Fatalf("record %d: %v, %v", i, cp, err)
+		}
+		log, _ := os.ReadFile(runs)
+		byGitToo := strings.Contains(string(log), " commit-tree ") || strings.Contains(string(log), " update-ref ")
+		if byGitToo != packed {
+			t.Errorf("recording %d (HEAD packed: %v): git ran\n%s\nwant commit-tree and update-ref only with HEAD packed", i, packed, log)
+		}
+		head := gitOut(t, s, "rev-parse", "HEAD")
+		raw, err := s.run(ctx, nil, nil, "cat-file", "commit", head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headers, msg, _ := strings.Cut(string(raw), "\n\n")
+		var treeID, parentID, when string
+		for line := range strings.SplitSeq(headers, "\n") {
+			k, v, _ := strings.Cut(line, " ")
+			switch k {
+			case "tree":
+				treeID = v
+			case "parent":
+				parentID = v
+			case "committer":
+				f := strings.Fields(v)
+				when = strings.Join(f[len(f)-2:], " ")
+			}
+		}
+		if parentID != parent {
+			t.Errorf("recording %d: parent %s, want the HEAD before it, %s", i, parentID, parent)
+		}
+		if want := gitOut(t, s, "write-tree"); treeID != want {
+			t.Errorf("recording %d: tree %s, want the index's %s", i, treeID, want)
+		}
+		dates := []string{"GIT_AUTHOR_DATE=" + when, "GIT_COMMITTER_DATE=" + when}
+		byGit, err := s.run(ctx, []byte(msg), dates, "commit-tree", treeID, "-p", parentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(byGit)); got != head {
+			t.Errorf("recording %d (HEAD packed: %v): commit %s\n%s\nwant git commit-tree's %s", i, packed, head, raw, got)
+		}
+	}
+	gitOut(t, s, "fsck", "--strict", "--no-dangling")
+}
