@@ -312,21 +312,14 @@ func TestCommitInProcessMatchesGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openTestStore(t, tree)
-	// git through a script that logs each run's arguments: the recordings
-	// with HEAD loose must run no commit-tree or update-ref.
-	runs := filepath.Join(t.TempDir(), "runs")
-	wrapper := filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\necho \"$*\" >> " + runs + "\nexec " + s.git + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s.git = wrapper
+	// The recordings with HEAD loose must run no commit-tree or update-ref.
+	gitRuns := logGit(t, s)
 	for i, packed := range []bool{false, false, true, false} {
 		if packed {
 			gitOut(t, s, "pack-refs", "--all")
 		}
 		parent := gitOut(t, s, "rev-parse", "HEAD")
-		_ = os.Remove(runs)
+		gitRuns()
 		name := fmt.Sprintf("d%d/f.txt", i)
 		if err := os.MkdirAll(filepath.Join(tree, filepath.Dir(name)), 0o755); err != nil {
 			t.Fatal(err)
@@ -338,8 +331,8 @@ func TestCommitInProcessMatchesGit(t *testing.T) {
 		if err != nil || cp == nil {
 			t.Fatalf("record %d: %v, %v", i, cp, err)
 		}
-		log, _ := os.ReadFile(runs)
-		byGitToo := strings.Contains(string(log), " commit-tree ") || strings.Contains(string(log), " update-ref ")
+		log := gitRuns()
+		byGitToo := strings.Contains(log, " commit-tree ") || strings.Contains(log, " update-ref ")
 		if byGitToo != packed {
 			t.Errorf("recording %d (HEAD packed: %v): git ran\n%s\nwant commit-tree and update-ref only with HEAD packed", i, packed, log)
 		}
@@ -378,4 +371,72 @@ func TestCommitInProcessMatchesGit(t *testing.T) {
 		}
 	}
 	gitOut(t, s, "fsck", "--strict", "--no-dangling")
+}
+
+// logGit makes s run git through a script that logs each run's
+// arguments; the returned function returns the runs logged since it was
+// last called.
+func logGit(t *testing.T, s *Store) func() string {
+	t.Helper()
+	runs := filepath.Join(t.TempDir(), "runs")
+	wrapper := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\necho \"$*\" >> " + runs + "\nexec " + s.git + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.git = wrapper
+	return func() string {
+		log, _ := os.ReadFile(runs)
+		_ = os.Remove(runs)
+		return string(log)
+	}
+}
+
+// TestFindInProcessOrByGit: a checkpoint is found by its id in process
+// while the commits are loose (no git runs), by git once they are
+// packed, and both find what git log --grep finds, for every id and for
+// one never recorded.
+func TestFindInProcessOrByGit(t *testing.T) {
+	ctx := context.Background()
+	tree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tree, "f.txt"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openTestStore(t, tree)
+	var ids []string
+	for i := range 5 {
+		if err := os.WriteFile(filepath.Join(tree, "f.txt"), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cp, err := s.Record(ctx, "bash", fmt.Sprint("edit ", i), "f.txt")
+		if err != nil || cp == nil {
+			t.Fatalf("record %d: %v, %v", i, cp, err)
+		}
+		ids = append(ids, cp.ID)
+	}
+	ids = append(ids, "cp_1", idPrefix+"999")
+	gitRuns := logGit(t, s)
+	for _, packed := range []bool{false, true} {
+		if packed {
+			gitOut(t, s, "repack", "-a", "-d", "-q")
+			gitOut(t, s, "pack-refs", "--all")
+			gitOut(t, s, "prune-packed")
+		}
+		for _, id := range ids {
+			n := strings.TrimPrefix(id, idPrefix)
+			want := gitOut(t, s, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
+			gitRuns()
+			got, err := s.hist.find(ctx, id)
+			if want == "" {
+				if !errors.Is(err, ErrNotFound) {
+					t.Errorf("find %s (packed: %v) = %q, %v; want ErrNotFound", id, packed, got, err)
+				}
+			} else if err != nil || got != want {
+				t.Errorf("find %s (packed: %v) = %q, %v; want git's %s", id, packed, got, err, want)
+			}
+			if ran := strings.Contains(gitRuns(), " log "); ran != packed {
+				t.Errorf("find %s (packed: %v): git log ran: %v, want it only when packed", id, packed, ran)
+			}
+		}
+	}
 }

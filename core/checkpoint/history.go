@@ -117,11 +117,14 @@ func (h *history) find(ctx context.Context, id string) (string, error) {
 	if !h.hasHead(ctx) {
 		return "", fmt.Errorf("%w: no checkpoint has been recorded yet%s", ErrNotFound, h.where())
 	}
-	out, err := h.repo.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
-	if err != nil {
-		return "", fmt.Errorf("find %s: %w", id, err)
+	commit, ok := h.repo.findLoose(seqTrailer + n)
+	if !ok {
+		out, err := h.repo.run(ctx, nil, nil, "log", "-1", "--format=%H", "--grep=^"+seqTrailer+n+"$", "HEAD")
+		if err != nil {
+			return "", fmt.Errorf("find %s: %w", id, err)
+		}
+		commit = strings.TrimSpace(string(out))
 	}
-	commit := strings.TrimSpace(string(out))
 	if commit == "" {
 		return "", fmt.Errorf("%w: no checkpoint %s; it may have been pruned (only the newest %d are kept); see history%s", ErrNotFound, id, h.keep, h.where())
 	}

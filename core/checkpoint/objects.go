@@ -243,6 +243,43 @@ func (s *shadow) headAndTree(ctx context.Context) (commit, tree string, err erro
 	return f[0], f[1], nil
 }
 
+// findLoose walks the checkpoints from HEAD, newest first, in process
+// for the newest whose message has the line trailer (what git log -1
+// --grep=^trailer$ HEAD finds): its commit, or "" when none has. ok is
+// false when HEAD or a commit on the way is not a loose file (packed by
+// a prune): git's to walk then.
+func (s *shadow) findLoose(trailer string) (commit string, ok bool) {
+	_, c, err := s.readHead()
+	if err != nil {
+		return "", false
+	}
+	for {
+		data, err := s.readObject(c, "commit")
+		if err != nil {
+			return "", false
+		}
+		headers, msg, _ := bytes.Cut(data, []byte("\n\n"))
+		for line := range bytes.SplitSeq(msg, []byte("\n")) {
+			if string(line) == trailer {
+				return c.String(), true
+			}
+		}
+		var parent []byte
+		for line := range bytes.SplitSeq(headers, []byte("\n")) {
+			if p, found := bytes.CutPrefix(line, []byte("parent ")); found {
+				parent = p
+				break
+			}
+		}
+		if parent == nil {
+			return "", true // the first checkpoint, and none matched
+		}
+		if c, err = parseOID(string(parent)); err != nil {
+			return "", false
+		}
+	}
+}
+
 // setPath returns tree with the file at parts set to e. The latest
 // checkpoint must hold a file or link there already (ErrSlow if not):
 // whether a new path is recorded at all is .gitignore's, and git's, to say.
