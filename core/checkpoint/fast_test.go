@@ -437,6 +437,18 @@ func TestFindInProcessOrByGit(t *testing.T) {
 			if ran := strings.Contains(gitRuns(), " log "); ran != packed {
 				t.Errorf("find %s (packed: %v): git log ran: %v, want it only when packed", id, packed, ran)
 			}
+			if want == "" {
+				continue
+			}
+			wantParent, gitErr := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", want+"^")
+			gitRuns()
+			gotParent, err := s.parent(ctx, want)
+			if (err != nil) != (gitErr != nil) || strings.TrimSpace(string(wantParent)) != gotParent {
+				t.Errorf("parent of %s (packed: %v) = %q, %v; want git's %q, %v", id, packed, gotParent, err, wantParent, gitErr)
+			}
+			if ran := strings.Contains(gitRuns(), " rev-parse "); ran != packed {
+				t.Errorf("parent of %s (packed: %v): git rev-parse ran: %v, want it only when packed", id, packed, ran)
+			}
 		}
 	}
 }

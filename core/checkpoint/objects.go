@@ -243,6 +243,36 @@ func (s *shadow) headAndTree(ctx context.Context) (commit, tree string, err erro
 	return f[0], f[1], nil
 }
 
+// parent returns the parent of commit, read in process where the commit
+// is a loose file, else by git: an error when it has none (the oldest
+// checkpoint kept).
+func (s *shadow) parent(ctx context.Context, commit string) (string, error) {
+	if c, err := parseOID(commit); err == nil {
+		if data, err := s.readObject(c, "commit"); err == nil {
+			if p, ok := parentOf(data); ok {
+				return p, nil
+			}
+			return "", fmt.Errorf("commit %s has no parent", commit)
+		}
+	}
+	out, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", commit+"^")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// parentOf returns the first parent a commit object's body names.
+func parentOf(commit []byte) (string, bool) {
+	headers, _, _ := bytes.Cut(commit, []byte("\n\n"))
+	for line := range bytes.SplitSeq(headers, []byte("\n")) {
+		if p, found := bytes.CutPrefix(line, []byte("parent ")); found {
+			return string(p), true
+		}
+	}
+	return "", false
+}
+
 // findLoose walks the checkpoints from HEAD, newest first, in process
 // for the newest whose message has the line trailer (what git log -1
 // --grep=^trailer$ HEAD finds): its commit, or "" when none has. ok is
@@ -258,23 +288,17 @@ func (s *shadow) findLoose(trailer string) (commit string, ok bool) {
 		if err != nil {
 			return "", false
 		}
-		headers, msg, _ := bytes.Cut(data, []byte("\n\n"))
+		_, msg, _ := bytes.Cut(data, []byte("\n\n"))
 		for line := range bytes.SplitSeq(msg, []byte("\n")) {
 			if string(line) == trailer {
 				return c.String(), true
 			}
 		}
-		var parent []byte
-		for line := range bytes.SplitSeq(headers, []byte("\n")) {
-			if p, found := bytes.CutPrefix(line, []byte("parent ")); found {
-				parent = p
-				break
-			}
-		}
-		if parent == nil {
+		parent, found := parentOf(data)
+		if !found {
 			return "", true // the first checkpoint, and none matched
 		}
-		if c, err = parseOID(string(parent)); err != nil {
+		if c, err = parseOID(parent); err != nil {
 			return "", false
 		}
 	}

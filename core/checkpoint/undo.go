@@ -50,11 +50,10 @@ var ErrNoParent = fmt.Errorf("no earlier state")
 
 // plan is Plan under the lock, for the checkpoint id at commit.
 func (h *history) plan(ctx context.Context, id, commit, path string) ([]Restore, error) {
-	parent, err := h.repo.run(ctx, nil, nil, "rev-parse", "-q", "--verify", commit+"^")
+	p, err := h.repo.parent(ctx, commit)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is the oldest checkpoint kept (the state when recording began, or the edge of pruning); there is no earlier state to restore", ErrNoParent, id)
 	}
-	p := strings.TrimSpace(string(parent))
 	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", p, commit}
 	if path != "" {
 		args = append(args, "--", h.tree.rel(path))
