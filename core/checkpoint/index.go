@@ -68,8 +68,11 @@ func (s *shadow) add(ctx context.Context, indexEnv []string, add []string) ([]st
 		if errors.As(err, &ge) && strings.Contains(ge.stderr, "ignored by one of your .gitignore") {
 			return add, nil // an ignored path named by a file tool: not recorded
 		}
-		if errors.As(err, &ge) && strings.Contains(ge.stderr, "did not match any files") && indexEnv == nil {
-			return s.addAgain(ctx, add) // a file vanished since it was found
+		if errors.As(err, &ge) && indexEnv == nil &&
+			(strings.Contains(ge.stderr, "did not match any files") || strings.Contains(ge.stderr, "is beyond a symbolic link")) {
+			// A file vanished since it was found, or a directory it was in
+			// became a link.
+			return s.addAgain(ctx, add)
 		}
 		return add, fmt.Errorf("add changes: %w", err)
 	}
@@ -81,7 +84,7 @@ func (s *shadow) add(ctx context.Context, indexEnv []string, add []string) ([]st
 func (s *shadow) addAgain(ctx context.Context, paths []string) ([]string, error) {
 	var here, gone []string
 	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(s.workDir, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err == nil {
+		if s.present(strings.TrimSuffix(p, "/")) {
 			here = append(here, p)
 		} else {
 			gone = append(gone, p)
@@ -98,6 +101,22 @@ func (s *shadow) addAgain(ctx context.Context, paths []string) ([]string, error)
 		return paths, fmt.Errorf("add changes: %w", err)
 	}
 	return paths, nil
+}
+
+// present reports whether rel is in the tree as git sees it: something
+// there, under directories only (a path under a link to a directory is
+// not in the tree, whatever the link leads to).
+func (s *shadow) present(rel string) bool {
+	p := s.workDir
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil || i < len(parts)-1 && !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // forget removes paths that no longer exist from the index, those it

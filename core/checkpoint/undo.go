@@ -54,19 +54,9 @@ func (h *history) plan(ctx context.Context, id, commit, path string) ([]Restore,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is the oldest checkpoint kept (the state when recording began, or the edge of pruning); there is no earlier state to restore", ErrNoParent, id)
 	}
-	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", p, commit}
-	if path != "" {
-		args = append(args, "--", h.tree.rel(path))
-	}
-	out, err := h.repo.run(ctx, nil, nil, args...)
+	paths, err := h.changed(ctx, p, commit, path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
-	}
-	var paths []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if len(f) > 0 {
-			paths = append(paths, string(f))
-		}
 	}
 	if len(paths) == 0 {
 		return nil, nil
@@ -74,8 +64,41 @@ func (h *history) plan(ctx context.Context, id, commit, path string) ([]Restore,
 	return h.before(ctx, p, paths)
 }
 
-// before reads paths as they are in commit: content and mode, or absent.
+// changed lists the files that differ between commits a and b, at or
+// below path ("" for all): in process where both are loose, else by git.
+func (h *history) changed(ctx context.Context, a, b, path string) ([]string, error) {
+	rel := ""
+	if path != "" {
+		rel = h.tree.rel(path)
+	}
+	if trees, ok := h.repo.looseTrees(a, b); ok {
+		if paths, err := h.repo.changedFiles(trees[0], trees[1], rel); err == nil {
+			return paths, nil
+		}
+	}
+	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b}
+	if rel != "" {
+		args = append(args, "--", rel)
+	}
+	out, err := h.repo.run(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			paths = append(paths, string(f))
+		}
+	}
+	return paths, nil
+}
+
+// before reads paths as they are in commit: content and mode, or absent;
+// in process where the objects are loose, else by git.
 func (h *history) before(ctx context.Context, commit string, paths []string) ([]Restore, error) {
+	if rs, ok := h.repo.looseBefore(commit, paths); ok {
+		return rs, nil
+	}
 	out, err := h.repo.run(ctx, nil, nil, append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read tree: %w", err)
