@@ -28,24 +28,37 @@ type history struct {
 func (s *Store) History(ctx context.Context, path string, limit int) ([]Checkpoint, error) {
 	var cps []Checkpoint
 	err := s.locked(func() (err error) {
-		cps, err = s.hist.log(ctx, path, limit, "HEAD")
+		cps, err = s.hist.log(ctx, path, limit, "")
 		return err
 	})
 	return cps, err
 }
 
-// log reads checkpoints from git log of rev.
-func (h *history) log(ctx context.Context, path string, limit int, rev string, extra ...string) ([]Checkpoint, error) {
+// log reads up to limit checkpoints (0: all), newest first, from the
+// latest back to from (a commit; "" for the oldest kept), with path only
+// those that changed something at or below it: in process where the
+// commits and trees are loose (logLoose), else from git log.
+func (h *history) log(ctx context.Context, path string, limit int, from string) ([]Checkpoint, error) {
+	rel := ""
+	if path != "" {
+		rel = h.tree.rel(path)
+	}
+	if cps, ok := h.repo.logLoose(rel, limit, from); ok {
+		return cps, nil
+	}
 	if !h.hasHead(ctx) {
 		return nil, nil
 	}
-	args := []string{"log", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%B%x1f", "--name-status"}
+	args := []string{"log", "--no-renames", "--format=" + logFormat, "--name-status"}
 	if limit > 0 {
 		args = append(args, "-n", strconv.Itoa(limit))
 	}
-	args = append(append(args, extra...), rev)
-	if path != "" {
-		args = append(args, "--", h.tree.rel(path))
+	if from != "" {
+		args = append(args, "^"+from+"^@") // from's parents, none for the oldest kept
+	}
+	args = append(args, "HEAD")
+	if rel != "" {
+		args = append(args, "--", rel)
 	}
 	out, err := h.repo.run(ctx, nil, nil, args...)
 	if err != nil {
@@ -59,6 +72,10 @@ func (h *history) log(ctx context.Context, path string, limit int, rev string, e
 	}
 	return cps, nil
 }
+
+// logFormat is what log asks git log for, ahead of each checkpoint's
+// --name-status lines; logLoose writes the same records.
+const logFormat = "%x1e%H%x1f%ct%x1f%B%x1f"
 
 // parseEntry parses one record of log's format.
 func parseEntry(rec string) (Checkpoint, bool) {
@@ -159,7 +176,7 @@ func (s *Store) Latest(ctx context.Context) (string, error) {
 
 // latestID is the newest checkpoint's id, or ErrNotFound.
 func (h *history) latestID(ctx context.Context) (string, error) {
-	cps, err := h.log(ctx, "", 1, "HEAD")
+	cps, err := h.log(ctx, "", 1, "")
 	if err != nil {
 		return "", err
 	}
@@ -207,9 +224,8 @@ func (h *history) outsideAfter(ctx context.Context, id string, paths []string) (
 	if err != nil {
 		return nil, err
 	}
-	// id and every checkpoint after it, in one log: ^commit^@
-	// excludes its parents (none for the oldest kept).
-	later, err := h.log(ctx, "", 0, "HEAD", "^"+commit+"^@")
+	// id and every checkpoint after it, in one log.
+	later, err := h.log(ctx, "", 0, commit)
 	if err != nil {
 		return nil, err
 	}

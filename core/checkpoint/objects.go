@@ -179,12 +179,7 @@ func (s *shadow) commitTree(c oid) (oid, error) {
 	if err != nil {
 		return oid{}, err
 	}
-	line, _, _ := bytes.Cut(data, []byte{'\n'})
-	t, ok := strings.CutPrefix(string(line), "tree ")
-	if !ok {
-		return oid{}, fmt.Errorf("read commit %s: no tree", c)
-	}
-	return parseOID(t)
+	return commitTreeOf(c, data)
 }
 
 // readHead reads the ref HEAD names and the commit it holds, from loose

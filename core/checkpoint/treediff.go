@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -36,17 +37,39 @@ func (s *shadow) treeEntries(tree oid) ([]treeEntry, error) {
 // all), in git's order: what git diff-tree -r --name-only a b -- rel
 // lists, rel taken literally.
 func (s *shadow) changedFiles(a, b oid, rel string) ([]string, error) {
+	changes, err := s.changes(a, b, rel)
+	var paths []string
+	for _, c := range changes {
+		paths = append(paths, c.Path)
+	}
+	return paths, err
+}
+
+// changes is changedFiles with each file's status, as git's
+// --name-status says it: A added, D deleted, M modified (contents or
+// the executable bit), T its type changed (file, link, nested
+// repository).
+func (s *shadow) changes(a, b oid, rel string) ([]Change, error) {
 	if rel == "." {
 		rel = ""
 	}
-	var out []string
+	var out []Change
 	err := s.diffTrees(a, b, "", rel, &out)
 	return out, err
 }
 
+// kindOf is the type a non-tree entry's mode gives: a file (executable
+// or not), a link or a nested repository's reference.
+func kindOf(mode string) string {
+	if mode == modeExec {
+		return modeFile
+	}
+	return mode
+}
+
 // diffTrees appends to out the files that differ between trees a and b,
 // which sit at prefix ("" or "dir/"), keeping those at or below rel.
-func (s *shadow) diffTrees(a, b oid, prefix, rel string, out *[]string) error {
+func (s *shadow) diffTrees(a, b oid, prefix, rel string, out *[]Change) error {
 	ea, err := s.treeEntries(a)
 	if err != nil {
 		return err
@@ -74,8 +97,15 @@ func (s *shadow) diffTrees(a, b oid, prefix, rel string, out *[]string) error {
 			continue // neither at, above nor below rel
 		}
 		if e.mode != modeTree {
-			if x == nil || y == nil || x.id != y.id || x.mode != y.mode {
-				*out = append(*out, path)
+			switch {
+			case x == nil:
+				*out = append(*out, Change{Status: "A", Path: path})
+			case y == nil:
+				*out = append(*out, Change{Status: "D", Path: path})
+			case kindOf(x.mode) != kindOf(y.mode):
+				*out = append(*out, Change{Status: "T", Path: path})
+			case x.id != y.id || x.mode != y.mode:
+				*out = append(*out, Change{Status: "M", Path: path})
 			}
 			continue
 		}
@@ -149,4 +179,80 @@ func (s *shadow) looseBefore(commit string, paths []string) ([]Restore, bool) {
 		rs = append(rs, Restore{Path: p, Data: data, Symlink: e.mode == modeSymlink, Exec: e.mode == modeExec})
 	}
 	return rs, true
+}
+
+// logLoose is history.log read in process: from HEAD back to from, each
+// checkpoint whose change touched rel ("" for any), as git log
+// --name-status -- rel lists it (the oldest kept against an empty tree);
+// false when HEAD, a commit or a tree on the way is not a loose file.
+func (s *shadow) logLoose(rel string, limit int, from string) ([]Checkpoint, bool) {
+	_, c, err := s.readHead()
+	if err != nil {
+		return nil, false
+	}
+	var cps []Checkpoint
+	for limit <= 0 || len(cps) < limit {
+		data, err := s.readObject(c, "commit")
+		if err != nil {
+			return nil, false
+		}
+		tree, err := commitTreeOf(c, data)
+		if err != nil {
+			return nil, false
+		}
+		var parent, parentTree oid
+		p, hasParent := parentOf(data)
+		if hasParent {
+			if parent, err = parseOID(p); err != nil {
+				return nil, false
+			}
+			if parentTree, err = s.commitTree(parent); err != nil {
+				return nil, false
+			}
+		}
+		changes, err := s.changes(parentTree, tree, rel)
+		if err != nil {
+			return nil, false
+		}
+		if rel == "" || rel == "." || len(changes) > 0 {
+			if cp, ok := looseEntry(c, data, changes); ok {
+				cps = append(cps, cp)
+			}
+		}
+		if !hasParent || c.String() == from {
+			break
+		}
+		c = parent
+	}
+	return cps, true
+}
+
+// looseEntry is the checkpoint commit c (its object's body data) records,
+// with changes: the record git log writes in logFormat, parsed as git's.
+func looseEntry(c oid, data []byte, changes []Change) (Checkpoint, bool) {
+	headers, msg, _ := strings.Cut(string(data), "\n\n")
+	when := ""
+	for line := range strings.SplitSeq(headers, "\n") {
+		if v, ok := strings.CutPrefix(line, "committer "); ok {
+			if f := strings.Fields(v); len(f) >= 2 {
+				when = f[len(f)-2]
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x1f%s\x1f%s\x1f\n", c, when, msg)
+	for _, ch := range changes {
+		fmt.Fprintf(&b, "%s\t%s\n", ch.Status, ch.Path)
+	}
+	return parseEntry(b.String())
+}
+
+// commitTreeOf reads the tree commit c's body data names.
+func commitTreeOf(c oid, data []byte) (oid, error) {
+	line, _, _ := strings.Cut(string(data), "\n")
+	t, ok := strings.CutPrefix(line, "tree ")
+	if !ok {
+		return oid{}, fmt.Errorf("read commit %s: no tree", c)
+	}
+	return parseOID(t)
 }

@@ -11,14 +11,15 @@ import (
 	"testing"
 )
 
-// TestUndoReadsMatchGit is a differential test of undo's reads in
-// process against git: over random recordings (files made, changed,
-// made executable, made links, removed, replaced by directories and
-// back), which files each checkpoint changed (at or below several paths)
-// must be what git diff-tree lists, in its order, and what each path
-// held before must be what git's ls-tree and cat-file give once the
-// objects are packed (so git reads them), with no git run while they
-// are loose.
+// TestUndoReadsMatchGit is a differential test of history's and undo's
+// reads in process against git: over random recordings (files made,
+// changed, made executable, made links, removed, replaced by directories
+// and back), which files each checkpoint changed (at or below several
+// paths) must be what git diff-tree lists, in its order; the history
+// (every path, length and starting checkpoint) and what each path held
+// before must be what git log, ls-tree and cat-file give once the
+// objects are packed (so git reads them); no git runs while they are
+// loose.
 func TestUndoReadsMatchGit(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 11))
@@ -71,6 +72,7 @@ func TestUndoReadsMatchGit(t *testing.T) {
 	type read struct {
 		changed [][]string
 		before  [][]Restore
+		logs    [][]Checkpoint
 	}
 	var reads [2]read
 	gitRuns := logGit(t, s)
@@ -80,6 +82,20 @@ func TestUndoReadsMatchGit(t *testing.T) {
 			gitOut(t, s, "prune-packed")
 		}
 		gitRuns()
+		for _, f := range filters {
+			for _, limit := range []int{0, 1, 3} {
+				for _, from := range []string{"", commits[0], commits[len(commits)/2], commits[len(commits)-1]} {
+					cps, err := s.hist.log(ctx, f, limit, from)
+					if err != nil {
+						t.Fatal(err)
+					}
+					reads[n].logs = append(reads[n].logs, cps)
+					if ran := strings.Count(gitRuns(), "\n"); (ran > 0) != packed {
+						t.Fatalf("log -- %q, packed %v: git ran %d times, want git only for packed objects", f, packed, ran)
+					}
+				}
+			}
+		}
 		for i := 0; i+1 < len(commits); i++ {
 			parent, commit := commits[i+1], commits[i]
 			for _, f := range filters {
@@ -121,6 +137,14 @@ func TestUndoReadsMatchGit(t *testing.T) {
 				t.Fatalf("before, packed %v: git ran %d times, want git only for packed objects", packed, ran)
 			}
 		}
+	}
+	for i := range reads[0].logs {
+		if !reflect.DeepEqual(reads[0].logs[i], reads[1].logs[i]) {
+			t.Errorf("log %d: in process\n%+v\nby git\n%+v", i, reads[0].logs[i], reads[1].logs[i])
+		}
+	}
+	if len(reads[0].logs[0]) != len(commits) {
+		t.Errorf("the whole log read %d checkpoints, want %d", len(reads[0].logs[0]), len(commits))
 	}
 	for i := range reads[0].before {
 		if !reflect.DeepEqual(reads[0].changed, reads[1].changed) {
