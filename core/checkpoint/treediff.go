@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// Undo reads two checkpoints' trees in process where their objects are
-// loose files (every checkpoint until a prune packs them): which files
-// one changed, and what they held before. Where an object is packed,
-// errNotLoose sends the caller to git.
+// History and undo read checkpoints' commits and trees in process where
+// their objects are loose files (Boris and git write commits and trees
+// loose): which files one changed, and what they held before. Where an
+// object is packed (the contents of a recording of many new files, or a
+// shadow repacked by hand), errNotLoose sends the caller to git.
 
 // entryKey is an entry's place in git's order: a tree sorts as if its
 // name ended in "/".
