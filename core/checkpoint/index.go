@@ -137,7 +137,7 @@ func (s *shadow) forget(ctx context.Context, gone []string) error {
 // checkpoint's, commits it with msg and moves HEAD. Plumbing, not git
 // commit: no refresh of the whole index, no hooks, three fewer scans.
 // Where HEAD and its commit are loose files (every recording but the
-// first, until a prune packs them), the commit object and the ref are
+// first, unless the shadow's refs were packed by hand), the commit object and the ref are
 // written in process, as the file tools' recordings write them: two git
 // processes fewer per recording.
 func (s *shadow) commit(ctx context.Context, msg string) (bool, error) {
