@@ -67,7 +67,7 @@ func TestUndoReadsMatchGit(t *testing.T) {
 	if len(commits) < 12 {
 		t.Fatalf("%d checkpoints recorded, want most of the 24 steps", len(commits))
 	}
-	filters := []string{"", ".", "a", "b/e", "b/e/f", "nothing", "b.txt"}
+	filters := []string{"", ".", "a", "b/e/f", "b.txt"}
 	paths := append(names, "b", "b/e", "a.txt/q")
 	type read struct {
 		changed [][]string
@@ -82,9 +82,9 @@ func TestUndoReadsMatchGit(t *testing.T) {
 			gitOut(t, s, "prune-packed")
 		}
 		gitRuns()
-		for _, f := range filters {
-			for _, limit := range []int{0, 1, 3} {
-				for _, from := range []string{"", commits[0], commits[len(commits)/2], commits[len(commits)-1]} {
+		for _, f := range []string{"", "a", "b/e", "nothing"} {
+			for _, limit := range []int{0, 3} {
+				for _, from := range []string{"", commits[len(commits)/2]} {
 					cps, err := s.hist.log(ctx, f, limit, from)
 					if err != nil {
 						t.Fatal(err)
