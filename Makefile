@@ -46,10 +46,6 @@ TEST_LOGS ?= $(BIN)/test-logs
 TEST_SHARDS ?= 3
 TEST_CACHE  ?= $(or $(BORIS_TEST_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/boris-test)
 PROGRESS  := $(BIN)/test-progress
-## go test starts packages' tests in the order it is given them, two at a time: the longest
-## (seconds of wall time in make test) go first, so that none is left running alone at the end
-SLOW_PKGS := gateway core/checkpoint test/deploy test/interop core/extension core/board core/shell core/tools/extensions gateway/pgroles
-TEST_PKGS = $$( { for p in $(SLOW_PKGS); do echo github.com/mjkoo/boris/$$p; done; $(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test'; } | awk '!seen[$$0]++')
 # the Kubernetes manifests' tests: a Go module of its own (Kustomize and the API types stay out of go.mod)
 K8S_TEST  := deploy/kubernetes/test
 test: SHELL := /bin/bash
@@ -64,7 +60,7 @@ test:
 	@$(PROGRESS) -phase staticcheck -- sh -c '$(STATICCHECK) ./... && cd $(K8S_TEST) && $(STATICCHECK) ./...'
 	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test, which build the binaries, in $(TEST_SHARDS) processes beside them"
 	@$(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -- \
-		$(GO) test -json -race -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $(TEST_PKGS)
+		$(GO) test -json -race -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
 	@$(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"
 	@cd $(K8S_TEST) && $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)

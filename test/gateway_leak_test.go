@@ -106,10 +106,12 @@ func TestGatewayLeakIdleExpiry(t *testing.T) {
 		marker = gwSleepMarker()
 		call := `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep ` + marker + `","run_in_background":true}}}`
 		resp, body := g.do("POST", gwHeader(sid, "Accept", "application/json"), call)
+		// The core answers with the task's id once its process has
+		// started. No wait to see it run: on a loaded host the session's
+		// 1 s idle expiry may come first and end it, which is the point.
 		if !strings.Contains(string(body), "task_id: ") {
 			t.Fatalf("starting a background task: got %d %s, want its task_id", resp.StatusCode, body)
 		}
-		waitFor(t, "the background task to run", func() bool { return len(processesWith("sleep "+marker)) > 0 })
 	}
 	g.waitNoSessions()
 	g.waitNoCores()
