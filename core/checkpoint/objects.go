@@ -155,13 +155,7 @@ func parseTree(data []byte) ([]treeEntry, error) {
 // formatTree writes entries as a tree object's body, in git's order
 // (a tree sorts as if its name ended in "/").
 func formatTree(es []treeEntry) []byte {
-	key := func(e treeEntry) string {
-		if e.mode == modeTree {
-			return e.name + "/"
-		}
-		return e.name
-	}
-	slices.SortFunc(es, func(a, b treeEntry) int { return strings.Compare(key(a), key(b)) })
+	slices.SortFunc(es, func(a, b treeEntry) int { return strings.Compare(entryKey(a), entryKey(b)) })
 	var buf bytes.Buffer
 	for _, e := range es {
 		buf.WriteString(e.mode)
