@@ -262,35 +262,22 @@ func parentOf(commit []byte) (string, bool) {
 	return "", false
 }
 
-// findLoose walks the checkpoints from HEAD, newest first, in process
-// for the newest whose message has the line trailer (what git log -1
-// --grep=^trailer$ HEAD finds): its commit, or "" when none has. ok is
-// false when HEAD or a commit on the way is not a loose file (packed by
-// a prune): git's to walk then.
+// findLoose looks through the checkpoints from HEAD, newest first, in
+// process (walkLoose) for the newest whose message has the line trailer
+// (what git log -1 --grep=^trailer$ HEAD finds): its commit, or "" when
+// none has. ok is false when a commit on the way is not a loose file.
 func (s *shadow) findLoose(trailer string) (commit string, ok bool) {
-	_, c, err := s.readHead()
-	if err != nil {
-		return "", false
-	}
-	for {
-		data, err := s.readObject(c, "commit")
-		if err != nil {
-			return "", false
-		}
+	ok = s.walkLoose(func(c oid, data, _ []byte) bool {
 		_, msg, _ := bytes.Cut(data, []byte("\n\n"))
 		for line := range bytes.SplitSeq(msg, []byte("\n")) {
 			if string(line) == trailer {
-				return c.String(), true
+				commit = c.String()
+				return false
 			}
 		}
-		parent, found := parentOf(data)
-		if !found {
-			return "", true // the first checkpoint, and none matched
-		}
-		if c, err = parseOID(parent); err != nil {
-			return "", false
-		}
-	}
+		return true
+	})
+	return commit, ok
 }
 
 // setPath returns tree with the file at parts set to e. The latest
@@ -342,12 +329,13 @@ func (s *shadow) setPath(tree oid, parts []string, e fileEntry) (oid, error) {
 // lookup finds the entry at parts below tree; found is false when there
 // is none (a path, or one of its directories, absent).
 func (s *shadow) lookup(tree oid, parts []string) (e treeEntry, found bool, err error) {
+	return lookupIn(s.treeEntries, tree, parts)
+}
+
+// lookupIn is lookup reading each tree with entries.
+func lookupIn(entries func(oid) ([]treeEntry, error), tree oid, parts []string) (e treeEntry, found bool, err error) {
 	for i, name := range parts {
-		data, err := s.readObject(tree, "tree")
-		if err != nil {
-			return e, false, err
-		}
-		es, err := parseTree(data)
+		es, err := entries(tree)
 		if err != nil {
 			return e, false, err
 		}

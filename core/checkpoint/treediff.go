@@ -127,15 +127,34 @@ func (s *shadow) diffTrees(a, b oid, prefix, rel string, out *[]Change) error {
 	return nil
 }
 
+// treeMemo reads tree objects for one read of many paths, each tree once
+// (the paths of a large command's checkpoint share their directories).
+type treeMemo struct {
+	s *shadow
+	m map[oid][]treeEntry
+}
+
+// entries returns tree's entries, read at the first call for it.
+func (t *treeMemo) entries(tree oid) ([]treeEntry, error) {
+	if es, ok := t.m[tree]; ok {
+		return es, nil
+	}
+	es, err := t.s.treeEntries(tree)
+	if err == nil {
+		t.m[tree] = es
+	}
+	return es, err
+}
+
 // fileAt reads the file at rel in tree: its entry and contents; found is
 // false when tree holds no file there (nothing, a directory or a nested
 // repository's reference).
-func (s *shadow) fileAt(tree oid, rel string) (e treeEntry, data []byte, found bool, err error) {
-	e, found, err = s.lookup(tree, strings.Split(rel, "/"))
+func (t *treeMemo) fileAt(tree oid, rel string) (e treeEntry, data []byte, found bool, err error) {
+	e, found, err = lookupIn(t.entries, tree, strings.Split(rel, "/"))
 	if err != nil || !found || e.mode == modeTree || e.mode == modeGitlink {
 		return e, nil, false, err
 	}
-	data, err = s.readObject(e.id, "blob")
+	data, err = t.s.readObject(e.id, "blob")
 	if err != nil {
 		return e, nil, false, err
 	}
@@ -167,9 +186,10 @@ func (s *shadow) looseBefore(commit string, paths []string) ([]Restore, bool) {
 	if !ok {
 		return nil, false
 	}
+	memo := &treeMemo{s: s, m: map[oid][]treeEntry{}}
 	rs := make([]Restore, 0, len(paths))
 	for _, p := range paths {
-		e, data, found, err := s.fileAt(trees[0], p)
+		e, data, found, err := memo.fileAt(trees[0], p)
 		if err != nil {
 			return nil, false
 		}
@@ -182,50 +202,67 @@ func (s *shadow) looseBefore(commit string, paths []string) ([]Restore, bool) {
 	return rs, true
 }
 
+// walkLoose calls visit for each checkpoint from HEAD back, newest
+// first, with its commit object's body and its parent's (nil for the
+// oldest kept), reading each object once, until visit returns false; it
+// reports false when HEAD or a commit on the way is not a loose file
+// (git's to walk then).
+func (s *shadow) walkLoose(visit func(c oid, data, parentData []byte) bool) bool {
+	_, c, err := s.readHead()
+	if err != nil {
+		return false
+	}
+	data, err := s.readObject(c, "commit")
+	if err != nil {
+		return false
+	}
+	for {
+		var parent oid
+		var parentData []byte
+		if p, found := parentOf(data); found {
+			if parent, err = parseOID(p); err != nil {
+				return false
+			}
+			if parentData, err = s.readObject(parent, "commit"); err != nil {
+				return false
+			}
+		}
+		if !visit(c, data, parentData) || parentData == nil {
+			return true
+		}
+		c, data = parent, parentData
+	}
+}
+
 // logLoose is history.log read in process: from HEAD back to from, each
 // checkpoint whose change touched rel ("" for any), as git log
 // --name-status -- rel lists it (the oldest kept against an empty tree);
 // false when HEAD, a commit or a tree on the way is not a loose file.
 func (s *shadow) logLoose(rel string, limit int, from string) ([]Checkpoint, bool) {
-	_, c, err := s.readHead()
-	if err != nil {
-		return nil, false
-	}
 	var cps []Checkpoint
-	for limit <= 0 || len(cps) < limit {
-		data, err := s.readObject(c, "commit")
-		if err != nil {
-			return nil, false
-		}
+	failed := false
+	ok := s.walkLoose(func(c oid, data, parentData []byte) bool {
 		tree, err := commitTreeOf(c, data)
-		if err != nil {
-			return nil, false
+		var parentTree oid
+		if err == nil && parentData != nil {
+			parentTree, err = commitTreeOf(c, parentData)
 		}
-		var parent, parentTree oid
-		p, hasParent := parentOf(data)
-		if hasParent {
-			if parent, err = parseOID(p); err != nil {
-				return nil, false
-			}
-			if parentTree, err = s.commitTree(parent); err != nil {
-				return nil, false
-			}
+		var changes []Change
+		if err == nil {
+			changes, err = s.changes(parentTree, tree, rel)
 		}
-		changes, err := s.changes(parentTree, tree, rel)
 		if err != nil {
-			return nil, false
+			failed = true
+			return false
 		}
 		if rel == "" || rel == "." || len(changes) > 0 {
 			if cp, ok := looseEntry(c, data, changes); ok {
 				cps = append(cps, cp)
 			}
 		}
-		if !hasParent || c.String() == from {
-			break
-		}
-		c = parent
-	}
-	return cps, true
+		return c.String() != from && (limit <= 0 || len(cps) < limit)
+	})
+	return cps, ok && !failed
 }
 
 // looseEntry is the checkpoint commit c (its object's body data) records,
