@@ -124,7 +124,9 @@ func TestGatewayLeakIdleExpiry(t *testing.T) {
 // TestGatewayLeakMaxLifetime: a busy session ends at its lifetime; the
 // request in flight gets an error and its command dies.
 func TestGatewayLeakMaxLifetime(t *testing.T) {
-	g := startGateway(t, "--session-max-lifetime", "2s")
+	// Long enough for the command to be seen running first on a loaded
+	// host (2 s once was not: the session ended before its sleep began).
+	g := startGateway(t, "--session-max-lifetime", "8s")
 	sid := g.initialize()
 	marker, pending := g.startRawSleep(context.Background(), gwHeader(sid), 12, "")
 	wantRPCError(t, "request in flight at max lifetime", pending)
