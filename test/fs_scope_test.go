@@ -15,10 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // fsEscapeFixture builds root/allowed (served) beside root/allowed_evil
@@ -128,27 +125,7 @@ func TestFsScopeSwapRace(t *testing.T) {
 	}
 	c := startCore(t, "--toolset", "filesystem", "--workdir", work, "--allow-dir", work, "--checkpoints", "off")
 	before := treeState(t, outside)
-	if err := unix.Renameat2(unix.AT_FDCWD, flip, unix.AT_FDCWD, spare, unix.RENAME_EXCHANGE); err != nil {
-		t.Fatalf("renameat2 RENAME_EXCHANGE %s <-> %s: %v (the race test needs it)", flip, spare, err)
-	}
-	var flips atomic.Int64
-	stop := make(chan struct{})
-	swapErr := make(chan error, 1)
-	go func() {
-		defer close(swapErr)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, flip, unix.AT_FDCWD, spare, unix.RENAME_EXCHANGE); err != nil {
-				swapErr <- err
-				return
-			}
-			flips.Add(1)
-		}
-	}()
+	swaps := startSwapper(t, flip, spare)
 	data := filepath.Join(flip, "data.txt")
 	calls := []struct {
 		tool string
@@ -197,10 +174,6 @@ func TestFsScopeSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	if err := <-swapErr; err != nil {
-		t.Fatalf("swapping %s: %v", flip, err)
-	}
-	t.Logf("%d swaps; outcomes %v", flips.Load(), counts)
+	t.Logf("%d swaps; outcomes %v", swaps.end(t, workers*perWorker), counts)
 	assertSameState(t, before, treeState(t, outside))
 }

@@ -15,12 +15,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sys/unix"
 )
 
 // secretMarker is the unique text of every file the scoping must protect;
@@ -329,28 +327,7 @@ func TestScopeSymlinkSwapRace(t *testing.T) {
 	c := startCore(t, "--workdir", work, "--allow-dir", work)
 	before := treeState(t, outside)
 
-	// Prove the swap works here before relying on it.
-	if err := unix.Renameat2(unix.AT_FDCWD, flip, unix.AT_FDCWD, spare, unix.RENAME_EXCHANGE); err != nil {
-		t.Fatalf("renameat2 RENAME_EXCHANGE %s <-> %s: %v (the race test needs it)", flip, spare, err)
-	}
-	var flips atomic.Int64
-	stop := make(chan struct{})
-	swapErr := make(chan error, 1)
-	go func() {
-		defer close(swapErr)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, flip, unix.AT_FDCWD, spare, unix.RENAME_EXCHANGE); err != nil {
-				swapErr <- err
-				return
-			}
-			flips.Add(1)
-		}
-	}()
+	swaps := startSwapper(t, flip, spare)
 
 	type outcome struct {
 		tool string
@@ -385,10 +362,7 @@ func TestScopeSymlinkSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	if err := <-swapErr; err != nil {
-		t.Fatalf("swapping %s: %v", flip, err)
-	}
+	flips := swaps.end(t, calls)
 
 	counts := map[string]int{}
 	for _, o := range outcomes {
@@ -416,7 +390,7 @@ func TestScopeSymlinkSwapRace(t *testing.T) {
 			t.Errorf("%s: got isError=%v %q, want ACCESS_DENIED, PATH_NOT_FOUND, a transient IO_ERROR on flip or the harmless file", o.tool, o.res.IsError, got)
 		}
 	}
-	t.Logf("%d swaps; outcomes %v", flips.Load(), counts)
+	t.Logf("%d swaps; outcomes %v", flips, counts)
 	if got := len(outcomes); got != calls {
 		t.Errorf("got %d calls, want %d", got, calls)
 	}
