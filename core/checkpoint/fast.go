@@ -109,8 +109,13 @@ func (s *Store) fileEntry(p string) (fileEntry, error) {
 	return fileEntry{rel: rel, mode: mode, id: id}, nil
 }
 
-// commitBody is a commit object's body, as git commit-tree writes it.
+// commitBody is a commit object's body, as git commit-tree writes it;
+// the zero parent makes a commit without one (the first checkpoint).
 func commitBody(tree, parent oid, msg string, now time.Time) []byte {
 	who := fmt.Sprintf("%s <%s> %d %s", gitenv.Name, gitenv.Email, now.Unix(), now.Format("-0700"))
-	return fmt.Appendf(nil, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree, parent, who, who, msg)
+	body := fmt.Appendf(nil, "tree %s\n", tree)
+	if parent != (oid{}) {
+		body = fmt.Appendf(body, "parent %s\n", parent)
+	}
+	return fmt.Appendf(body, "author %s\ncommitter %s\n\n%s", who, who, msg)
 }

@@ -452,3 +452,73 @@ func TestFindInProcessOrByGit(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstCommitInProcessMatchesGit: a fresh shadow's first checkpoint
+// (no HEAD yet) is committed in process, with no git run for the commit,
+// the ref or reading HEAD, and is the very object git commit-tree makes
+// of the same tree, message and date, with no parent. A shadow that has
+// packed refs leaves it to git.
+func TestFirstCommitInProcessMatchesGit(t *testing.T) {
+	ctx := context.Background()
+	for _, packed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("packed refs %v", packed), func(t *testing.T) {
+			tree := t.TempDir()
+			if err := os.WriteFile(filepath.Join(tree, "start.txt"), []byte("start\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(ctx, Options{Tree: tree, StateDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if packed {
+				if err := s.root.WriteFile("packed-refs", []byte("# pack-refs with: peeled fully-peeled sorted \n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gitRuns := logGit(t, s)
+			if s.HasCheckpoints(ctx) {
+				t.Fatal("a fresh shadow has checkpoints")
+			}
+			if cp, err := s.Record(ctx, "start", "start"); err != nil || cp == nil {
+				t.Fatalf("record: %v, %v", cp, err)
+			}
+			log := gitRuns()
+			byGit := strings.Contains(log, " commit-tree ") || strings.Contains(log, " update-ref ")
+			if byGit != packed || (!packed && strings.Contains(log, "rev-parse")) {
+				t.Errorf("git ran\n%s\nwant rev-parse, commit-tree and update-ref only with packed refs", log)
+			}
+			head := gitOut(t, s, "rev-parse", "HEAD")
+			raw := gitOut(t, s, "cat-file", "commit", head)
+			if strings.Contains(raw, "\nparent ") || strings.HasPrefix(raw, "parent ") {
+				t.Errorf("first checkpoint has a parent:\n%s", raw)
+			}
+			var when string
+			headers, msg, _ := strings.Cut(raw, "\n\n")
+			for line := range strings.SplitSeq(headers, "\n") {
+				if v, ok := strings.CutPrefix(line, "committer "); ok {
+					f := strings.Fields(v)
+					when = strings.Join(f[len(f)-2:], " ")
+				}
+			}
+			dates := []string{"GIT_AUTHOR_DATE=" + when, "GIT_COMMITTER_DATE=" + when}
+			// gitOut trims the message's final newline: read it whole.
+			full, err := s.run(ctx, nil, nil, "cat-file", "commit", head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, msg, _ = strings.Cut(string(full), "\n\n")
+			byGitID, err := s.run(ctx, []byte(msg), dates, "commit-tree", gitOut(t, s, "rev-parse", "HEAD^{tree}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(byGitID)); got != head {
+				t.Errorf("commit %s\n%s\nwant git commit-tree's %s", head, full, got)
+			}
+			if !s.HasCheckpoints(ctx) {
+				t.Error("no checkpoints after the first recording")
+			}
+			gitOut(t, s, "fsck", "--strict", "--no-dangling")
+		})
+	}
+}

@@ -167,15 +167,28 @@ func (s *shadow) commit(ctx context.Context, msg string) (bool, error) {
 }
 
 // commitLoose commits tree with msg in process when HEAD names a loose
-// ref holding a loose commit; done is false when it does not (git's to
-// do then).
+// ref holding a loose commit, or no ref yet in a shadow without packed
+// refs (the first checkpoint); done is false otherwise (git's to do
+// then).
 func (s *shadow) commitLoose(tree, msg string) (done, committed bool, err error) {
 	treeID, err := parseOID(tree)
 	if err != nil {
 		return false, false, nil
 	}
 	ref, head, err := s.readHead()
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoHead):
+		// The first checkpoint: a commit with no parent, and the ref
+		// created (renamed into place, as git's update-ref does).
+		c, err := s.writeObject("commit", commitBody(treeID, oid{}, msg, time.Now()))
+		if err == nil {
+			err = s.root.WriteFile(ref, []byte(c.String()+"\n"), 0o644)
+		}
+		if err != nil {
+			return true, false, fmt.Errorf("record checkpoint: %w", err)
+		}
+		return true, true, nil
+	case err != nil:
 		return false, false, nil
 	}
 	headTree, err := s.commitTree(head)

@@ -176,6 +176,11 @@ func (s *shadow) commitTree(c oid) (oid, error) {
 	return commitTreeOf(c, data)
 }
 
+// errNoHead is readHead's answer for a shadow with no checkpoint yet:
+// HEAD names a branch that is neither a loose ref nor packed (there are
+// no packed refs at all).
+var errNoHead = errors.New("no checkpoint has been recorded yet")
+
 // readHead reads the ref HEAD names and the commit it holds, from loose
 // files; ErrSlow when there is none yet or it is packed.
 func (s *shadow) readHead() (ref string, commit oid, err error) {
@@ -188,8 +193,13 @@ func (s *shadow) readHead() (ref string, commit oid, err error) {
 		return "", oid{}, ErrSlow // detached or odd: git's to handle
 	}
 	data, err := s.root.ReadFile(ref, 4096)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, perr := s.root.ReadFile("packed-refs", 1); errors.Is(perr, os.ErrNotExist) {
+			return ref, oid{}, errNoHead // a fresh shadow
+		}
+	}
 	if err != nil {
-		return "", oid{}, ErrSlow // no checkpoint yet, or a packed ref
+		return "", oid{}, ErrSlow // a packed ref, or unreadable
 	}
 	commit, err = parseOID(strings.TrimSpace(string(data)))
 	if err != nil {
@@ -205,6 +215,8 @@ func (s *shadow) readHead() (ref string, commit oid, err error) {
 func (s *shadow) head(ctx context.Context) (string, error) {
 	if _, c, err := s.readHead(); err == nil {
 		return c.String(), nil
+	} else if errors.Is(err, errNoHead) {
+		return "", err
 	}
 	out, err := s.run(ctx, nil, nil, "rev-parse", "-q", "--verify", "HEAD")
 	if err != nil {
@@ -220,6 +232,8 @@ func (s *shadow) headAndTree(ctx context.Context) (commit, tree string, err erro
 		if t, err := s.commitTree(c); err == nil {
 			return c.String(), t.String(), nil
 		}
+	} else if errors.Is(err, errNoHead) {
+		return "", "", err
 	}
 	out, err := s.run(ctx, nil, nil, "rev-parse", "HEAD", "HEAD^{tree}")
 	if err != nil {
