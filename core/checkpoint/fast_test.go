@@ -494,7 +494,7 @@ func TestFirstCommitInProcessMatchesGit(t *testing.T) {
 				t.Errorf("first checkpoint has a parent:\n%s", raw)
 			}
 			var when string
-			headers, msg, _ := strings.Cut(raw, "\n\n")
+			headers, _, _ := strings.Cut(raw, "\n\n")
 			for line := range strings.SplitSeq(headers, "\n") {
 				if v, ok := strings.CutPrefix(line, "committer "); ok {
 					f := strings.Fields(v)
@@ -507,7 +507,7 @@ func TestFirstCommitInProcessMatchesGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, msg, _ = strings.Cut(string(full), "\n\n")
+			_, msg, _ := strings.Cut(string(full), "\n\n")
 			byGitID, err := s.run(ctx, []byte(msg), dates, "commit-tree", gitOut(t, s, "rev-parse", "HEAD^{tree}"))
 			if err != nil {
 				t.Fatal(err)
