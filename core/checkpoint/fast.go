@@ -41,6 +41,9 @@ type fileEntry struct {
 
 func (s *Store) recordFiles(tool, summary string, paths []string) (*Checkpoint, error) {
 	ref, head, err := s.readHead()
+	if errors.Is(err, errNoHead) {
+		return nil, ErrSlow // the first checkpoint: git records the whole tree
+	}
 	if err != nil {
 		return nil, err
 	}

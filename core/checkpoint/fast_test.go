@@ -480,6 +480,10 @@ func TestFirstCommitInProcessMatchesGit(t *testing.T) {
 			if s.HasCheckpoints(ctx) {
 				t.Fatal("a fresh shadow has checkpoints")
 			}
+			// A file tool's recording before any checkpoint is git's.
+			if cp, err := s.RecordFiles("create_file", "start.txt", filepath.Join(tree, "start.txt")); !errors.Is(err, ErrSlow) {
+				t.Fatalf("recording in process with no checkpoint yet: %v, %v; want ErrSlow", cp, err)
+			}
 			if cp, err := s.Record(ctx, "start", "start"); err != nil || cp == nil {
 				t.Fatalf("record: %v, %v", cp, err)
 			}
