@@ -46,6 +46,9 @@ TEST_LOGS ?= $(BIN)/test-logs
 TEST_SHARDS ?= 3
 TEST_CACHE  ?= $(or $(BORIS_TEST_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/boris-test)
 PROGRESS  := $(BIN)/test-progress
+## the binaries the tests run, built once (internal/testbin.Build finds them up to date there)
+TEST_BIN  := $(BIN)/test-bin
+TEST_BIN_ENV := BORIS_TEST_BIN_DIR=$(abspath $(TEST_BIN))
 # the Kubernetes manifests' tests: a Go module of its own (Kustomize and the API types stay out of go.mod)
 K8S_TEST  := deploy/kubernetes/test
 test: SHELL := /bin/bash
@@ -58,9 +61,10 @@ test:
 	@$(PROGRESS) -phase "go mod download" -- sh -c '$(GO) mod download && cd $(K8S_TEST) && $(GO) mod download'
 	@$(PROGRESS) -phase "go vet" -- sh -c '$(GO) vet ./... && cd $(K8S_TEST) && $(GO) vet ./...'
 	@$(PROGRESS) -phase staticcheck -- sh -c '$(STATICCHECK) ./... && cd $(K8S_TEST) && $(STATICCHECK) ./...'
-	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test, which build the binaries, in $(TEST_SHARDS) processes beside them"
-	@$(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -- \
-		$(GO) test -json -race -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
+	@$(PROGRESS) -phase "build the binaries the tests run" -- sh -c 'CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(TEST_BIN)/ ./cmd/boris ./cmd/boris-gateway'
+	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test in $(TEST_SHARDS) processes beside them"
+	@$(TEST_BIN_ENV) $(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -- \
+		$(GO) test -json -race -ldflags='-s -w' -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
 	@$(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"
 	@cd $(K8S_TEST) && $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)

@@ -14,12 +14,38 @@ import (
 	"time"
 )
 
+// BinDirEnv names a directory make test builds the binaries into once,
+// before it starts the test processes: Build then finds them there up to
+// date and links them into each process's own directory, instead of each
+// process linking copies of its own.
+const BinDirEnv = "BORIS_TEST_BIN_DIR"
+
 // Build compiles each command of cmd/ named in cmds (e.g. "boris",
 // "boris-gateway") into dir as static binaries, compiled as make build
-// compiles them (CGO_ENABLED=0, -trimpath): the packages make run
-// compiled are in Go's build cache for make test, and the other way round.
+// compiles them (CGO_ENABLED=0, -trimpath, no symbol table or debug
+// information): the packages make run compiled are in Go's build cache
+// for make test, and the other way round. With BinDirEnv set, they are
+// built there (go build links only what is out of date) and hard-linked
+// into dir: each test process still runs binaries from a directory of
+// its own, which its checks for leftover processes rely on.
 func Build(dir string, cmds ...string) error {
-	args := []string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}
+	shared := os.Getenv(BinDirEnv)
+	if shared == "" {
+		return build(dir, cmds...)
+	}
+	if err := build(shared, cmds...); err != nil {
+		return err
+	}
+	for _, name := range cmds {
+		if err := os.Link(filepath.Join(shared, name), filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("%s: %w", BinDirEnv, err)
+		}
+	}
+	return nil
+}
+
+func build(dir string, cmds ...string) error {
+	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", dir + string(filepath.Separator)}
 	for _, name := range cmds {
 		args = append(args, "github.com/mjkoo/boris/cmd/"+name)
 	}

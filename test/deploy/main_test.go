@@ -16,6 +16,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mjkoo/boris/internal/testbin"
 )
 
 // Paths shared by every test, set by TestMain.
@@ -44,11 +46,8 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(binDir)
 	// Both binaries in one directory: the gateway finds the core next to it.
-	build := exec.Command("go", "build", "-trimpath", "-o", binDir+string(os.PathSeparator),
-		"github.com/mjkoo/boris/cmd/boris", "github.com/mjkoo/boris/cmd/boris-gateway")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build boris and boris-gateway: %v\n%s", err, out)
+	if err := testbin.Build(binDir, "boris", "boris-gateway"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	borisBin = filepath.Join(binDir, "boris")

@@ -37,6 +37,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mjkoo/boris/internal/testbin"
+
 	"github.com/mjkoo/boris/internal/npmcache"
 )
 
@@ -109,11 +111,8 @@ func runMain(m *testing.M) int {
 func setup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", binDir+string(filepath.Separator),
-		"github.com/mjkoo/boris/cmd/boris", "github.com/mjkoo/boris/cmd/boris-gateway")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build boris and boris-gateway: %v\n%s", err, out)
+	if err := testbin.Build(binDir, "boris", "boris-gateway"); err != nil {
+		return err
 	}
 	gatewayBin = filepath.Join(binDir, "boris-gateway")
 	if err := ensureNodeModules(ctx); err != nil {

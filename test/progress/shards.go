@@ -123,7 +123,7 @@ func cpuOf(cmd *exec.Cmd) string {
 // by their last durations and runs the shards.
 func (p shardPlan) run(s *sink) bool {
 	s.printf("%s: compiling its test binary, then running its tests in %d processes", p.pkg, p.n)
-	build := exec.Command("go", "test", "-c", "-race", "-o", p.bin, ".")
+	build := exec.Command("go", "test", "-c", "-race", "-ldflags=-s -w", "-o", p.bin, ".")
 	build.Dir = p.dir
 	if out, err := build.CombinedOutput(); err != nil {
 		s.printf("FAIL\t%s [build failed]: %v\n%s", p.pkg, err, bytes.TrimSpace(out))
