@@ -253,10 +253,13 @@ func (b *boris) startRegistering() {
 			if b.started != nil {
 				b.started()
 			}
-			if b.prestart != nil {
-				b.prestart() // first: it runs in processes of its own
-			}
+			// The tools first: the client's first request (tools/list)
+			// waits for them, and the spawner's and the checkpoints'
+			// processes started first would compete with it.
 			b.registerTools()
+			if b.prestart != nil {
+				b.prestart()
+			}
 			b.rec.Start() // the starting checkpoint, in the background: no call waits for it
 			select {
 			case <-b.answered:
