@@ -52,6 +52,7 @@ func main() {
 	flag.StringVar(&plan.bin, "shard-bin", "bin/shard.test", "where the -shard package's test binary is compiled")
 	flag.DurationVar(&plan.timeout, "shard-timeout", 20*time.Minute, "each shard's -test.timeout")
 	flag.StringVar(&plan.weights, "shard-times", "", "file keeping each test's last duration, to balance the next run's shards")
+	flag.StringVar(&plan.packages, "package-times", "", "file keeping each other package's last duration: the command after -- gets them longest first")
 	flag.Parse()
 	if *phase != "" {
 		os.Exit(runPhase(*phase, flag.Args(), o.every, os.Stdout))

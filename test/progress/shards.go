@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type shardPlan struct {
 	bin     string        // where its test binary is compiled
 	timeout time.Duration // each process's -test.timeout
 	weights string        // file of each test's last duration ("" keeps none)
+	// packages is the file of each other package's last duration: the
+	// command after -- gets them longest first ("" keeps its order).
+	packages string
 }
 
 // sink takes whole lines from several sources and writes them, one at a
@@ -78,10 +82,13 @@ func runMerged(w io.Writer, main []string, plan shardPlan) (failed bool) {
 	var mu sync.Mutex
 	fail := func() { mu.Lock(); failed = true; mu.Unlock() }
 	wg.Go(func() {
+		main = longestFirst(main, readWeights(plan.packages))
 		cmd := exec.Command(main[0], main[1:]...)
-		if !runInto(s, cmd, nil) {
+		elapsed := map[string]float64{}
+		if !runInto(s, cmd, packageTimes(elapsed)) {
 			fail()
 		}
+		writeWeights(plan.packages, elapsed)
 		s.printf("the other packages' go test used %s of CPU", cpuOf(cmd))
 	})
 	wg.Go(func() {
@@ -315,4 +322,34 @@ func (p shardPlan) resolve(main []string) (shardPlan, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// longestFirst reorders the packages at the end of a go test command line
+// (the arguments after its flags that are import paths) by their last
+// durations, longest first, those without one last in their order: go
+// test starts packages in the order given, -p at a time, and a long one
+// started last would run alone at the end.
+func longestFirst(args []string, last map[string]float64) []string {
+	i := len(args)
+	for i > 1 && !strings.HasPrefix(args[i-1], "-") && strings.Contains(args[i-1], "/") {
+		i--
+	}
+	out := slices.Clone(args)
+	slices.SortStableFunc(out[i:], func(a, b string) int { return cmp.Compare(last[b], last[a]) })
+	return out
+}
+
+// packageTimes returns an edit for runInto that leaves go test -json's
+// lines as they are and keeps each package's duration in elapsed.
+func packageTimes(elapsed map[string]float64) func([]byte) []byte {
+	return func(b []byte) []byte {
+		var ev struct {
+			Action, Package, Test string
+			Elapsed               float64
+		}
+		if json.Unmarshal(b, &ev) == nil && ev.Test == "" && (ev.Action == "pass" || ev.Action == "fail") {
+			elapsed[ev.Package] = ev.Elapsed
+		}
+		return b
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,5 +123,46 @@ func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }
 	}
 	if w := readWeights(times); len(w) != 2 {
 		t.Errorf("kept durations %v, want the two passed tests", w)
+	}
+}
+
+// TestLongestFirst: the packages after go test's flags are reordered by
+// their last durations, longest first, those without one last in their
+// order; the flags, a flag's value and the command stay where they are.
+func TestLongestFirst(t *testing.T) {
+	args := []string{"go", "test", "-json", "-timeout", "20m", "-coverprofile=bin/c.out", "m/a", "m/b", "m/new", "m/c", "m/d"}
+	last := map[string]float64{"m/a": 1, "m/b": 30, "m/c": 2.5, "m/d": 100, "m/gone": 500, "TestX": 900}
+	got := longestFirst(args, last)
+	want := []string{"go", "test", "-json", "-timeout", "20m", "-coverprofile=bin/c.out", "m/d", "m/b", "m/c", "m/a", "m/new"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if args[6] != "m/a" {
+		t.Error("longestFirst changed its argument")
+	}
+	// No durations kept yet: the order stays.
+	if got := longestFirst(args, nil); !slices.Equal(got, args) {
+		t.Errorf("without durations: got %q, want %q", got, args)
+	}
+}
+
+// TestPackageTimes: a package's pass or fail event keeps its duration; a
+// test's events and other lines do not, and every line passes unchanged.
+func TestPackageTimes(t *testing.T) {
+	elapsed := map[string]float64{}
+	edit := packageTimes(elapsed)
+	for _, l := range []string{
+		`{"Action":"pass","Package":"m/a","Test":"TestX","Elapsed":3}`,
+		`{"Action":"pass","Package":"m/a","Elapsed":12.5}`,
+		`{"Action":"fail","Package":"m/b","Elapsed":7}`,
+		`{"Action":"output","Package":"m/c","Output":"ok\n"}`,
+		`not json`,
+	} {
+		if got := string(edit([]byte(l))); got != l {
+			t.Errorf("line %q became %q", l, got)
+		}
+	}
+	if want := map[string]float64{"m/a": 12.5, "m/b": 7}; !maps.Equal(elapsed, want) {
+		t.Errorf("got %v, want %v", elapsed, want)
 	}
 }
