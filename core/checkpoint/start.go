@@ -203,7 +203,7 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 		}
 	}
 	if len(cmds) == 0 {
-		r.sayUnsure("start", StartSummary, unsure)
+		r.sayUnsure("start", StartSummary, unsure, pre)
 		return entries
 	}
 	summary := strings.Join(cmds, "; ")
@@ -218,7 +218,7 @@ func (r *Recorder) seal(changed []string, all bool) map[string]captured {
 		}
 		unsure = append(unsure, rel)
 	}
-	r.sayUnsure("bash", summary, unsure)
+	r.sayUnsure("bash", summary, unsure, pre)
 	return entries
 }
 
@@ -282,21 +282,26 @@ func (r *Recorder) recordable(paths []string) []string {
 }
 
 // isWriteTemp reports whether rel is a file tool's temporary file (see
-// scope.IsTemp) that is gone: it existed only while a write of another
-// call ran, beside the file the write names (and captures), so no state
-// of it is lost.
-func (r *Recorder) isWriteTemp(rel string) bool {
-	if !scope.IsTemp(path.Base(rel)) {
+// scope.TempTarget) that holds no state of the tree's: one that is gone,
+// or one beside a file a file tool wrote while the start was taken (that
+// write's own, still under way; the write's file is captured). Either
+// existed only while a write of another call ran.
+func (r *Recorder) isWriteTemp(rel string, kept map[string]preCapture) bool {
+	target, ok := scope.TempTarget(path.Base(rel))
+	if !ok {
 		return false
+	}
+	if _, ok := kept[path.Join(path.Dir(rel), target)]; ok {
+		return true
 	}
 	_, err := os.Lstat(filepath.Join(r.tree, filepath.FromSlash(rel)))
 	return errors.Is(err, fs.ErrNotExist)
 }
 
 // sayUnsure notes a gap naming the paths whose earlier state the start
-// may not hold.
-func (r *Recorder) sayUnsure(tool, summary string, unsure []string) {
-	unsure = r.recordable(slices.DeleteFunc(unsure, r.isWriteTemp))
+// may not hold; kept are the paths file tools wrote meanwhile.
+func (r *Recorder) sayUnsure(tool, summary string, unsure []string, kept map[string]preCapture) {
+	unsure = r.recordable(slices.DeleteFunc(unsure, func(rel string) bool { return r.isWriteTemp(rel, kept) }))
 	if len(unsure) == 0 {
 		return
 	}

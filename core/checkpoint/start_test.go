@@ -50,8 +50,9 @@ func sync1(ch chan struct{}) func() {
 // starts, or after, a command runs at once, and once the start is recorded
 // a gap names what it changed: the file it appended to and, where no watch
 // was yet, the directory it removed a file from. A file tool's temporary
-// file, made and gone meanwhile, is named nowhere; a file of the same
-// shape that stays is.
+// file, made and gone meanwhile or still there beside the file a write
+// under way is writing, is named nowhere; a file of the same shape that
+// stays, beside no write, is.
 func TestCommandsWhileTheStartIsHeld(t *testing.T) {
 	for _, tc := range []struct {
 		where string
@@ -84,11 +85,20 @@ func TestCommandsWhileTheStartIsHeld(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustWrite(t, filepath.Join(tree, "sub/.kept.boris-MNOPQRSTUVWX.tmp"), "kept\n")
+			// A file tool's write under way as the start ends: its
+			// temporary file is still there.
+			written := filepath.Join(tree, "sub/w.txt")
+			r.BeforeWrite(ctx, written)
+			writing := filepath.Join(tree, "sub/.w.txt.boris-QRSTUVWXYZ23.tmp")
+			mustWrite(t, writing, "new\n")
 			r.Record("bash", "edit")
 			release()
 			r.Await(ctx)
 			if ctx.Err() != nil {
 				t.Fatal("the start was not recorded within a minute of its release")
+			}
+			if err := os.Rename(writing, written); err != nil {
+				t.Fatal(err)
 			}
 			gaps := strings.Join(r.Gaps(), "\n")
 			for _, want := range tc.want {
@@ -96,7 +106,7 @@ func TestCommandsWhileTheStartIsHeld(t *testing.T) {
 					t.Errorf("gaps: got %q, want them to name %q", gaps, want)
 				}
 			}
-			for _, unchanged := range []string{"a.txt", "keep.txt", ".b.txt.boris-"} {
+			for _, unchanged := range []string{"a.txt", "keep.txt", ".b.txt.boris-", ".w.txt.boris-"} {
 				if strings.Contains(gaps, unchanged) {
 					t.Errorf("gaps: got %q, want %s (unchanged) named nowhere", gaps, unchanged)
 				}

@@ -884,6 +884,11 @@ func TestIsTemp(t *testing.T) {
 	}
 	if len(temps) != 1 || !strings.HasPrefix(temps[0], ".named.txt.") {
 		t.Errorf("temporary files IsTemp knows among %q: %q, want the one of named.txt", seen, temps)
+	} else if target, _ := TempTarget(temps[0]); target != "named.txt" {
+		t.Errorf("TempTarget(%q) = %q, want named.txt", temps[0], target)
+	}
+	if target, ok := TempTarget("..x.boris-ABCDEFGHIJKL.boris-ABCDEFGHIJKL.tmp"); !ok || target != ".x.boris-ABCDEFGHIJKL" {
+		t.Errorf("TempTarget of a temporary file of a temporary file's name: %q, %v", target, ok)
 	}
 	for _, name := range []string{
 		"named.txt", ".named.txt", "x.tmp", ".boris-ABCDEFGHIJKL.tmp",

@@ -108,24 +108,32 @@ const (
 // the shape of a write's temporary file: one that exists only while a
 // write runs, so the checkpoints never name it as a change of their own.
 func IsTemp(base string) bool {
+	_, ok := TempTarget(base)
+	return ok
+}
+
+// TempTarget returns the name of the file a write's temporary file base
+// is written for (NAME in ".NAME.boris-XXXXXXXXXXXX.tmp", in the same
+// directory); false when base does not have that shape.
+func TempTarget(base string) (string, bool) {
 	rest, ok := strings.CutSuffix(base, ".tmp")
 	if !ok || !strings.HasPrefix(rest, ".") {
-		return false
+		return "", false
 	}
 	i := strings.LastIndex(rest, tempMark)
 	if i < 2 {
-		return false
+		return "", false
 	}
 	suffix := rest[i+len(tempMark):]
 	if len(suffix) != tempRand {
-		return false
+		return "", false
 	}
 	for _, c := range suffix {
 		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return rest[1:i], true
 }
 
 // writeAtomic writes data to a fresh temporary file in dir and renames it
