@@ -64,7 +64,7 @@ test:
 	@$(PROGRESS) -phase "build the binaries the tests run" -- sh -c 'CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(TEST_BIN)/ ./cmd/boris ./cmd/boris-gateway'
 	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test in $(TEST_SHARDS) processes beside them"
 	@$(TEST_BIN_ENV) $(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -package-times "$(TEST_CACHE)/package-times" -- \
-		$(GO) test -json -race -p 3 -ldflags='-s -w' -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
+		$(GO) test -json -race -ldflags='-s -w' -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
 	@$(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"
 	@cd $(K8S_TEST) && $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)
