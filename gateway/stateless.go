@@ -75,10 +75,11 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *wire.Mess
 		wire.WriteError(w, http.StatusBadRequest, id, wire.CodeHeaderMismatch, "header mismatch: "+err.Error())
 		return
 	}
-	s := h.principalCore(w, r, id)
+	s, routed := h.principalCore(w, r, id)
 	if s == nil {
 		return
 	}
+	defer routed()
 	switch m.Req.Method {
 	case "subscriptions/listen":
 		h.streams.Listen(w, r, s, m)
@@ -102,30 +103,39 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m *wire.Mess
 	if !admit(w, m, s.Add(c)) {
 		return
 	}
+	routed() // in flight now
 	h.exchange(w, r, s, m, c, raw, acc)
 }
 
 // principalCore returns the core of the request's principal, starting it
-// if there is none. On failure it answers the request and returns nil.
-func (h *Handler) principalCore(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) *sessions.Session {
+// if there is none, with the request routed to it (Session.Hold: it is
+// not idle until the request is in flight; call routed then). On failure
+// it answers the request and returns nil.
+func (h *Handler) principalCore(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) (s *sessions.Session, routed func()) {
 	p := h.opts.Principal(r)
 	for {
-		s, wait := h.table.PrincipalCore(p.Key)
+		s, release, wait := h.table.PrincipalCore(p.Key)
 		if s != nil {
-			s.Touch()
-			return s
+			return s, release
 		}
 		if wait != nil {
 			select {
 			case <-wait:
 				continue
 			case <-r.Context().Done():
-				return nil
+				return nil, nil
 			}
 		}
 		s = h.startPrincipalCore(w, p, id)
+		if s == nil {
+			h.table.Started(p.Key, nil)
+			return nil, nil
+		}
+		// Routed before it is published: its start may have taken
+		// longer than the idle timeout.
+		routed = s.Hold()
 		h.table.Started(p.Key, s)
-		return s
+		return s, routed
 	}
 }
 

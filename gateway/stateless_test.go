@@ -435,6 +435,24 @@ func TestStatelessLimits(t *testing.T) {
 	}
 }
 
+// TestStatelessSlowStartNotIdle: a principal core whose start takes
+// longer than the idle timeout serves the request it was started for; it
+// is not ended as idle before the request reaches it.
+func TestStatelessSlowStartNotIdle(t *testing.T) {
+	g := newTestGateway(t, func(o *Options) {
+		o.IdleTimeout = 2 * time.Millisecond // far shorter than any core's start
+		o.Principal = func(*http.Request) Principal {
+			return Principal{Subject: "alice", Key: "static:alice", SubjectKey: "static:alice"}
+		}
+	})
+	for i := range 3 {
+		h, b := call2026(i+1, "bash", map[string]any{"command": "echo served"})
+		if resp, body := g.do("POST", h, b); resp.StatusCode != 200 || !strings.Contains(string(body), "served") {
+			t.Fatalf("request %d: got %d %s, want 200 and its result", i+1, resp.StatusCode, body)
+		}
+	}
+}
+
 // fakeCore is a core that, asked anything after the gateway's own listen,
 // sends its client a request (which a 2026-07-28 client cannot be sent),
 // then answers the call with whatever came back to it.

@@ -40,6 +40,10 @@ type Session struct {
 	held    *Budget // bytes of this session's core messages the gateway holds
 	created time.Time
 	last    atomic.Int64 // unix nanos of the last request
+	// routed counts requests handed to the session and not yet in
+	// flight (a principal core's call waits for the core's parameter
+	// headers first): the session is not idle meanwhile.
+	routed atomic.Int32
 
 	mu       sync.Mutex
 	calls    map[string]*Call // in-flight client requests, by id key
@@ -110,6 +114,15 @@ func NewSession(id, subject string, core *launch.Core, lim Limits, log *slog.Log
 
 // Touch records a request of the session now: its idle time starts over.
 func (s *Session) Touch() { s.last.Store(time.Now().UnixNano()) }
+
+// Hold marks a request on its way to the session, and touches it: the
+// session is not ended as idle until the returned release is called
+// (once the request is in flight, or refused).
+func (s *Session) Hold() (release func()) {
+	s.routed.Add(1)
+	s.Touch()
+	return sync.OnceFunc(func() { s.routed.Add(-1) })
+}
 
 // Refusals of Register and Add.
 var (
@@ -239,7 +252,7 @@ func (s *Session) release(m coreMsg) { s.held.give(m.held) }
 func (s *Session) inFlight() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attachedLocked() > 0 || s.streams.get != nil && s.streams.get.reader != nil ||
+	return s.routed.Load() > 0 || s.attachedLocked() > 0 || s.streams.get != nil && s.streams.get.reader != nil ||
 		s.principal != nil && (s.principal.hub.busy() || len(s.principal.internal) > 0)
 }
 

@@ -164,21 +164,25 @@ func (t *Table) Lookup(id, key string) *Session {
 	return nil
 }
 
-// PrincipalCore returns the core of the principal key. If there is none,
-// it returns a channel closed once the one being started is started (or
-// failed to), or, if none is being started, nil for both: the caller is
-// to start it and report with started.
-func (t *Table) PrincipalCore(key string) (*Session, chan struct{}) {
+// PrincipalCore returns the core of the principal key, held for the
+// caller's request (Session.Hold: call release once the request is in
+// flight): under the table's lock, so an idle expiry decided at the same
+// moment either comes first, and the core is no longer the principal's,
+// or sees the request. If there is none, it returns a channel closed once
+// the one being started is started (or failed to), or, if none is being
+// started, nil for all: the caller is to start it and report with
+// Started.
+func (t *Table) PrincipalCore(key string) (s *Session, release func(), wait chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if s := t.principals[key]; s != nil {
-		return s, nil
+		return s, s.Hold(), nil
 	}
 	if wait := t.starting[key]; wait != nil {
-		return nil, wait
+		return nil, nil, wait
 	}
 	t.starting[key] = make(chan struct{})
-	return nil, nil
+	return nil, nil, nil
 }
 
 // Started ends the start of key's core: s, or nil if it failed.
@@ -304,6 +308,10 @@ func (t *Table) Reap(ctx context.Context) {
 			for _, s := range t.sessions {
 				if why := t.expired(s, now); why != "" {
 					due[s] = why
+					// No later request is handed it (PrincipalCore).
+					if o, ok := t.owners[s.ID]; ok && t.principals[o.Key] == s {
+						delete(t.principals, o.Key)
+					}
 				}
 				all = append(all, s)
 			}
