@@ -182,7 +182,8 @@ func (s *shadow) commitTree(c oid) (oid, error) {
 var errNoHead = errors.New("no checkpoint has been recorded yet")
 
 // readHead reads the ref HEAD names and the commit it holds, from loose
-// files; ErrSlow when there is none yet or it is packed.
+// files; errNoHead (with the ref) when there is no checkpoint yet, ErrSlow
+// when the ref is packed or HEAD is odd.
 func (s *shadow) readHead() (ref string, commit oid, err error) {
 	head, err := s.root.ReadFile("HEAD", 4096)
 	if err != nil {
