@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"crypto/rand"
-	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"io"
 	"os"
 	"os/exec"
@@ -20,8 +19,10 @@ import (
 	"github.com/mjkoo/boris/core/scope"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/workspace"
+	"github.com/mjkoo/boris/internal/nice"
 	"github.com/mjkoo/boris/internal/procs"
 )
 
@@ -46,6 +47,9 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	if err := checkpoint.Available(environ); err != nil {
 		b.log.Warn("checkpoints are off: git is not on PATH; history, diff and undo are not available")
 		return
+	}
+	if b.sandbox.Enforced() {
+		b.gitTree = tree // the session's spawner starts checkpoint git too (gitDomain)
 	}
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
@@ -114,10 +118,12 @@ func lookupEnv(environ []string, key string) string {
 	return ""
 }
 
-// gitSpawn returns how checkpoint git starts from a confined spawner of
-// its own (reading the tree, writing only the shadow, as Confine), made
-// at its first use and stopped when idle (idleSpawner); nil when commands
-// are not confined.
+// gitSpawn returns how checkpoint git starts: from the session's spawner,
+// in a domain of its own there (reading the tree, writing only the
+// shadow, as Confine; sandbox.GitDomain); or, where that spawner has no
+// such domain (namespaces, or no spawner), from a confined spawner of its
+// own, made at its first use and stopped when idle (idleSpawner). Nil when
+// commands are not confined.
 func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
 	if !b.sandbox.Enforced() {
 		return nil
@@ -141,7 +147,35 @@ func (b *boris) gitSpawn(tree string) func(*os.File, []string, string, []string,
 			}
 		},
 	}
-	return b.gitSpawner.Start
+	return func(shadow *os.File, argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+		if sp := b.sessionSpawner(); sp.HasGit() {
+			// git runs at the caller's priority, as idleSpawner.Start says.
+			prio := nice.Thread()
+			pid, ws, err := sp.StartGit(argv, dir, env, files)
+			if err == nil {
+				if prio > 0 {
+					nice.Set(pid, prio)
+				}
+				return pid, ws, nil
+			}
+		}
+		return b.gitSpawner.Start(shadow, argv, dir, env, files)
+	}
+}
+
+// gitDomain is the session spawner's domain for the checkpoints' git
+// (sandbox.GitDomain), and what closes its descriptor once the spawner has
+// started; nil when checkpoints are off or commands unconfined.
+func (b *boris) gitDomain() (*sandbox.GitDomain, func()) {
+	if b.gitTree == "" {
+		return nil, func() {}
+	}
+	shadow, err := checkpoint.OpenShadowDir(b.cfg.StateDir, b.gitTree)
+	if err != nil {
+		b.log.Warn("checkpoint git starts from a spawner of its own", "err", err)
+		return nil, func() {}
+	}
+	return &sandbox.GitDomain{Read: []string{b.gitTree}, Shadow: shadow}, func() { shadow.Close() }
 }
 
 // checkpointsOn reports whether checkpoints are recorded: --checkpoints

@@ -2,8 +2,6 @@ package core
 
 import (
 	"fmt"
-	"github.com/mjkoo/boris/core/toolkit"
-	"github.com/mjkoo/boris/core/tools/filesystem"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -14,7 +12,9 @@ import (
 	"github.com/mjkoo/boris/core/board"
 	"github.com/mjkoo/boris/core/extension"
 	"github.com/mjkoo/boris/core/lsp"
+	"github.com/mjkoo/boris/core/toolkit"
 	boristools "github.com/mjkoo/boris/core/tools/boris"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"github.com/mjkoo/boris/internal/flagenv"
 )
 

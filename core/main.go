@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	boristools "github.com/mjkoo/boris/core/tools/boris"
-	"github.com/mjkoo/boris/core/tools/filesystem"
 	"io"
 	"log/slog"
 	"os"
@@ -30,8 +28,10 @@ import (
 	"github.com/mjkoo/boris/core/seen"
 	"github.com/mjkoo/boris/core/shell"
 	"github.com/mjkoo/boris/core/toolkit"
+	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"github.com/mjkoo/boris/core/tools/checkpoints"
 	"github.com/mjkoo/boris/core/tools/extensions"
+	"github.com/mjkoo/boris/core/tools/filesystem"
 	"github.com/mjkoo/boris/core/tools/tracking"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
@@ -492,7 +492,9 @@ var errNoSpawner = errors.New("no spawner")
 // startSpawner starts the session's spawner and marks it ready.
 func (b *boris) startSpawner(start func(*exec.Cmd) error) {
 	defer close(b.spawnerReady)
-	sp, err := b.sandbox.StartSpawner(start)
+	git, closeGit := b.gitDomain()
+	sp, err := b.sandbox.StartSpawner(start, git)
+	closeGit()
 	if err != nil {
 		b.log.Warn("commands start through the sandbox helper instead of a spawner", "err", err)
 		return
@@ -510,6 +512,23 @@ func (b *boris) prestartSpawner(tools []toolkit.Tool) {
 		return
 	}
 	go b.spawnerOnce.Do(b.spawnerStart)
+}
+
+// sessionSpawner returns the session's spawner, started first if need be,
+// or nil when there is none. It is started from a goroutine of its own: a
+// niced caller (the checkpoints' start) would hand its priority to the
+// spawner, and so to every command after it.
+func (b *boris) sessionSpawner() *sandbox.Spawner {
+	if b.spawnerStart == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.spawnerOnce.Do(b.spawnerStart)
+	}()
+	<-done
+	return b.spawner
 }
 
 // spawn starts a command through the spawner, starting it first if need be.

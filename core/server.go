@@ -8,8 +8,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"github.com/mjkoo/boris/core/tools/diagnostics"
-	"github.com/mjkoo/boris/core/tools/workspaces"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -28,9 +26,11 @@ import (
 	"github.com/mjkoo/boris/core/toolkit"
 	boristools "github.com/mjkoo/boris/core/tools/boris"
 	"github.com/mjkoo/boris/core/tools/checkpoints"
+	"github.com/mjkoo/boris/core/tools/diagnostics"
 	"github.com/mjkoo/boris/core/tools/extensions"
 	"github.com/mjkoo/boris/core/tools/filesystem"
 	"github.com/mjkoo/boris/core/tools/tracking"
+	"github.com/mjkoo/boris/core/tools/workspaces"
 	"github.com/mjkoo/boris/core/wire"
 	"github.com/mjkoo/boris/core/workspace"
 	"github.com/mjkoo/boris/internal/procs"
@@ -61,7 +61,8 @@ type boris struct {
 	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
 	cursors       *cursorSeal          // seals list cursors (cursors.go)
 	ext           *extensions.Set      // --extensions; nil without
-	gitSpawner    *idleSpawner         // starts checkpoint git, confined; nil without a sandbox
+	gitSpawner    *idleSpawner         // starts checkpoint git, confined, where the session's spawner cannot; nil without a sandbox
+	gitTree       string               // the tree whose checkpoint git the session's spawner starts (gitDomain); "" for none
 	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
 	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
 	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off

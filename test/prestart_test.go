@@ -69,3 +69,27 @@ func TestSpawnerStartsBeforeFirstCommand(t *testing.T) {
 		t.Errorf("spawners after the first command: %v, want still only %v", now, spawners)
 	}
 }
+
+// TestOneSpawnerWithCheckpoints: with checkpoints on, the session's one
+// spawner also starts the checkpoints' git (in a domain of its own, see
+// core/sandbox): recording a fresh tree and a command's change starts no
+// second spawner, and the change is recorded.
+func TestOneSpawnerWithCheckpoints(t *testing.T) {
+	t.Parallel()
+	if !landlockAvailable() {
+		t.Skip("needs Landlock (commands start from a spawner only when they are confined); this kernel has none")
+	}
+	dir := realTempDir(t)
+	writeFile(t, filepath.Join(dir, "a.txt"), "one\n")
+	c, _ := startCheckpointCore(t, dir, "--sandbox", "required")
+	pid := c.cmd.Process.Pid
+	c.ok("bash", map[string]any{"command": "echo two > b.txt"})
+	if h := c.ok("history", map[string]any{"limit": 1}); !strings.Contains(h, "A b.txt") {
+		t.Errorf("history after the command: got %q, want b.txt added", h)
+	}
+	// The git spawner of a session whose spawner cannot start git idles
+	// 10 s before it exits: it would still be there.
+	if spawners := childrenWith(pid, spawnerMarker); len(spawners) != 1 {
+		t.Errorf("spawners after the start and a recorded command: %v, want the session's one", spawners)
+	}
+}

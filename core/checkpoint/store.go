@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mjkoo/boris/internal/gitenv"
+	"github.com/mjkoo/boris/internal/safefile"
 )
 
 // ErrNotFound is wrapped by every error about a checkpoint id that names
@@ -107,6 +108,18 @@ const DefaultKeep = 200
 // ShadowDir is where the shadow repository of tree lives under stateDir.
 func ShadowDir(stateDir, tree string) string {
 	return filepath.Join(stateDir, shadowRel(tree))
+}
+
+// OpenShadowDir opens the directory of tree's shadow repository under
+// stateDir, made if missing, without following links: what git may write,
+// granted to git by this descriptor before the store opens the repository
+// (sandbox.GitDomain).
+func OpenShadowDir(stateDir, tree string) (*os.File, error) {
+	d, err := safefile.OpenDir(stateDir, shadowRel(tree), true, 0o700)
+	if err != nil {
+		return nil, err
+	}
+	return d.File(), nil
 }
 
 // shadowRel is ShadowDir relative to the state directory.

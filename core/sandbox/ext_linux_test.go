@@ -31,7 +31,7 @@ func TestSpawnerExtensionDomain(t *testing.T) {
 	if area == "" || !strings.HasPrefix(area, filepath.Join(root, "state", "ext")+"/") {
 		t.Fatalf("extension area: got %q, want one under the extension root", area)
 	}
-	sp, err := s.StartSpawner(nil)
+	sp, err := s.StartSpawner(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,16 @@ type spawnRequest struct {
 	Argv []string `json:"argv"`
 	Dir  string   `json:"dir"`
 	Env  []string `json:"env"`
-	// Extension starts an extension tool, in the spawner's own domain,
-	// rather than a command, in the nested one (see thread_linux.go).
-	Extension bool `json:"ext,omitempty"`
+	// Domain is where it starts: "" for a command, or domainExtension
+	// or domainGit (see thread_linux.go).
+	Domain string `json:"domain,omitempty"`
 }
+
+// The domains a request may name besides the commands'.
+const (
+	domainExtension = "ext" // an extension tool: may write the extension area
+	domainGit       = "git" // the checkpoints' git: may write only the shadow repository
+)
 
 // spawnMessage is what the spawner sends back: the pid of a started
 // command (or why it could not start), and later each command's end.
@@ -59,6 +65,8 @@ const (
 	optProbe      = "opt:probe"  // set up, then exit 0 (netns.Probe)
 	optProxy      = "opt:proxy=" // bridge a loopback port to this egress socket
 	optCommands   = "opt:cmds="  // start commands on a thread nested in these rules (JSON)
+	optExtension  = "opt:ext="   // start extension tools on a thread nested in these rules (JSON)
+	optGit        = "opt:git="   // start the checkpoints' git on a thread nested in these rules (JSON)
 	optPrefix     = "opt:"
 )
 
@@ -101,6 +109,7 @@ type Spawner struct {
 	waiters map[int]chan syscall.WaitStatus
 	early   map[int]syscall.WaitStatus // ends that came before their waiter
 	dead    chan struct{}              // closed when the connection ends
+	git     bool                       // it has a domain for the checkpoints' git (StartGit)
 }
 
 // StartSpawner starts the session's spawner under s's rules, with start
@@ -111,16 +120,53 @@ type Spawner struct {
 // ExtensionSpec, for the extension tools it starts (StartExtension), and
 // every other command starts from a thread confined, nested, to the
 // commands' rules (see thread_linux.go).
-func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error) (*Spawner, error) {
-	spec, opts := s.rules(), s.spawnerOpts()
-	if s.Enforced() && s.ext.dir != "" {
-		cmds, err := json.Marshal(spec)
+//
+// With git (and Landlock, and no namespaces), the spawner also starts the
+// checkpoints' git (StartGit), on a thread of its own confined as
+// GitDomain says: the session needs no second spawner for it. The
+// spawner's own rules are then the union of every domain's, and commands
+// and extension tools each start from a nested thread of their own.
+// Sessions in namespaces leave git to a spawner of its own: its shadow
+// repository would have to be in the commands' private root.
+func (s *Sandbox) StartSpawner(start func(*exec.Cmd) error, git *GitDomain) (*Spawner, error) {
+	cmds, opts := s.rules(), s.spawnerOpts()
+	if !s.Enforced() {
+		return s.startSpawner(cmds, opts, nil, start)
+	}
+	own := cmds
+	type domain struct {
+		opt  string
+		spec Spec
+	}
+	var nested []domain
+	if s.ext.dir != "" {
+		own = s.ExtensionSpec()
+		nested = append(nested, domain{optCommands, cmds})
+	}
+	var extra []*os.File
+	if git != nil && !s.ns {
+		if s.ext.dir != "" {
+			nested = append(nested, domain{optExtension, own})
+		} else {
+			nested = append(nested, domain{optCommands, cmds})
+		}
+		gitSpec := s.ReadOnlySpec(git.Read, []string{"/proc/self/fd/4"})
+		nested = append(nested, domain{optGit, gitSpec})
+		own = union(own, gitSpec)
+		extra = []*os.File{git.Shadow}
+	}
+	for _, d := range nested {
+		b, err := json.Marshal(d.spec)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: spawner rules: %w", err)
 		}
-		spec, opts = s.ExtensionSpec(), append(opts, optCommands+string(cmds))
+		opts = append(opts, d.opt+string(b))
 	}
-	return s.startSpawner(spec, opts, nil, start)
+	sp, err := s.startSpawner(own, opts, extra, start)
+	if err == nil {
+		sp.git = extra != nil
+	}
+	return sp, err
 }
 
 // spawnerOpts are the session spawner's options (see the opt constants).
@@ -266,7 +312,19 @@ func (sp *Spawner) Start(argv []string, dir string, env []string, files [3]*os.F
 // StartExtension is Start for an extension tool: it runs in the
 // spawner's own domain, which may write the extension area.
 func (sp *Spawner) StartExtension(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
-	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env, Extension: true}, files)
+	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env, Domain: domainExtension}, files)
+}
+
+// HasGit reports whether the spawner starts the checkpoints' git
+// (StartGit): whether StartSpawner was given a GitDomain it could use.
+func (sp *Spawner) HasGit() bool { return sp != nil && sp.git }
+
+// StartGit is Start for the checkpoints' git, in its GitDomain.
+func (sp *Spawner) StartGit(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	if !sp.git {
+		return 0, nil, errors.New("sandbox: this spawner has no domain for git")
+	}
+	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env, Domain: domainGit}, files)
 }
 
 func (sp *Spawner) start(req spawnRequest, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
@@ -341,10 +399,12 @@ type spawnerConfig struct {
 	probe      bool   // exit once set up
 	egress     string // the egress proxy's socket, with a bridge to it
 	commands   *Spec  // the commands' rules, nested, when they differ from spec
+	extension  *Spec  // the extension tools' rules, nested, when they differ from spec
+	git        *Spec  // the checkpoints' git's rules, nested; its shadow is descriptor 4
 }
 
-func parseSpawnerArgs(args []string) (spawnerConfig, error) {
-	c := spawnerConfig{landlock: true}
+func parseSpawnerArgs(args []string) (c spawnerConfig, err error) {
+	c.landlock = true
 	for len(args) > 0 && strings.HasPrefix(args[0], optPrefix) {
 		switch a := args[0]; {
 		case a == optNamespaces:
@@ -356,18 +416,33 @@ func parseSpawnerArgs(args []string) (spawnerConfig, error) {
 		case strings.HasPrefix(a, optProxy):
 			c.egress = strings.TrimPrefix(a, optProxy)
 		case strings.HasPrefix(a, optCommands):
-			c.commands = &Spec{}
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(a, optCommands)), c.commands); err != nil {
-				return c, fmt.Errorf("bad option %q: %w", optCommands, err)
+			if c.commands, err = nestedSpec(a, optCommands); err != nil {
+				return c, err
+			}
+		case strings.HasPrefix(a, optExtension):
+			if c.extension, err = nestedSpec(a, optExtension); err != nil {
+				return c, err
+			}
+		case strings.HasPrefix(a, optGit):
+			if c.git, err = nestedSpec(a, optGit); err != nil {
+				return c, err
 			}
 		default:
 			return c, fmt.Errorf("bad option %q", a)
 		}
 		args = args[1:]
 	}
-	var err error
 	c.spec, _, err = decodeSpec(append(args, "--", "x"))
 	return c, err
+}
+
+// nestedSpec decodes the rules of a nested domain's option.
+func nestedSpec(arg, opt string) (*Spec, error) {
+	spec := &Spec{}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(arg, opt)), spec); err != nil {
+		return nil, fmt.Errorf("bad option %q: %w", opt, err)
+	}
+	return spec, nil
 }
 
 // RunSpawner is the spawner's whole life (see Spawner): set up its
@@ -391,28 +466,28 @@ func RunSpawner(args []string) int {
 	if err == nil {
 		err = dropCapabilities()
 	}
+	var sockets []string
+	if c.egress != "" {
+		sockets = []string{c.egress}
+	}
 	if err == nil && c.landlock {
-		var sockets []string
-		if c.egress != "" {
-			sockets = []string{c.egress}
-		}
 		err = restrictWith(c.spec, sockets)
 	}
 	if err == nil {
 		err = NonDumpable() // its commands, in its domain, cannot ptrace it
 	}
-	var cmds *thread
-	if err == nil && c.landlock && c.commands != nil {
-		cmds, err = startThread(func() error {
-			if err := dropCapabilities(); err != nil {
-				return err
-			}
-			var sockets []string
-			if c.egress != "" {
-				sockets = []string{c.egress}
-			}
-			return restrictThread(*c.commands, sockets)
-		})
+	var cmds, ext, git *thread
+	if err == nil && c.landlock {
+		cmds, err = nestedThread(c.commands, sockets, false)
+	}
+	if err == nil && c.landlock {
+		ext, err = nestedThread(c.extension, sockets, false)
+	}
+	if err == nil && c.landlock && c.git != nil {
+		git, err = nestedThread(c.git, nil, c.git.DenyTCP)
+		// Its rules hold the shadow by inode now: no command may
+		// inherit the descriptor.
+		unix.Close(4)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
@@ -427,7 +502,7 @@ func RunSpawner(args []string) int {
 		fmt.Fprintf(os.Stderr, "boris sandbox spawner: %v\n", err)
 		return helperFailed
 	}
-	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr, cmds: cmds}
+	st := &spawnerState{conn: fc.(*net.UnixConn), running: map[int]struct{}{}, hostProc: hostProc, proxyAddr: proxyAddr, cmds: cmds, ext: ext, git: git}
 	st.serve()
 	return 0
 }
@@ -460,19 +535,52 @@ type spawnerState struct {
 	// pid is sent before its end.
 	mu        sync.Mutex
 	running   map[int]struct{}
-	hostProc  int     // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
-	proxyAddr string  // the bridge, with proxy
-	cmds      *thread // where commands fork, in their nested domain; nil: this thread
+	hostProc  int    // the host's /proc (netns.OpenHostProc), -1 without a PID namespace
+	proxyAddr string // the bridge, with proxy
+	// Where requests fork, each on a thread in its nested domain; nil:
+	// this thread, in the spawner's own domain (the commands' or, with an
+	// extension area, the extension tools').
+	cmds, ext, git *thread
 }
 
 // fork runs f, which forks a request's process, on the thread whose
-// domain the request is for.
-func (st *spawnerState) fork(req *spawnRequest, f func()) {
-	if st.cmds == nil || req.Extension {
-		f()
-		return
+// domain the request is for; an error when the spawner has none for it.
+func (st *spawnerState) fork(req *spawnRequest, f func()) error {
+	t := st.cmds
+	switch req.Domain {
+	case "":
+	case domainExtension:
+		t = st.ext
+		if t == nil && st.git != nil {
+			return errors.New("no domain for extension tools") // its own would write the shadow
+		}
+	case domainGit:
+		if t = st.git; t == nil {
+			return errors.New("no domain for git")
+		}
+	default:
+		return fmt.Errorf("unknown domain %q", req.Domain)
 	}
-	st.cmds.do(f)
+	if t == nil {
+		f()
+	} else {
+		t.do(f)
+	}
+	return nil
+}
+
+// nestedThread starts a thread confined, nested, to spec, with TCP
+// connects denied but to spec.TCPPorts when denyTCP; nil for no spec.
+func nestedThread(spec *Spec, sockets []string, denyTCP bool) (*thread, error) {
+	if spec == nil {
+		return nil, nil
+	}
+	return startThread(func() error {
+		if err := dropCapabilities(); err != nil {
+			return err
+		}
+		return restrictThread(*spec, sockets, denyTCP)
+	})
 }
 
 func (st *spawnerState) send(m spawnMessage) {
@@ -601,13 +709,15 @@ func (st *spawnerState) spawn(msg []byte, files []*os.File, ferr error) (int, in
 		sys.PidFD = &pidfd
 	}
 	var pid int
-	st.fork(&req, func() {
+	if ferr := st.fork(&req, func() {
 		pid, err = syscall.ForkExec(path, req.Argv, &syscall.ProcAttr{
 			Dir: req.Dir, Env: req.Env,
 			Files: []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()},
 			Sys:   sys,
 		})
-	})
+	}); ferr != nil {
+		return 0, 0, ferr
+	}
 	if err != nil || st.hostProc < 0 {
 		return pid, 0, err
 	}

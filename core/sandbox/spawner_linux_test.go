@@ -30,7 +30,7 @@ func TestSpawner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := s.StartSpawner(nil)
+	sp, err := s.StartSpawner(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSpawnerKillsEscapees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := s.StartSpawner(nil)
+	sp, err := s.StartSpawner(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const SpawnerArg = "__boris-sandbox-spawner"
 type Spawner struct{}
 
 // StartSpawner fails off Linux: there is no sandbox to spawn in.
-func (s *Sandbox) StartSpawner(func(*exec.Cmd) error) (*Spawner, error) {
+func (s *Sandbox) StartSpawner(func(*exec.Cmd) error, *GitDomain) (*Spawner, error) {
 	return nil, errors.New("sandbox: the spawner is Linux only")
 }
 
@@ -40,6 +40,14 @@ func (sp *Spawner) Start([]string, string, []string, [3]*os.File) (int, <-chan s
 
 // StartExtension is unused off Linux.
 func (sp *Spawner) StartExtension([]string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
+	return 0, nil, errors.New("sandbox: the spawner is Linux only")
+}
+
+// HasGit is false off Linux.
+func (sp *Spawner) HasGit() bool { return false }
+
+// StartGit is unused off Linux.
+func (sp *Spawner) StartGit([]string, string, []string, [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
 	return 0, nil, errors.New("sandbox: the spawner is Linux only")
 }
 

@@ -109,3 +109,23 @@ func homeFiles(environ []string, dirs []string) (files, outDirs []string) {
 	}
 	return files, dirs
 }
+
+// GitDomain is where the checkpoints' git runs in the session's spawner
+// (Spawner.StartGit): it may read Read and whatever commands may, write
+// only the directory Shadow is open on (the shadow repository, opened
+// without following links), and, unless commands have the host's
+// network, connect over TCP nowhere (ReadOnlySpec).
+type GitDomain struct {
+	Read   []string
+	Shadow *os.File
+}
+
+// union is the rules that grant whatever a or b grants, with a's network.
+func union(a, b Spec) Spec {
+	cat := func(x, y []string) []string { return append(slices.Clone(x), y...) }
+	return Spec{
+		Read: prune(cat(a.Read, b.Read)), ReadFiles: prune(cat(a.ReadFiles, b.ReadFiles)),
+		Write: prune(cat(a.Write, b.Write)), Files: prune(cat(a.Files, b.Files)),
+		DenyTCP: a.DenyTCP, TCPPorts: a.TCPPorts,
+	}
+}

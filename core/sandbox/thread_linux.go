@@ -19,6 +19,11 @@ import (
 // extension tool through /proc, ptrace or pidfd_getfd, while the spawner
 // still kills them all at the end.
 //
+// A spawner that also starts the checkpoints' git (GitDomain) may itself
+// write the shadow repository, which neither commands nor extension tools
+// may: each of the three then starts from a thread of its own, in a
+// domain nested in the spawner's, and none can reach another's processes.
+//
 // go-landlock restricts every thread of a process at once; the nested
 // domain must cover one thread alone, so its ruleset is built here with the
 // raw system calls, for the access rights the kernel knows.
@@ -47,9 +52,10 @@ func handledFS(abi int) uint64 {
 
 // restrictThread confines the calling OS thread alone, and what it starts,
 // to spec's files, nested in the process's domain, with signal and
-// abstract socket scoping where the kernel has it. The caller has locked
-// its goroutine to the thread and never unlocks it.
-func restrictThread(spec Spec, sockets []string) error {
+// abstract socket scoping where the kernel has it, and with denyTCP, TCP
+// connects but to spec.TCPPorts (ABI 4). The caller has locked its
+// goroutine to the thread and never unlocks it.
+func restrictThread(spec Spec, sockets []string, denyTCP bool) error {
 	abi := abiVersion(nil)
 	if abi < 1 {
 		return errors.New("landlock is not available")
@@ -57,6 +63,9 @@ func restrictThread(spec Spec, sockets []string) error {
 	attr := llsys.RulesetAttr{HandledAccessFS: handledFS(abi)}
 	if abi >= 6 {
 		attr.Scoped = scopeV6
+	}
+	if denyTCP && abi >= 4 {
+		attr.HandledAccessNet = llsys.AccessNetConnectTCP
 	}
 	fd, err := llsys.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
@@ -74,6 +83,13 @@ func restrictThread(spec Spec, sockets []string) error {
 		for _, p := range g.paths {
 			if err := addPathRule(fd, p, g.access&h); err != nil {
 				return err
+			}
+		}
+	}
+	if attr.HandledAccessNet != 0 {
+		for _, port := range spec.TCPPorts {
+			if err := llsys.LandlockAddNetPortRule(fd, &llsys.NetPortAttr{AllowedAccess: llsys.AccessNetConnectTCP, Port: uint64(port)}, 0); err != nil {
+				return fmt.Errorf("landlock: rule for TCP port %d: %w", port, err)
 			}
 		}
 	}

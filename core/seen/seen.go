@@ -7,11 +7,11 @@ package seen
 
 import (
 	"io/fs"
-
-	"github.com/mjkoo/boris/core/checkpoint"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mjkoo/boris/core/checkpoint"
 )
 
 // Tracker remembers how the session last saw each file. A nil *Tracker
