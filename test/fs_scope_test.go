@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mjkoo/boris/internal/swaptest"
 )
 
 // fsEscapeFixture builds root/allowed (served) beside root/allowed_evil
@@ -125,7 +127,7 @@ func TestFsScopeSwapRace(t *testing.T) {
 	}
 	c := startCore(t, "--toolset", "filesystem", "--workdir", work, "--allow-dir", work, "--checkpoints", "off")
 	before := treeState(t, outside)
-	swaps := startSwapper(t, flip, spare)
+	swaps := swaptest.Start(t, flip, spare)
 	data := filepath.Join(flip, "data.txt")
 	calls := []struct {
 		tool string
@@ -174,6 +176,6 @@ func TestFsScopeSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	t.Logf("%d swaps; outcomes %v", swaps.end(t, workers*perWorker), counts)
+	t.Logf("%d swaps; outcomes %v", swaps.End(t, workers*perWorker), counts)
 	assertSameState(t, before, treeState(t, outside))
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mjkoo/boris/internal/swaptest"
 )
 
 // secretMarker is the unique text of every file the scoping must protect;
@@ -327,7 +329,7 @@ func TestScopeSymlinkSwapRace(t *testing.T) {
 	c := startCore(t, "--workdir", work, "--allow-dir", work)
 	before := treeState(t, outside)
 
-	swaps := startSwapper(t, flip, spare)
+	swaps := swaptest.Start(t, flip, spare)
 
 	type outcome struct {
 		tool string
@@ -362,7 +364,7 @@ func TestScopeSymlinkSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	flips := swaps.end(t, calls)
+	flips := swaps.End(t, calls)
 
 	counts := map[string]int{}
 	for _, o := range outcomes {

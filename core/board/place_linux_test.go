@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mjkoo/boris/internal/swaptest"
 	"golang.org/x/sys/unix"
 )
 
@@ -142,20 +142,11 @@ func TestOpenRacesSwappedLinks(t *testing.T) {
 					a, b = filepath.Dir(path), filepath.Join(home, "link")
 					must(t, os.Symlink(filepath.Dir(victim), b))
 				}
-				var stop atomic.Bool
-				swaps := make(chan int)
-				go func() {
-					n := 0
-					for ; !stop.Load(); n++ {
-						if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-							t.Error(err)
-							break
-						}
-					}
-					swaps <- n
-				}()
+				swaps := swaptest.Start(t, a, b)
 				refused, read := 0, 0
-				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+				// Until 25 opens have read the board and 25 were refused,
+				// or for 2 s.
+				for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && (read < 25 || refused < 25); {
 					s, err := promptly(t, func() (*Store, error) {
 						if mode == "Open" {
 							return Open(context.Background(), path)
@@ -173,8 +164,7 @@ func TestOpenRacesSwappedLinks(t *testing.T) {
 					}
 					read++
 				}
-				stop.Store(true)
-				t.Logf("%d swaps; %d opens refused, %d read the board's own task", <-swaps, refused, read)
+				t.Logf("%d swaps; %d opens refused, %d read the board's own task", swaps.End(t, refused+read), refused, read)
 			})
 		}
 	}
