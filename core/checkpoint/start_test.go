@@ -12,14 +12,18 @@ import (
 
 // heldRecorder starts recording tree with its start held where hold
 // says ("watch": before the watcher starts; "start": before the start
-// reads the tree) until the returned release is called.
+// reads the tree, the watcher started) until the returned release is
+// called. It returns once the start is held there: on a loaded host the
+// start may take its time to get there, and a change made before would
+// meet the recorder elsewhere.
 func heldRecorder(t *testing.T, tree, where string) (*Recorder, func()) {
 	t.Helper()
 	state := t.TempDir()
 	open := func(ctx context.Context) (*Store, error) { return Open(ctx, Options{Tree: tree, StateDir: state}) }
 	r := NewRecorder(tree, open, nil, slog.New(slog.DiscardHandler))
-	held := make(chan struct{})
+	held, reached := make(chan struct{}), make(chan struct{})
 	hold := func(ctx context.Context) {
+		close(reached)
 		select {
 		case <-held:
 		case <-ctx.Done():
@@ -32,6 +36,11 @@ func heldRecorder(t *testing.T, tree, where string) (*Recorder, func()) {
 	}
 	t.Cleanup(r.Close)
 	r.Start()
+	select {
+	case <-reached:
+	case <-time.After(time.Minute):
+		t.Fatalf("the start was not held (%s) within a minute", where)
+	}
 	return r, sync1(held)
 }
 
