@@ -126,33 +126,34 @@ func (h *Handler) principalCore(w http.ResponseWriter, r *http.Request, id jsonr
 				return nil, nil
 			}
 		}
-		s = h.startPrincipalCore(w, p, id)
+		s, routed = h.startPrincipalCore(w, p, id)
 		if s == nil {
 			h.table.Started(p.Key, nil)
 			return nil, nil
 		}
-		// Routed before it is published: its start may have taken
-		// longer than the idle timeout.
-		routed = s.Hold()
 		h.table.Started(p.Key, s)
 		return s, routed
 	}
 }
 
 // startPrincipalCore starts p's core, answering the request if it cannot.
-func (h *Handler) startPrincipalCore(w http.ResponseWriter, p Principal, id jsonrpc.ID) *sessions.Session {
+// The core is held for the request (routed releases it) before the table
+// holds it, where the idle reaper sees it: its start may have taken longer
+// than the idle timeout.
+func (h *Handler) startPrincipalCore(w http.ResponseWriter, p Principal, id jsonrpc.ID) (s *sessions.Session, routed func()) {
 	if !h.reserve(w, p, id) {
-		return nil
+		return nil, nil
 	}
 	s, err := h.cores.startSession(p, true)
 	if err != nil {
 		h.table.Release(p.owner())
 		h.log.Error("cannot start core", "err", err)
 		wire.WriteError(w, http.StatusInternalServerError, id, jsonrpc.CodeInternalError, "cannot start a core for this principal")
-		return nil
+		return nil, nil
 	}
+	routed = s.Hold()
 	h.table.Bind(s, p.owner())
 	h.log.Info("principal core started", "session", s.ID, "subject", s.Subject)
 	s.StartListen() // the gateway's own listen goes first
-	return s
+	return s, routed
 }
