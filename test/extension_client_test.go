@@ -277,7 +277,8 @@ func TestExtensionChannelHostile(t *testing.T) {
 	dir := realTempDir(t)
 	outside := filepath.Join(realTempDir(t), "victim")
 	writeFile(t, outside, "untouched")
-	writeFile(t, filepath.Join(dir, "tools", "hostile", "tool.meta.json"), `{"name":"hostile","inputSchema":{"type":"object"},"timeoutSecs":20}`)
+	// 60 s: alone the tool takes about 4 s; under make test's load it once took more than 20.
+	writeFile(t, filepath.Join(dir, "tools", "hostile", "tool.meta.json"), `{"name":"hostile","inputSchema":{"type":"object"},"timeoutSecs":60}`)
 	writeFile(t, filepath.Join(dir, "tools", "hostile", "tool.sh"), fmt.Sprintf(`#!/usr/bin/env bash
 source "${MCP_SDK}/tool-sdk.sh"
 in="${MCP_INPUT_DIR}/input"
