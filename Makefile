@@ -59,11 +59,10 @@ test:
 	@$(GO) build -o $(PROGRESS) ./test/progress
 	@rm -rf $(TEST_LOGS)
 	@$(PROGRESS) -phase "go mod download" -- sh -c '$(GO) mod download && cd $(K8S_TEST) && $(GO) mod download'
-	@$(PROGRESS) -phase "go vet" -- sh -c '$(GO) vet ./... && cd $(K8S_TEST) && $(GO) vet ./...'
-	@$(PROGRESS) -phase staticcheck -- sh -c '$(STATICCHECK) ./... && cd $(K8S_TEST) && $(STATICCHECK) ./...'
 	@$(PROGRESS) -phase "build the binaries the tests run" -- sh -c 'CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(TEST_BIN)/ ./cmd/boris ./cmd/boris-gateway'
-	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test in $(TEST_SHARDS) processes beside them"
-	@$(TEST_BIN_ENV) $(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -package-times "$(TEST_CACHE)/package-times" -- \
+	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test in $(TEST_SHARDS) processes beside them; go vet and staticcheck beside those"
+	@$(TEST_BIN_ENV) $(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -package-times "$(TEST_CACHE)/package-times" \
+		-beside '$(GO) vet ./... && (cd $(K8S_TEST) && $(GO) vet ./...) && $(STATICCHECK) ./... && (cd $(K8S_TEST) && $(STATICCHECK) ./...)' -- \
 		$(GO) test -json -race -ldflags='-s -w' -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
 	@$(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"

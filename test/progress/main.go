@@ -18,9 +18,13 @@
 //
 //	go run ./test/progress -logs bin/test-logs -shard ./test -- go test -json ./core/...
 //
-// With -phase NAME it runs the command after "--" instead (go vet,
-// staticcheck), its output passed through, saying every -every that NAME
-// is still running, and exits with its status.
+// With -beside SCRIPT it also runs SCRIPT (sh -c; go vet and staticcheck)
+// beside the tests, at the lowest CPU priority, its output in -logs, and
+// fails the run if it fails (beside.go).
+//
+// With -phase NAME it runs the command after "--" instead, its output
+// passed through, saying every -every that NAME is still running, and
+// exits with its status.
 //
 //	go run ./test/progress -phase vet -- go vet ./...
 package main
@@ -30,6 +34,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,9 +60,31 @@ func main() {
 	flag.DurationVar(&plan.timeout, "shard-timeout", 20*time.Minute, "each shard's -test.timeout")
 	flag.StringVar(&plan.weights, "shard-times", "", "file keeping each test's last duration, to balance the next run's shards")
 	flag.StringVar(&plan.packages, "package-times", "", "file keeping each other package's last duration: the command after -- gets them longest first")
+	besideScript := flag.String("beside", "", "also run this sh -c script beside the tests, at the lowest CPU priority, and fail if it fails")
+	besideName := flag.String("beside-name", "go vet and staticcheck", "what -beside runs, for its lines and its log file")
 	flag.Parse()
 	if *phase != "" {
 		os.Exit(runPhase(*phase, flag.Args(), o.every, os.Stdout))
+	}
+	out := &lockedWriter{w: os.Stdout}
+	var side *beside
+	exit := func(code int) {
+		if side != nil {
+			side.stop()
+		}
+		os.Exit(code)
+	}
+	if *besideScript != "" {
+		var err error
+		if side, err = startBeside(*besideName, *besideScript, o.logs, out); err != nil {
+			fmt.Fprintln(os.Stderr, "progress:", err)
+			os.Exit(2)
+		}
+		// Interrupted, it stops what it started beside (its own process
+		// group, which the terminal's signals do not reach).
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		go func() { <-sig; exit(130) }()
 	}
 	in := io.Reader(os.Stdin)
 	ranFailed := false
@@ -63,7 +92,7 @@ func main() {
 		var err error
 		if plan, err = plan.resolve(flag.Args()); err != nil {
 			fmt.Fprintln(os.Stderr, "progress:", err)
-			os.Exit(2)
+			exit(2)
 		}
 		pr, pw := io.Pipe()
 		in = pr
@@ -72,12 +101,28 @@ func main() {
 			pw.Close()
 		}()
 	}
-	failed, err := report(in, os.Stdout, o, time.Now)
+	failed, err := report(in, out, o, time.Now)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "progress:", err)
-		os.Exit(1)
+		exit(1)
+	}
+	if side != nil && side.wait(out, o.every, o.head) {
+		failed = true
 	}
 	if failed || ranFailed {
-		os.Exit(1)
+		exit(1)
 	}
+}
+
+// lockedWriter serialises writes to w from the report and the command
+// run beside it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
