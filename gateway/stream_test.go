@@ -312,9 +312,12 @@ func TestIdleTimeout(t *testing.T) {
 // TestIdleTimeoutSparesBusySession: a request in flight longer than the
 // idle timeout keeps its session open and gets its result.
 func TestIdleTimeoutSparesBusySession(t *testing.T) {
-	g := newTestGateway(t, func(o *Options) { o.IdleTimeout = 200 * time.Millisecond })
+	// 1 s: the handshake's two requests come within it on a loaded host
+	// too (with 200 ms, make test once saw the session end between them);
+	// the command runs twice as long.
+	g := newTestGateway(t, func(o *Options) { o.IdleTimeout = time.Second })
 	sid := g.initialize()
-	resp := g.send("POST", postHeader(sid), callBody(8, "bash", map[string]any{"command": "sleep 1; echo done"}, ""))
+	resp := g.send("POST", postHeader(sid), callBody(8, "bash", map[string]any{"command": "sleep 2; echo done"}, ""))
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("got %d, want 200", resp.StatusCode)
 	}
