@@ -59,6 +59,7 @@ func main() {
 	flag.StringVar(&plan.bin, "shard-bin", "bin/shard.test", "where the -shard package's test binary is compiled")
 	flag.DurationVar(&plan.timeout, "shard-timeout", 20*time.Minute, "each shard's -test.timeout")
 	flag.StringVar(&plan.weights, "shard-times", "", "file keeping each test's last duration, to balance the next run's shards")
+	flag.IntVar(&plan.nice, "shard-nice", 0, "run the shards this much nicer than the command after --")
 	flag.StringVar(&plan.packages, "package-times", "", "file keeping each other package's last duration: the command after -- gets them longest first")
 	besideScript := flag.String("beside", "", "also run this sh -c script beside the tests, at the lowest CPU priority, and fail if it fails")
 	besideName := flag.String("beside-name", "go vet and staticcheck", "what -beside runs, for its lines and its log file")

@@ -36,6 +36,10 @@ type shardPlan struct {
 	// packages is the file of each other package's last duration: the
 	// command after -- gets them longest first ("" keeps its order).
 	packages string
+	// nice lowers the shards' priority (and so their processes'), so that
+	// the other packages, whose go test ends last, get a larger share of
+	// the CPUs while both run.
+	nice int
 }
 
 // sink takes whole lines from several sources and writes them, one at a
@@ -192,9 +196,13 @@ func (p shardPlan) list() ([]string, error) {
 // as it counts a package; the test events keep the package's name.
 func (p shardPlan) runShard(s *sink, i int, tests []string) (map[string]float64, bool) {
 	name := fmt.Sprintf("%s#%d", p.pkg, i+1)
-	cmd := exec.Command("go", "tool", "test2json", "-p", p.pkg, "-t", p.bin,
-		"-test.v=test2json", "-test.count=1", "-test.timeout="+p.timeout.String(),
-		"-test.run", "^("+strings.Join(tests, "|")+")$")
+	args := []string{"go", "tool", "test2json", "-p", p.pkg, "-t", p.bin,
+		"-test.v=test2json", "-test.count=1", "-test.timeout=" + p.timeout.String(),
+		"-test.run", "^(" + strings.Join(tests, "|") + ")$"}
+	if p.nice > 0 {
+		args = append([]string{"nice", "-n", strconv.Itoa(p.nice)}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = p.dir
 	times := map[string]float64{}
 	start := time.Now()

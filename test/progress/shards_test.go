@@ -70,10 +70,23 @@ func TestShardedRun(t *testing.T) {
 	files := map[string]string{
 		"go.mod": "module example.com/sharded\n\ngo 1.24\n",
 		"a_test.go": `package sharded
-import "testing"
+import (
+	"bytes"
+	"os"
+	"testing"
+)
 func TestOne(t *testing.T) {}
 func TestTwo(t *testing.T) {}
 func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }
+func TestNiced(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	if nice := string(bytes.Fields(b[bytes.LastIndexByte(b, ')')+2:])[16]); nice != "3" {
+		t.Fatalf("nice %s, want 3 (-shard-nice)", nice)
+	}
+}
 `,
 	}
 	for name, body := range files {
@@ -82,7 +95,7 @@ func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }
 		}
 	}
 	times := filepath.Join(dir, "times")
-	plan, err := shardPlan{dir: dir, n: 2, bin: filepath.Join(dir, "x.test"), timeout: time.Minute, weights: times}.resolve([]string{"true"})
+	plan, err := shardPlan{dir: dir, n: 2, bin: filepath.Join(dir, "x.test"), timeout: time.Minute, weights: times, nice: 3}.resolve([]string{"true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +116,10 @@ func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }
 	}
 	s := out.String()
 	for _, want := range []string{
-		"PASS sharded.TestOne", "PASS sharded.TestTwo", "FAIL sharded.TestBroken",
+		"PASS sharded.TestOne", "PASS sharded.TestTwo", "PASS sharded.TestNiced", "FAIL sharded.TestBroken",
 		"broken on purpose", "from the other command",
 		"example.com/sharded#1 (", "example.com/sharded#2 (",
-		"2 tests passed, 1 failed",
+		"3 tests passed, 1 failed",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
@@ -121,8 +134,8 @@ func TestBroken(t *testing.T) { t.Fatal("broken on purpose") }
 	if b, err := os.ReadFile(filepath.Join(logs, "sharded.TestBroken.log")); err != nil || !strings.Contains(string(b), "broken on purpose") {
 		t.Errorf("failure log: %q, %v", b, err)
 	}
-	if w := readWeights(times); len(w) != 2 {
-		t.Errorf("kept durations %v, want the two passed tests", w)
+	if w := readWeights(times); len(w) != 3 {
+		t.Errorf("kept durations %v, want the three passed tests", w)
 	}
 }
 
