@@ -3,8 +3,9 @@ package test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -271,10 +272,13 @@ func TestGatewayLeakSIGTERM(t *testing.T) {
 		t.Fatalf("GET stream: got %d, want 200", stream.StatusCode)
 	}
 	marker, _ := g.startRawSleep(context.Background(), gwHeader(long), 15, "")
-	shortSleep := fmt.Sprintf("1.0%05d", time.Now().UnixNano()/1000%100000) // about a second
+	// The short call says it started with a file: a sleeper process's
+	// second of life could pass between two scans of a loaded host's
+	// processes. It runs 3 s, within the 5 s shutdown timeout.
+	started := "short-call-started"
 	finished := make(chan map[string]any, 1)
 	go func() {
-		req, _ := http.NewRequest("POST", g.url, strings.NewReader(gwCall(16, "sleep "+shortSleep+"; echo finished", "")))
+		req, _ := http.NewRequest("POST", g.url, strings.NewReader(gwCall(16, ": > "+started+"; sleep 3; echo finished", "")))
 		req.Header = gwHeader(short, "Accept", "application/json")
 		resp, err := gwClient.Do(req)
 		if err != nil {
@@ -283,7 +287,7 @@ func TestGatewayLeakSIGTERM(t *testing.T) {
 		}
 		finished <- lastMessage(t, resp)
 	}()
-	waitFor(t, "the short call to start", func() bool { return len(processesWith("sleep "+shortSleep)) > 0 })
+	waitFor(t, "the short call to start", func() bool { _, err := os.Stat(filepath.Join(g.dir, started)); return err == nil })
 	if !g.stop(syscall.SIGTERM, 20*time.Second) {
 		t.Fatal("boris-gateway still running 20 s after SIGTERM")
 	}
