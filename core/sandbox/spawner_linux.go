@@ -309,8 +309,9 @@ func (sp *Spawner) Start(argv []string, dir string, env []string, files [3]*os.F
 	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env}, files)
 }
 
-// StartExtension is Start for an extension tool: it runs in the
-// spawner's own domain, which may write the extension area.
+// StartExtension is Start for an extension tool: it runs in the domain
+// that may write the extension area, the spawner's own or, when the
+// spawner also starts git, one nested in it.
 func (sp *Spawner) StartExtension(argv []string, dir string, env []string, files [3]*os.File) (int, <-chan syscall.WaitStatus, error) {
 	return sp.start(spawnRequest{Argv: argv, Dir: dir, Env: env, Domain: domainExtension}, files)
 }
