@@ -522,6 +522,11 @@ func (b *boris) sessionSpawner() *sandbox.Spawner {
 	if b.spawnerStart == nil {
 		return nil
 	}
+	select {
+	case <-b.spawnerReady: // started (or never will be): every git run but the first
+		return b.spawner
+	default:
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

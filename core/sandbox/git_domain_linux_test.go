@@ -47,16 +47,7 @@ func TestSpawnerGitDomain(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = s.Close() })
 			area := s.ExtDir()
-			dir, err := os.Open(shadow)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sp, err := s.StartSpawner(nil, &GitDomain{Read: []string{tree}, Shadow: dir})
-			dir.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { sp.Close(); _ = sp.Wait() })
+			sp := startGitSpawner(t, s, tree, shadow)
 			if !sp.HasGit() {
 				t.Fatal("HasGit: got false, want the spawner to start git")
 			}
@@ -150,7 +141,22 @@ func TestSpawnerGitDomainNotInNamespaces(t *testing.T) {
 	if !s.Namespaces() {
 		t.Skip("needs user and network namespaces, which this machine refuses: " + s.nsWhy)
 	}
-	dir, err := os.Open(t.TempDir())
+	sp := startGitSpawner(t, s, tree, t.TempDir())
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	if sp.HasGit() {
+		t.Error("HasGit in namespaces: got true, want false")
+	}
+	if _, _, err := sp.StartGit([]string{"/bin/true"}, tree, nil, [3]*os.File{null, null, null}); err == nil {
+		t.Error("StartGit in namespaces: got no error, want a refusal")
+	}
+}
+
+// startGitSpawner starts s's session spawner with a GitDomain reading tree
+// and writing shadow, closed at the test's end.
+func startGitSpawner(t *testing.T, s *Sandbox, tree, shadow string) *Spawner {
+	t.Helper()
+	dir, err := os.Open(shadow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +166,5 @@ func TestSpawnerGitDomainNotInNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sp.Close(); _ = sp.Wait() })
-	null, _ := os.Open(os.DevNull)
-	defer null.Close()
-	if sp.HasGit() {
-		t.Error("HasGit in namespaces: got true, want false")
-	}
-	if _, _, err := sp.StartGit([]string{"/bin/true"}, tree, nil, [3]*os.File{null, null, null}); err == nil {
-		t.Error("StartGit in namespaces: got no error, want a refusal")
-	}
+	return sp
 }
