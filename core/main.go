@@ -132,6 +132,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	// get SIGTERM (and a chance to linger) first.
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
 	t := wire.NewStdio(eof, stdout, cfg.maxLine())
+	t.AfterResponse(b.noteResponse)
 	err = b.serve(ctx, t, eof.done)
 	b.started()
 	if t.StdoutGone() {
@@ -254,7 +255,7 @@ func (e *eofReader) Close() error { return e.r.Close() }
 // newBoris opens the policy, the sandbox and the shell from cfg. Commands
 // start through rp when it is non-nil, and close kills all it has left.
 func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slog.Logger) (_ *boris, err error) {
-	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, board.PGOptions{PasswordFile: cfg.TasksDBPasswordFile}, log), seen: seen.New(), answered: make(chan struct{})}
+	b := &boris{cfg: cfg, reaper: rp, log: log, sdkLog: sdkLog, board: tracking.NewBoard(cfg.TasksDB, board.PGOptions{PasswordFile: cfg.TasksDBPasswordFile}, log), seen: seen.New(), answered: make(chan struct{}), written: make(chan struct{}), needed: make(chan struct{})}
 	b.workspaces = &workspace.Paths{Files: b}
 	defer func() {
 		if err != nil {

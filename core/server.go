@@ -54,8 +54,17 @@ type boris struct {
 	// answered is closed once the first request that waited for the
 	// tools (a client's tools/list, mostly) has been answered: settle's
 	// forced collection waits for it rather than slowing it down.
-	answered      chan struct{}
-	answeredOnce  sync.Once
+	answered     chan struct{}
+	answeredOnce sync.Once
+	// written is closed once the first response after answered has been
+	// written (the tools/list's, mostly), and needed once a request that
+	// may use the spawner or the checkpoints (any but tools/list and the
+	// handshake) has come: their start waits for either, so that it does
+	// not compete with the client's first tools/list.
+	written       chan struct{}
+	writtenOnce   sync.Once
+	needed        chan struct{}
+	neededOnce    sync.Once
 	shell         *shell.Shell
 	workspaces    *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
 	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
@@ -176,11 +185,11 @@ func toolNames(cfg *Config, out func(toolkit.Tool) bool) []string {
 }
 
 // newServer builds the MCP server with every enabled tool. The tools are
-// registered (their schemas derived, which is most of a core's start-up)
-// once the client has initialized, in the background, or at the first
-// request that needs them (registerTools), not before initialize is
-// answered. With --extensions they are registered at once: tools added
-// later would be announced as a list change.
+// registered (their generated definitions handed to the SDK, which
+// decodes each schema once more) in the background from the start, beside
+// the handshake, so the client's first tools/list finds them registered
+// or nearly; a request that needs them waits for them (registerTools).
+// With --extensions they are registered at once, before serving.
 func (b *boris) newServer() *mcp.Server {
 	tools := b.tools()
 	opts := &mcp.ServerOptions{
@@ -205,6 +214,8 @@ func (b *boris) newServer() *mcp.Server {
 	b.prestart = func() { b.prestartSpawner(tools) }
 	if b.ext != nil {
 		b.registerTools()
+	} else {
+		go b.registerTools() // no tool is listed changed: the server does not announce list changes
 	}
 	b.ext.AddContent(s) // resources, templates and prompts
 	return s
@@ -212,23 +223,25 @@ func (b *boris) newServer() *mcp.Server {
 
 // awaitTools holds every request but the handshake's (initialize, or
 // server/discover for 2026-07-28 clients), ping and notifications until
-// the tools are registered, registering them if that has not begun. Once
-// the client has initialized (its notification arrives after initialize
-// is answered, so the answer is not kept waiting by it), or the handshake
-// is answered for a client that sends none, it starts registering them in
-// the background, and then settles (the start-up's garbage goes).
+// the tools are registered. Once the client has initialized (its
+// notification arrives after initialize is answered, so the answer is not
+// kept waiting by it), or the handshake is answered for a client that
+// sends none, it prepares the session in the background (prepareSession).
 func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch {
 		case method == "initialize":
 		case method == "server/discover":
 			res, err := next(ctx, method, req)
-			b.startRegistering()
+			b.prepareSession()
 			return res, err
 		case method == "notifications/initialized":
-			b.startRegistering()
+			b.prepareSession()
 		case method != "ping" && !strings.HasPrefix(method, "notifications/"):
-			b.startRegistering() // a client that never said it initialized still settles
+			b.prepareSession() // a client that never said it initialized still settles
+			if method != "tools/list" {
+				b.neededOnce.Do(func() { close(b.needed) })
+			}
 			b.registerTools()
 			defer b.answeredOnce.Do(func() { close(b.answered) })
 		}
@@ -244,11 +257,27 @@ const settleDelay = time.Second
 // be written.
 const settleAfterAnswer = 100 * time.Millisecond
 
-// startRegistering says that boris started, then, in the background and
-// once, starts the session's spawner, registers the tools, starts the
-// checkpoints and settles: what a session needs before its first calls is
-// done before they come, never inside them.
-func (b *boris) startRegistering() {
+// prestartDelay is how long the spawner's and the checkpoints' start
+// waits at most, once the tools are registered, for the client's first
+// tools/list to be answered and written (or another request to come).
+const prestartDelay = 50 * time.Millisecond
+
+// noteResponse is called once each response is written: the first after
+// answered closes written.
+func (b *boris) noteResponse() {
+	select {
+	case <-b.answered:
+		b.writtenOnce.Do(func() { close(b.written) })
+	default:
+	}
+}
+
+// prepareSession says that boris started, then, in the background and
+// once, waits for the tools to be registered, starts the session's
+// spawner and the checkpoints, and settles (the start-up's garbage goes):
+// what a session needs before its first calls is done before they come,
+// never inside them.
+func (b *boris) prepareSession() {
 	b.settleOnce.Do(func() {
 		go func() {
 			if b.started != nil {
@@ -256,8 +285,16 @@ func (b *boris) startRegistering() {
 			}
 			// The tools first: the client's first request (tools/list)
 			// waits for them, and the spawner's and the checkpoints'
-			// processes started first would compete with it.
+			// processes would compete with it and with the client's
+			// reading of it on a small host: they start once it is
+			// written, at once for a request that may need them (a
+			// command starts the spawner itself if it comes first).
 			b.registerTools()
+			select {
+			case <-b.written:
+			case <-b.needed:
+			case <-time.After(prestartDelay):
+			}
 			if b.prestart != nil {
 				b.prestart()
 			}

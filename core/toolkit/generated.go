@@ -22,7 +22,7 @@ import (
 const (
 	kindInput  = "in:"    // validated against: For[In], tuned (MustSchema)
 	kindPlain  = "plain:" // advertised: PlainOptional of the input schema
-	kindOutput = "out:"   // advertised output: PlainOptional(For[Out]) (WithOutput)
+	kindOutput = "out:"   // advertised output: PlainOptional(For[Out]), tuned (OutputDef, TunedOutputDef)
 )
 
 // SchemaSource is one generated schema: its key, how it is inferred, and
@@ -43,18 +43,10 @@ func typeKey[T any]() string {
 	return t.String()
 }
 
-// schemaOf is the generated schema of key, or infer's.
-func schemaOf(key string, infer func() *jsonschema.Schema) *jsonschema.Schema {
-	if s := generatedSchema(key); s != nil {
-		return s
-	}
-	return infer()
-}
-
-// advertisedInput is the input schema a tool of In advertises: the
-// generated JSON, which the SDK checks and lists without encoding a
-// schema, or else PlainOptional of the inferred schema.
-func advertisedInput(src SchemaSource) any {
+// advertised is the schema a tool advertises from src: the generated
+// JSON, which the SDK checks and lists without encoding a schema, or else
+// the inferred schema.
+func advertised(src SchemaSource) any {
 	if raw := generatedJSON(src.Key); raw != nil {
 		return raw
 	}
@@ -91,9 +83,27 @@ func inputSources[In any]() []SchemaSource {
 	}
 }
 
-// outputSource is Out's generated output schema.
-func outputSource[Out any]() SchemaSource {
-	return SchemaSource{Key: kindOutput + typeKey[Out](), Infer: inferOutput[Out]}
+// outputSource is Out's generated output schema, tuned by tune if it is
+// not nil (its name is part of the generated key).
+func outputSource[Out any](tune *OutputTune) SchemaSource {
+	src := SchemaSource{Key: kindOutput + typeKey[Out](), Infer: inferOutput[Out], JSON: true}
+	if tune != nil {
+		src.Key += "+" + tune.Name
+		src.Infer = func() *jsonschema.Schema {
+			s := inferOutput[Out]()
+			tune.Tune(s)
+			return s
+		}
+	}
+	return src
+}
+
+// OutputTune is a change a toolset makes to the output schemas its types
+// infer, such as enums struct tags cannot state; Name tells tuned schemas
+// from untuned ones of the same type in the generated file.
+type OutputTune struct {
+	Name string
+	Tune func(*jsonschema.Schema)
 }
 
 // Def is how a tool's definition is made when it is registered (NewFrom),
@@ -106,15 +116,20 @@ type Def struct {
 // Lazy is the definition f makes when the tool is registered.
 func Lazy(f func() *mcp.Tool) Def { return Def{make: f} }
 
-// OutputDef is WithOutput[Out](t), made when the tool is registered, then
-// passed to each tune.
-func OutputDef[Out any](t *mcp.Tool, tune ...func(*mcp.Tool)) Def {
-	return Def{out: []SchemaSource{outputSource[Out]()}, make: func() *mcp.Tool {
-		out := WithOutput[Out](t)
-		for _, f := range tune {
-			f(out)
-		}
-		return out
+// OutputDef is t with Out's output schema (generated, as the server lists
+// it), made when the tool is registered.
+func OutputDef[Out any](t *mcp.Tool) Def { return outputDef[Out](t, nil) }
+
+// TunedOutputDef is OutputDef with Out's output schema tuned by tune.
+func TunedOutputDef[Out any](t *mcp.Tool, tune OutputTune) Def { return outputDef[Out](t, &tune) }
+
+// outputDef is t with Out's output schema tuned by tune, if not nil.
+func outputDef[Out any](t *mcp.Tool, tune *OutputTune) Def {
+	src := outputSource[Out](tune)
+	return Def{out: []SchemaSource{src}, make: func() *mcp.Tool {
+		out := *t
+		out.OutputSchema = advertised(src)
+		return &out
 	}}
 }
 

@@ -74,7 +74,7 @@ func NewFrom[In any](name string, def Def, h Handler[In]) Tool {
 		tool := *def.make()
 		switch in := tool.InputSchema.(type) {
 		case nil:
-			tool.InputSchema = advertisedInput(sources[1])
+			tool.InputSchema = advertised(sources[1])
 		case *jsonschema.Schema:
 			tool.InputSchema = PlainOptional(in)
 		}
@@ -160,15 +160,6 @@ func MustSchema[In any](tool string) *jsonschema.Schema {
 		}
 	}()
 	return inferInput[In]()
-}
-
-// WithOutput returns a copy of t with Out's schema (generated, see Def)
-// as its output schema.
-func WithOutput[Out any](t *mcp.Tool) *mcp.Tool {
-	src := outputSource[Out]()
-	out := *t
-	out.OutputSchema = schemaOf(src.Key, src.Infer)
-	return &out
 }
 
 // Structured is a result with text for reading and out as

@@ -46,6 +46,8 @@ type Stdio struct {
 
 	// stdoutGone is set once a write found stdout closed by the client.
 	stdoutGone atomic.Bool
+
+	afterResponse func() // called once each response is written; nil for none
 }
 
 // NewStdio returns the transport reading messages from in, lines of at
@@ -54,6 +56,10 @@ func NewStdio(in io.ReadCloser, out io.WriteCloser, maxLine int) *Stdio {
 	w := &lockedWriter{w: out}
 	return &Stdio{in: newScreenedReader(in, w, maxLine), out: w}
 }
+
+// AfterResponse has f called once each response (or batch of them) is
+// written, before Connect: f must not block.
+func (t *Stdio) AfterResponse(f func()) { t.afterResponse = f }
 
 // StdoutGone reports whether a write found stdout closed by the client:
 // the session ended because the client went away.
@@ -65,7 +71,7 @@ var ErrStdoutClosed = errors.New("the client closed boris's stdout")
 
 // Connect starts reading stdin's lines.
 func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan screenedLine), closed: make(chan struct{}), stdoutGone: &t.stdoutGone}
+	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan screenedLine), closed: make(chan struct{}), stdoutGone: &t.stdoutGone, afterResponse: t.afterResponse}
 	go c.readLines()
 	return c, nil
 }
@@ -99,6 +105,8 @@ type stdioConn struct {
 	// by the client. The SDK then closes the connection, and the read that
 	// fails because of it reports that cause, not "file already closed".
 	stdoutGone *atomic.Bool
+
+	afterResponse func() // the transport's
 }
 
 // stdioBatch collects the responses to a batch's requests, encoded.
@@ -324,7 +332,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if resp, ok := msg.(*jsonrpc.Response); ok {
+	resp, isResponse := msg.(*jsonrpc.Response)
+	if isResponse {
 		delete(c.inflight, resp.ID)
 		if batch, ok := c.batches[resp.ID]; ok {
 			delete(c.batches, resp.ID)
@@ -332,11 +341,21 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if batch.left--; batch.left > 0 {
 				return nil
 			}
+			defer c.responded()
 			return c.writeBatch(batch.responses)
 		}
+		defer c.responded()
 	}
 	_, err = c.out.Write(append(line, '\n'))
 	return c.noteWrite(err)
+}
+
+// responded calls the transport's AfterResponse function, if any, once a
+// response (or a batch's) has been written.
+func (c *stdioConn) responded() {
+	if c.afterResponse != nil {
+		c.afterResponse()
+	}
 }
 
 // writeLine writes one encoded message as a line.

@@ -278,3 +278,53 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestStdioAfterResponse: the transport's AfterResponse function is called
+// once a response has been written (a batch's once the whole batch is),
+// not for a notification or a request of the server's, nor for a batch's
+// response held until the others come.
+func TestStdioAfterResponse(t *testing.T) {
+	in := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}` + "\n"
+	var out lockedBuffer
+	tr := &Stdio{in: newScreenedReader(io.NopCloser(strings.NewReader(in)), &out, 1<<20), out: &out}
+	var calls []string // what had been written at each call
+	tr.AfterResponse(func() { calls = append(calls, out.String()) })
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var ids []jsonrpc.ID
+	for range 3 {
+		msg, err := conn.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, msg.(*jsonrpc.Request).ID)
+	}
+	write := func(msg jsonrpc.Message) {
+		t.Helper()
+		if err := conn.Write(context.Background(), msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(&jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{}`)})
+	serverID, err := jsonrpc.MakeID(float64(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(&jsonrpc.Request{ID: serverID, Method: "roots/list", Params: json.RawMessage(`{}`)})
+	write(&jsonrpc.Response{ID: ids[0], Result: json.RawMessage(`{}`)}) // held: the batch's other is unanswered
+	if len(calls) != 0 {
+		t.Fatalf("called %d times before any response was written: %q", len(calls), calls)
+	}
+	write(&jsonrpc.Response{ID: ids[2], Result: json.RawMessage(`{"tools":[]}`)})
+	if len(calls) != 1 || !strings.HasSuffix(calls[0], `{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`+"\n") {
+		t.Fatalf("after the response to 3: calls %q, want one, made once it was written", calls)
+	}
+	write(&jsonrpc.Response{ID: ids[1], Result: json.RawMessage(`{}`)})
+	if len(calls) != 2 || !strings.HasSuffix(calls[1], `{"jsonrpc":"2.0","id":2,"result":{}}]`+"\n") {
+		t.Errorf("after the batch: calls %q, want a second, made once the batch was written", calls)
+	}
+}

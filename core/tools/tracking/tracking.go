@@ -127,7 +127,7 @@ func boardError(err error) error {
 // boardDef is t with Out's output schema, its status fields tuned like
 // the input ones, made when the tool is registered.
 func boardDef[Out any](t *mcp.Tool) toolkit.Def {
-	return toolkit.OutputDef[Out](t, func(out *mcp.Tool) { tuneBoardSchema(out.OutputSchema.(*jsonschema.Schema)) })
+	return toolkit.TunedOutputDef[Out](t, toolkit.OutputTune{Name: "board", Tune: tuneBoardSchema})
 }
 
 // tuneBoardSchema makes a work-tracking schema what code-generating clients
