@@ -31,17 +31,19 @@ func newSentinel() string {
 // where pasted text would swallow the trailer and print it. `shift`
 // restores "$#" to 0, as with a bare `sh -c`.
 //
-// The trailer prints "\n<sentinel><pwd>\n" on stdout. The leading newline
-// puts the record on its own line even after output lacking a final newline;
-// recordFilter removes it together with the record so stdout stays
-// byte-exact. An `exit` in the command skips the trailer: its status is
+// The trailer prints "\n<sentinel><pwd>\n" on stdout, pwd itself printing
+// the directory and its newline (a newline alone where it fails, as for a
+// directory removed): "$(pwd)" would fork a subshell, a process more for
+// every call. The leading newline puts the record on its own line even
+// after output lacking a final newline; recordFilter removes it together
+// with the record so stdout stays byte-exact. An `exit` in the command skips the trailer: its status is
 // kept and the tracked directory is left unchanged.
 func wrapScript(sentinel string) string {
 	// eval stays on line 1 so bash's "line N" in error messages matches the
 	// command's own line numbers.
 	return "__boris_cmd=$1; shift; eval \"$__boris_cmd\"\n" +
 		"__boris_ec=$?\n" +
-		"printf '\\n%s%s\\n' '" + sentinel + "' \"$(pwd)\"\n" +
+		"printf '\\n%s' '" + sentinel + "'; pwd || echo\n" +
 		"exit $__boris_ec\n"
 }
 

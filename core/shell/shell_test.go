@@ -189,6 +189,24 @@ func TestWorkingDirectory(t *testing.T) {
 	}
 }
 
+// TestTrailerForksNothing: the trailer that reports the working
+// directory runs in the command's shell itself, not in a subshell of its
+// own (a fork, which costs each call a process): a pwd function the
+// command defines sees the shell's own pid when the trailer calls it.
+func TestTrailerForksNothing(t *testing.T) {
+	s := newShell(t)
+	if !strings.HasSuffix(s.path, "bash") {
+		t.Skipf("needs bash (BASHPID): the shell is %s", s.path)
+	}
+	res := mustRun(t, s, `pwd() { if [ "$BASHPID" = "$$" ]; then echo trailer-in-shell >&2; else echo trailer-forked >&2; fi; builtin pwd; }`, Options{})
+	if !strings.Contains(res.Stderr, "trailer-in-shell") {
+		t.Errorf("stderr %q: the trailer's pwd ran in a subshell, want it in the command's shell", res.Stderr)
+	}
+	if res.Dir != s.Dir() || res.Stdout != "" {
+		t.Errorf("Result (stdout %q, dir %q), want no output and the directory %q", res.Stdout, res.Dir, s.Dir())
+	}
+}
+
 // TestPOSIXShell runs the wrapper under /bin/sh, used where bash is absent.
 func TestPOSIXShell(t *testing.T) {
 	s := newShell(t)
