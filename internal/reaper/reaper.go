@@ -135,18 +135,27 @@ func (r *Reaper) sweep(kill bool) (alive int) {
 // own descendants are re-parented here as they die, so it repeats until
 // the tree is empty. Own children are left for their Wait to reap.
 func (r *Reaper) KillAll(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for {
 		for _, c := range children() {
 			if !c.zombie {
 				_ = syscall.Kill(c.pid, syscall.SIGKILL)
 			}
 		}
-		// The children files can miss a child forked or reparented
-		// while they are read: the last word is a scan of every
-		// process's parent.
-		if r.sweep(true) == 0 && !anyAlive() && !anyAliveScanned() {
-			return nil
+		if r.sweep(true) == 0 && !anyAlive() {
+			// The children files can miss a child forked or reparented
+			// while they are read. The kernel's word that no child is
+			// left at all, not even one waiting to be waited for, is
+			// exact; while own children wait for their callers' Wait,
+			// the last word is a scan of every process's parent, which
+			// reads every process's stat on the host.
+			if noChildren() {
+				return nil
+			}
+			if time.Since(start) > scanGrace && !anyAliveScanned() {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return errors.New("reaper: processes still alive after SIGKILL")
@@ -154,6 +163,10 @@ func (r *Reaper) KillAll(timeout time.Duration) error {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// scanGrace is how long KillAll leaves own children, dead, to their
+// callers' Wait before it scans every process on the host instead.
+const scanGrace = 20 * time.Millisecond
 
 // anyAliveScanned is anyAlive from a scan of /proc, which sees every
 // child, however it became one.

@@ -1,6 +1,7 @@
 package reaper
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,6 +78,15 @@ func threadChildren() ([]int, bool) {
 		}
 	}
 	return pids, found
+}
+
+// noChildren reports whether this process has no child at all, running
+// or dead and not yet waited for, as the kernel keeps them (waitid with
+// WNOWAIT, which reaps nothing: own children keep their status for Wait).
+func noChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+	return errors.Is(err, unix.ECHILD)
 }
 
 func scanChildren() []int {

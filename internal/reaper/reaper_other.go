@@ -17,3 +17,4 @@ func childPids() []int { return nil }
 
 func readChild(int) (child, bool) { return child{}, false }
 func scanChildren() []int         { return nil }
+func noChildren() bool            { return true }

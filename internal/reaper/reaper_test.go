@@ -106,6 +106,40 @@ func TestReaper(t *testing.T) {
 			return true
 		})
 	})
+	t.Run("noChildren is the kernel's word, zombies included", func(t *testing.T) {
+		// The test binary has no other children while it runs alone:
+		// this subtest is not parallel, nor are the others.
+		if !noChildren() {
+			t.Skipf("this test process has children it did not start here: %v", childPids())
+		}
+		r, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		cmd := exec.Command("sleep", marker(3))
+		if err := r.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if noChildren() {
+			t.Fatal("noChildren with a running child")
+		}
+		_ = cmd.Process.Kill()
+		waitFor(t, "the child a zombie", func() bool {
+			c, ok := readChild(cmd.Process.Pid)
+			return ok && c.zombie
+		})
+		if noChildren() {
+			t.Fatal("noChildren with a dead child not yet waited for: KillAll would return before its scan")
+		}
+		if err := cmd.Wait(); err == nil {
+			t.Error("Wait after noChildren: got nil, want killed (the status was kept for it)")
+		}
+		r.Done(cmd.Process.Pid)
+		if !noChildren() {
+			t.Errorf("noChildren false once the child was waited for: children %v", childPids())
+		}
+	})
 	t.Run("KillOrphans kills what a dead parent left", func(t *testing.T) {
 		r, err := New(Options{KillOrphans: true})
 		if err != nil {
