@@ -469,7 +469,14 @@ func (b *boris) close() {
 	}
 	if b.spawner != nil {
 		b.spawner.Close() // it kills what it still runs, then exits
-		defer b.reapSpawner()
+		// Reaped as soon as it exits, beside KillAll, which then finds no
+		// child left at all rather than scanning the host for one.
+		reaped := make(chan struct{})
+		go func() {
+			defer close(reaped)
+			b.reapSpawner()
+		}()
+		defer func() { <-reaped }()
 	}
 	if b.reaper != nil {
 		if err := b.reaper.KillAll(closeTimeout); err != nil {
