@@ -275,6 +275,8 @@ type loadResult struct {
 	// this client wakes from short sleeps, the view calls over the target
 	// and the spans of the session creates and closes beside them.
 	host              hostLoad
+	firstHost         hostLoad      // the host's CPUs while the first calls ran
+	firstSpan         time.Duration // from the first of them to the last answer
 	probe             benchkit.Stats
 	slowViews, churn  []window
 	started, finished time.Time
@@ -331,6 +333,7 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 		}
 	}
 	var wg sync.WaitGroup
+	firstAt := readHost()
 	for _, cs := range held[:cfg.callers] {
 		wg.Go(func() {
 			for _, c := range loadCalls {
@@ -346,6 +349,8 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 		})
 	}
 	wg.Wait()
+	firstDone := readHost()
+	r.firstHost, r.firstSpan = between(firstAt, firstDone), firstDone.at.Sub(firstAt.at)
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.duration)
 	defer cancel()

@@ -116,6 +116,12 @@ func writeTail(out io.Writer, load loadResult, views int) {
 	}
 	fmt.Fprintf(out, "host during the load: CPUs %.0f%% busy (every process on the host), some task waiting for a CPU %s\n",
 		100*load.host.busy, stalled)
+	firstStalled := "unknown"
+	if load.firstHost.stalled >= 0 {
+		firstStalled = fmt.Sprintf("%.0f%% of the time", 100*load.firstHost.stalled)
+	}
+	fmt.Fprintf(out, "host during the first calls (%s, every caller's at once): CPUs %.0f%% busy, some task waiting for a CPU %s\n",
+		benchkit.FormatMs(load.firstSpan), 100*load.firstHost.busy, firstStalled)
 	fmt.Fprintf(out, "this client's 2 ms sleeps woke late by: p50 %s, p99 %s (no Boris code on that path)\n",
 		benchkit.FormatMs(load.probe.P50), benchkit.FormatMs(load.probe.P99))
 	n, covered := overlapping(load.slowViews, load.churn, load.started, load.finished)
