@@ -266,11 +266,15 @@ func connect(ctx context.Context, hc *http.Client, url string, p principal) (*mc
 
 // loadResult is what the load measured.
 type loadResult struct {
-	calls   map[string][]time.Duration // by tool, once every caller has made its first of each
-	first   map[string][]time.Duration // by tool, each caller's first call: what a session still starts on first use shows here
-	creates []time.Duration
-	closes  []time.Duration // a created session's DELETE, which returns once its core has exited
-	errs    []string
+	calls map[string][]time.Duration // by tool, once every caller has made its first of each
+	first map[string][]time.Duration // by tool, each caller's first call: what a session still starts on first use shows here
+	// by tool, the first calls of other held sessions, one session after
+	// another before the callers': a first call's own cost, without the
+	// queue of every caller's at once
+	firstAlone map[string][]time.Duration
+	creates    []time.Duration
+	closes     []time.Duration // a created session's DELETE, which returns once its core has exited
+	errs       []string
 	// Where the tail comes from: the host's CPUs over the load, how late
 	// this client wakes from short sleeps, the view calls over the target
 	// and the spans of the session creates and closes beside them.
@@ -314,14 +318,16 @@ func (c loadCall) on(ctx context.Context, cs *mcp.ClientSession) (time.Duration,
 // runLoad has one held session of each of the first cfg.callers
 // principals call view, grep and bash in turn until cfg.duration has
 // passed, while a session of another principal in turn is created and
-// closed every cfg.createEvery. First, every caller makes its first call
-// of each tool, all callers at once (as agents starting together would):
+// closed every cfg.createEvery. First, as many other held sessions make
+// their first call of each tool one session at a time (a first call's
+// own cost); then every caller makes its first call of each tool, all
+// callers at once (as agents starting together would):
 // those are reported apart (a session that started its spawner or its
 // checkpoints on first use would pay for it there), and the load's
 // clock, its creates and its host readings start once they are done, so
 // their storm is not counted in the steady state's tail.
 func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, principals []principal, held []*mcp.ClientSession) (loadResult, error) {
-	r := loadResult{calls: map[string][]time.Duration{}, first: map[string][]time.Duration{}}
+	r := loadResult{calls: map[string][]time.Duration{}, first: map[string][]time.Duration{}, firstAlone: map[string][]time.Duration{}}
 	var mu sync.Mutex
 	fail := func(what string, err error) {
 		mu.Lock()
@@ -330,6 +336,18 @@ func runLoad(ctx context.Context, cfg config, hc *http.Client, url string, princ
 			r.errs = append(r.errs, what+": "+err.Error())
 		} else {
 			r.errs = append(r.errs, "")
+		}
+	}
+	// Sessions the callers do not use make their first calls one at a
+	// time: what a first call costs a session by itself.
+	for _, cs := range held[cfg.callers:min(len(held), 2*cfg.callers)] {
+		for _, c := range loadCalls {
+			d, err := c.on(ctx, cs)
+			if err != nil {
+				fail(c.tool+" (first, alone)", err)
+				continue
+			}
+			r.firstAlone[c.tool] = append(r.firstAlone[c.tool], d)
 		}
 	}
 	var wg sync.WaitGroup

@@ -79,6 +79,16 @@ func writeTable(out io.Writer, cfg config, m measurement) map[string]benchkit.St
 	for _, c := range loadCalls { // which tool's first call the time goes to
 		row("  first "+c.tool, benchkit.Summarize(load.first[c.tool]))
 	}
+	var alone []time.Duration
+	for _, c := range loadCalls {
+		alone = append(alone, load.firstAlone[c.tool]...)
+	}
+	if len(alone) > 0 {
+		row("first calls, one at a time", benchkit.Summarize(alone))
+		for _, c := range loadCalls {
+			row("  first "+c.tool, benchkit.Summarize(load.firstAlone[c.tool]))
+		}
+	}
 	row("session create (loaded)", benchkit.Summarize(load.creates))
 	row("session close (loaded)", benchkit.Summarize(load.closes))
 	fmt.Fprintln(out)
