@@ -18,6 +18,9 @@ func TestStrReplaceMissNamesTheChange(t *testing.T) {
 	tree := realTempDir(t)
 	a, state := startCheckpointCore(t, tree)
 	b := startCoreWith(t, coreOptions{args: []string{"--workdir", tree}, env: []string{"XDG_STATE_HOME=" + state}})
+	// b's start records what it finds changed in the tree as outside
+	// work: taken while a's bash runs, it would claim that bash's change.
+	awaitStart(b)
 	path := tree + "/f.go"
 	tests := []struct {
 		name   string
