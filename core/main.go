@@ -94,31 +94,13 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 		log.Warn("commands that detach from their process group may outlive boris", "err", err)
 		rp = nil
 	}
+	ctx, signalsCaught, releaseSignals := catchSignals(ctx)
+	defer releaseSignals()
 	b, err := newBoris(cfg, environ, rp, log, sdkLog)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-
-	// A hang-up (the terminal boris runs in closing) is a stop too. SIGINT
-	// and SIGHUP are left alone when boris was started ignoring them (by
-	// nohup, or in the background): catching them would undo that.
-	stopSignals := []os.Signal{syscall.SIGTERM}
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP} {
-		if !signal.Ignored(sig) {
-			stopSignals = append(stopSignals, sig)
-		}
-	}
-	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
-	defer stop()
-	// A client gone from the other end of stdout must not end boris by
-	// SIGPIPE, skipping its clean-up: with SIGPIPE caught (and dropped),
-	// the write fails with EPIPE instead, and boris stops as at stdin EOF.
-	// Commands start with the default disposition again (a caught signal
-	// is reset on exec; an ignored one would not be).
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
 	if f, ok := stdin.(*os.File); ok && terminal.Is(f) {
 		fmt.Fprintln(stderr, terminalNote(b.shell.Dir()))
 	}
@@ -133,6 +115,7 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
 	t := wire.NewStdio(eof, stdout, cfg.maxLine())
 	t.AfterResponse(b.noteResponse)
+	<-signalsCaught // nothing is written before SIGPIPE is caught
 	err = b.serve(ctx, t, eof.done)
 	b.started()
 	if t.StdoutGone() {
@@ -144,6 +127,55 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	log.Info("boris stopped", "err", err)
 	return err
+}
+
+// catchSignals catches, in the background, the signals that stop boris
+// and SIGPIPE; ctx ends at the first stop signal. caught is closed once
+// they are caught; release, called as boris ends, waits for that and
+// lets them go.
+//
+// The stop signals are SIGTERM and, unless boris was started ignoring
+// them (by nohup, or in the background: catching them would undo that),
+// SIGINT and SIGHUP (the terminal boris runs in closing). SIGPIPE is
+// caught and dropped: a client gone from the other end of stdout must not
+// end boris by SIGPIPE, skipping its clean-up; the write fails with EPIPE
+// instead, and boris stops as at stdin EOF. Commands start with the
+// default dispositions again (a caught signal is reset on exec; an
+// ignored one would not be).
+//
+// In the background because the runtime hands each signal newly caught to
+// the thread that keeps its signal mask and waits for the answer: about 2
+// ms for these four on a small virtual machine, which the start-up does
+// beside them. A stop signal in that window has its default action, as
+// one before it did; boris writes nothing before caught is closed.
+func catchSignals(parent context.Context) (ctx context.Context, caught <-chan struct{}, release func()) {
+	ctx, cancel := context.WithCancel(parent)
+	done := make(chan struct{})
+	stop, pipe := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	go func() {
+		defer close(done)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		stopSignals := []os.Signal{syscall.SIGTERM}
+		for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGHUP} {
+			if !signal.Ignored(sig) {
+				stopSignals = append(stopSignals, sig)
+			}
+		}
+		signal.Notify(stop, stopSignals...)
+	}()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, done, func() {
+		<-done
+		signal.Stop(stop)
+		signal.Stop(pipe)
+		cancel()
+	}
 }
 
 // logStarted logs what this boris serves and how its commands are
