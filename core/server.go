@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,19 +67,21 @@ type boris struct {
 	needed        chan struct{}
 	neededOnce    sync.Once
 	shell         *shell.Shell
-	workspaces    *workspace.Paths     // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
-	roots         rootsState           // the client's MCP roots, when they decide the allowed directories
-	cursors       *cursorSeal          // seals list cursors (cursors.go)
-	ext           *extensions.Set      // --extensions; nil without
-	gitSpawner    *idleSpawner         // starts checkpoint git, confined, where the session's spawner cannot; nil without a sandbox
-	gitTree       string               // the tree whose checkpoint git the session's spawner starts (gitDomain); "" for none
-	wsGit         *workspaceGit        // runs workspace git, confined; nil without a sandbox
-	rec           *checkpoint.Recorder // records checkpoints; nil when they are off
-	diag          *lsp.Manager         // the language servers that check edits; nil with --diagnostics off
-	registerTools func()               // registers the tools on the server, once (newServer)
-	prestart      func()               // starts, in the background, what the first calls would wait for (newServer)
-	started       func()               // logs how boris started, once; nil when not served by Main
-	board         *tracking.Board      // the work-tracking board (--tasks-db), opened on first use
+	workspaces    *workspace.Paths            // resolves and commits the filesystem tools' paths; its Root is --workspaces-root, nil when off
+	roots         rootsState                  // the client's MCP roots, when they decide the allowed directories
+	cursors       *cursorSeal                 // seals list cursors (cursors.go)
+	ext           *extensions.Set             // --extensions; nil without
+	gitSpawner    *idleSpawner                // starts checkpoint git, confined, where the session's spawner cannot; nil without a sandbox
+	gitTree       string                      // the tree whose checkpoint git the session's spawner starts (gitDomain); "" for none
+	wsGit         *workspaceGit               // runs workspace git, confined; nil without a sandbox
+	rec           *checkpoint.Recorder        // records checkpoints; nil when they are off
+	diag          *lsp.Manager                // the language servers that check edits; nil with --diagnostics off
+	registerTools func()                      // registers the tools on the server, once (newServer)
+	registered    atomic.Bool                 // set once registerTools has registered them
+	firstList     func() *mcp.ListToolsResult // tools/list's answer before registration (listEarly); nil with extension tools
+	prestart      func()                      // starts, in the background, what the first calls would wait for (newServer)
+	started       func()                      // logs how boris started, once; nil when not served by Main
+	board         *tracking.Board             // the work-tracking board (--tasks-db), opened on first use
 	log           *slog.Logger
 	sdkLog        *slog.Logger // the SDK's own chatter: warnings and up unless debugging
 }
@@ -186,10 +189,12 @@ func toolNames(cfg *Config, out func(toolkit.Tool) bool) []string {
 
 // newServer builds the MCP server with every enabled tool. The tools are
 // registered (their generated definitions handed to the SDK, which
-// decodes each schema once more) in the background from the start, beside
-// the handshake, so the client's first tools/list finds them registered
-// or nearly; a request that needs them waits for them (registerTools).
-// With --extensions they are registered at once, before serving.
+// decodes each schema once more) once the client's first tools/list is
+// answered and written, or with the first request that needs them
+// (prepareSession, awaitTools): that first tools/list is answered from the
+// same definitions without the SDK (listEarly), so neither it nor the
+// handshake waits for or competes with the registration. With
+// --extensions they are registered at once, before serving.
 func (b *boris) newServer() *mcp.Server {
 	tools := b.tools()
 	opts := &mcp.ServerOptions{
@@ -204,21 +209,63 @@ func (b *boris) newServer() *mcp.Server {
 	if b.cursors == nil {
 		b.cursors = newCursorSeal()
 	}
-	s.AddReceivingMiddleware(b.declaredOnly, b.awaitTools, b.expectRoots, b.sealCursors, b.ext.ReadUnlisted)
+	s.AddReceivingMiddleware(b.declaredOnly, b.awaitTools, b.expectRoots, b.sealCursors, b.ext.ReadUnlisted, b.listEarly)
 	s.AddReceivingMiddleware(wire.PlainResults) // added last: the outermost
 	b.registerTools = sync.OnceFunc(func() {
 		for _, t := range tools {
 			t.Register(s, b.around)
 		}
+		b.registered.Store(true)
 	})
 	b.prestart = func() { b.prestartSpawner(tools) }
 	if b.ext != nil {
 		b.registerTools()
 	} else {
-		go b.registerTools() // no tool is listed changed: the server does not announce list changes
+		b.firstList = sync.OnceValue(func() *mcp.ListToolsResult { return listed(tools) })
 	}
 	b.ext.AddContent(s) // resources, templates and prompts
 	return s
+}
+
+// listed is tools/list's answer for tools, as the SDK gives it once they
+// are registered: sorted by name, the cache hints normalized (a public
+// answer, stale at once), a single page; nil where the SDK would answer
+// otherwise (a tool only its registration defines, more than a page).
+// TestFirstListBeforeRegistration and TestToolsGolden check it against
+// the SDK's own answer.
+func listed(tools []toolkit.Tool) *mcp.ListToolsResult {
+	if len(tools) > mcp.DefaultPageSize {
+		return nil
+	}
+	res := &mcp.ListToolsResult{Cacheable: mcp.Cacheable{CacheScope: "public"}, Tools: []*mcp.Tool{}}
+	for _, t := range tools {
+		def := t.Definition()
+		if def == nil {
+			return nil
+		}
+		res.Tools = append(res.Tools, def)
+	}
+	slices.SortFunc(res.Tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return res
+}
+
+// listEarly answers a first page of tools/list from the tools' definitions
+// while they are not registered yet; any other request, and every one
+// after the registration, is the SDK's. It is the innermost middleware:
+// what the others do to tools/list is done to its answer too.
+func (b *boris) listEarly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/list" {
+			return next(ctx, method, req)
+		}
+		if p, _ := req.GetParams().(*mcp.ListToolsParams); !b.registered.Load() && b.firstList != nil && (p == nil || p.Cursor == "") {
+			if res := b.firstList(); res != nil {
+				return res, nil
+			}
+		}
+		b.registerTools()
+		return next(ctx, method, req)
+	}
 }
 
 // awaitTools holds every request but the handshake's (initialize, or
@@ -241,8 +288,8 @@ func (b *boris) awaitTools(next mcp.MethodHandler) mcp.MethodHandler {
 			b.prepareSession() // a client that never said it initialized still settles
 			if method != "tools/list" {
 				b.neededOnce.Do(func() { close(b.needed) })
+				b.registerTools() // tools/list registers them unless it can do without (listEarly)
 			}
-			b.registerTools()
 			defer b.answeredOnce.Do(func() { close(b.answered) })
 		}
 		return next(ctx, method, req)
@@ -257,9 +304,9 @@ const settleDelay = time.Second
 // be written.
 const settleAfterAnswer = 100 * time.Millisecond
 
-// prestartDelay is how long the spawner's and the checkpoints' start
-// waits at most, once the tools are registered, for the client's first
-// tools/list to be answered and written (or another request to come).
+// prestartDelay is how long the tools' registration and the spawner's and
+// the checkpoints' start wait at most for the client's first tools/list to
+// be answered and written (or another request to come).
 const prestartDelay = 50 * time.Millisecond
 
 // noteResponse is called once each response is written: the first after
@@ -273,8 +320,9 @@ func (b *boris) noteResponse() {
 }
 
 // prepareSession says that boris started, then, in the background and
-// once, waits for the tools to be registered, starts the session's
-// spawner and the checkpoints, and settles (the start-up's garbage goes):
+// once, waits for the client's first tools/list to be written, registers
+// the tools, starts the session's spawner and the checkpoints, and
+// settles (the start-up's garbage goes):
 // what a session needs before its first calls is done before they come,
 // never inside them.
 func (b *boris) prepareSession() {
@@ -283,18 +331,19 @@ func (b *boris) prepareSession() {
 			if b.started != nil {
 				b.started()
 			}
-			// The tools first: the client's first request (tools/list)
-			// waits for them, and the spawner's and the checkpoints'
-			// processes would compete with it and with the client's
-			// reading of it on a small host: they start once it is
-			// written, at once for a request that may need them (a
-			// command starts the spawner itself if it comes first).
-			b.registerTools()
+			// The tools' registration, the spawner's and the checkpoints'
+			// processes would compete with the client's first request
+			// (tools/list) and with the client's reading of its answer
+			// on a small host: they start once it is written, at once
+			// for a request that may need them (which registers the
+			// tools itself, and a command starts the spawner itself, if
+			// it comes first).
 			select {
 			case <-b.written:
 			case <-b.needed:
 			case <-time.After(prestartDelay):
 			}
+			b.registerTools()
 			if b.prestart != nil {
 				b.prestart()
 			}

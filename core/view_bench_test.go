@@ -45,7 +45,7 @@ func newBenchBoris(b testing.TB, args ...string) *boris {
 // benchSession connects an in-memory client session to a new server of
 // bo, asking for protocol ("" for the SDK's default); both end with the
 // benchmark.
-func benchSession(b *testing.B, bo *boris, protocol string) *mcp.ClientSession {
+func benchSession(b testing.TB, bo *boris, protocol string) *mcp.ClientSession {
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := bo.newServer().Connect(ctx, st, nil)

@@ -85,7 +85,10 @@ func TestToolsGoldenGatewayScopes(t *testing.T) {
 // coreToolsList starts the built core with flags ($WORKDIR and
 // $EXTENSIONS stand for its working directory and the demo extensions),
 // lists its tools over stdio and returns the result's "tools" member,
-// indented.
+// indented. The core answers that first tools/list before it registers
+// its tools with the SDK (from the same definitions); it then lists them
+// again after a call, which the SDK answers from the registered tools:
+// both answers must be the same bytes.
 func coreToolsList(t *testing.T, flags []string) string {
 	t.Helper()
 	dir := realTempDir(t)
@@ -99,43 +102,61 @@ func coreToolsList(t *testing.T, flags []string) string {
 	stdin, stdout := startPiped(t, cmd)
 	defer func() { stdin.Close(); _ = cmd.Wait() }()
 	lines := rawLines(stdout)
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"golden","version":"1"}}}`,
+	send := func(msgs ...string) {
+		for _, msg := range msgs {
+			if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+				t.Fatalf("write: %v", err)
+			}
+		}
+	}
+	results := map[int]json.RawMessage{}
+	await := func(id int) {
+		timeout := time.After(30 * time.Second)
+		for results[id] == nil {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatalf("core %v closed its stdout before answering request %d", flags, id)
+				}
+				var msg struct {
+					ID     int             `json:"id"`
+					Result json.RawMessage `json:"result"`
+					Error  json.RawMessage `json:"error"`
+				}
+				if json.Unmarshal([]byte(line), &msg) == nil && msg.ID > 0 {
+					if results[msg.ID] = msg.Result; msg.Result == nil {
+						results[msg.ID] = msg.Error
+					}
+				}
+			case <-timeout:
+				t.Fatalf("core %v: no answer to request %d in 30 s", flags, id)
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"golden","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-	} {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatalf("write: %v", err)
-		}
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	await(2)
+	// Requests are handled concurrently: the call goes once the first
+	// list is answered, and registers the tools before it is answered.
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`)
+	await(3)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	await(4)
+	if !bytes.Equal(results[2], results[4]) {
+		t.Errorf("core %v: the first tools/list (before the registration)\n%s\nis not the SDK's after it\n%s", flags, results[2], results[4])
 	}
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatalf("core %v closed its stdout before answering tools/list", flags)
-			}
-			var msg struct {
-				ID     int `json:"id"`
-				Result struct {
-					Tools json.RawMessage `json:"tools"`
-				} `json:"result"`
-			}
-			if json.Unmarshal([]byte(line), &msg) != nil || msg.ID != 2 {
-				continue
-			}
-			if msg.Result.Tools == nil {
-				t.Fatalf("tools/list answered without tools: %s", line)
-			}
-			var out bytes.Buffer
-			if err := json.Indent(&out, msg.Result.Tools, "", "  "); err != nil {
-				t.Fatal(err)
-			}
-			return strings.ReplaceAll(out.String(), dir, "$WORKDIR") + "\n"
-		case <-timeout:
-			t.Fatalf("core %v: no tools/list answer in 30 s", flags)
-		}
+	var res struct {
+		Tools json.RawMessage `json:"tools"`
 	}
+	if json.Unmarshal(results[2], &res) != nil || res.Tools == nil {
+		t.Fatalf("tools/list answered without tools: %s", results[2])
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, res.Tools, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(out.String(), dir, "$WORKDIR") + "\n"
 }
 
 // compareGolden compares got with the golden file path, or rewrites the

@@ -27,6 +27,7 @@ type Tool struct {
 	Writes  bool // changes files or shared state: --read-only leaves it out
 	Exec    bool // runs commands: only registered with bash
 	add     func(s *mcp.Server, around Around)
+	define  func() *mcp.Tool          // the definition add registers; nil for Raw
 	input   func() *jsonschema.Schema // the schema arguments are validated against; nil for Raw
 	sources []SchemaSource            // the generated schemas its registration reads
 }
@@ -60,7 +61,17 @@ func New[In any](def *mcp.Tool, h Handler[In]) Tool {
 func NewFrom[In any](name string, def Def, h Handler[In]) Tool {
 	input := func() *jsonschema.Schema { return MustSchema[In](name) }
 	sources := append(inputSources[In](), def.out...)
-	return Tool{Name: name, input: input, sources: sources, add: func(s *mcp.Server, around Around) {
+	define := func() *mcp.Tool {
+		tool := *def.make()
+		switch in := tool.InputSchema.(type) {
+		case nil:
+			tool.InputSchema = advertised(sources[1])
+		case *jsonschema.Schema:
+			tool.InputSchema = PlainOptional(in)
+		}
+		return &tool
+	}
+	return Tool{Name: name, input: input, sources: sources, define: define, add: func(s *mcp.Server, around Around) {
 		schema := sync.OnceValue(input)
 		// Resolved and checked on the tool's first call, not at registration.
 		resolved := sync.OnceValue(func() *jsonschema.Resolved {
@@ -71,14 +82,7 @@ func NewFrom[In any](name string, def Def, h Handler[In]) Tool {
 			return r
 		})
 		check := sync.OnceValue(func() *wire.ArgCheck { return wire.NewArgCheck(schema()) })
-		tool := *def.make()
-		switch in := tool.InputSchema.(type) {
-		case nil:
-			tool.InputSchema = advertised(sources[1])
-		case *jsonschema.Schema:
-			tool.InputSchema = PlainOptional(in)
-		}
-		s.AddTool(&tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.AddTool(define(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return around(ctx, name, func(ctx context.Context) *mcp.CallToolResult {
 				res, err := call(ctx, req, h, resolved(), check())
 				if err != nil {
@@ -130,6 +134,16 @@ func (t Tool) Input() *jsonschema.Schema {
 
 // Register adds t to s, with around around each call.
 func (t Tool) Register(s *mcp.Server, around Around) { t.add(s, around) }
+
+// Definition is the definition Register gives the server, as tools/list
+// lists it, made anew; nil for a Raw tool, whose definition only its
+// registration knows.
+func (t Tool) Definition() *mcp.Tool {
+	if t.define == nil {
+		return nil
+	}
+	return t.define()
+}
 
 // Set names tools' toolset: a toolset's package returns Set(ID, ...).
 func Set(toolset ID, tools ...Tool) []Tool {
