@@ -51,6 +51,10 @@ PROGRESS  := $(BIN)/test-progress
 ## the binaries the tests run, built once (internal/testbin.Build finds them up to date there)
 TEST_BIN  := $(BIN)/test-bin
 TEST_BIN_ENV := BORIS_TEST_BIN_DIR=$(abspath $(TEST_BIN))
+## every go command of make test but go test -race builds as the binaries the tests run are built
+## (static, -trimpath): what one compiles, go vet, staticcheck's export data and the tests' own tools
+## find in the build cache instead of compiling all of it again (on a cold cache, minutes of CPU each)
+AS_BUILT  := CGO_ENABLED=0 GOFLAGS='$(strip $(shell $(GO) env GOFLAGS) -trimpath)'
 # the Kubernetes manifests' tests: a Go module of its own (Kustomize and the API types stay out of go.mod)
 K8S_TEST  := deploy/kubernetes/test
 test: SHELL := /bin/bash
@@ -58,17 +62,17 @@ test: .SHELLFLAGS := -o pipefail -ec
 test:
 	@./scripts/test-needs.sh
 	@echo "building test/progress (what prints make test's progress)"
-	@$(GO) build -o $(PROGRESS) ./test/progress
+	@$(AS_BUILT) $(GO) build -o $(PROGRESS) ./test/progress
 	@rm -rf $(TEST_LOGS)
 	@$(PROGRESS) -phase "go mod download" -- sh -c '$(GO) mod download && cd $(K8S_TEST) && $(GO) mod download'
-	@$(PROGRESS) -phase "build the binaries the tests run" -- sh -c 'CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(TEST_BIN)/ ./cmd/boris ./cmd/boris-gateway'
+	@$(PROGRESS) -phase "build the binaries the tests run" -- env $(AS_BUILT) $(GO) build -ldflags="-s -w" -o $(TEST_BIN)/ ./cmd/boris ./cmd/boris-gateway
 	@echo "go test -race: every package (compiled first, then run); the end-to-end tests of ./test in $(TEST_SHARDS) processes beside them; go vet and staticcheck beside those"
 	@$(TEST_BIN_ENV) $(PROGRESS) -logs $(TEST_LOGS) -shard ./test -shards $(TEST_SHARDS) -shard-bin $(BIN)/e2e.test -shard-times "$(TEST_CACHE)/test-times" -package-times "$(TEST_CACHE)/package-times" -shard-nice $(TEST_SHARD_NICE) \
-		-beside '$(GO) vet ./... && (cd $(K8S_TEST) && $(GO) vet ./...) && $(STATICCHECK) ./... && (cd $(K8S_TEST) && $(STATICCHECK) ./...)' -- \
+		-beside "export $(AS_BUILT); "'$(GO) vet ./... && (cd $(K8S_TEST) && $(GO) vet ./...) && $(STATICCHECK) ./... && (cd $(K8S_TEST) && $(STATICCHECK) ./...)' -- \
 		$(GO) test -json -race -ldflags='-s -w' -count=1 -timeout 20m -coverprofile=$(BIN)/cover.out $$($(GO) list ./... | grep -vx 'github.com/mjkoo/boris/test')
-	@$(GO) run ./test/toolcover $(BIN)/cover.out
+	@$(AS_BUILT) $(GO) run ./test/toolcover $(BIN)/cover.out
 	@echo "the Kubernetes manifests' tests ($(K8S_TEST), a module of its own)"
-	@cd $(K8S_TEST) && $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)
+	@cd $(K8S_TEST) && $(AS_BUILT) $(GO) test -json -count=1 -timeout 5m ./... 2>&1 | $(CURDIR)/$(PROGRESS) -logs $(CURDIR)/$(TEST_LOGS)
 
 ## test-k8s: deploy/kubernetes against a real control plane: kube-apiserver and etcd built from their Go
 ##   modules (K8S_VERSION, v1.37.2) into ~/.cache/boris-test/k8s (about 10 minutes the first time, under
