@@ -15,7 +15,12 @@ import (
 // --disable-tools bash (a token without boris:exec) and --read-only leave
 // them out, as they keep their completions from running.
 func (b *boris) extensionOptions(environ []string) extensions.Options {
-	area := b.sandbox.ExtDir()
+	var area string
+	if len(b.cfg.Extensions) > 0 {
+		// The area is made with the sandbox's rules (Prepare), which a
+		// session without extensions makes with its first command.
+		area = b.sandbox.ExtDir()
+	}
 	if area != "" && b.sandbox.Readable(area) {
 		// No --allow-dir: commands may write every file of the user.
 		b.log.Info("commands can reach the extension area (no --allow-dir): the extension channel is as private as the user's files", "dir", area)
