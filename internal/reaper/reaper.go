@@ -56,8 +56,19 @@ func New(opts Options) (*Reaper, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGCHLD)
-	go r.loop(sig)
+	go func() {
+		// SIGCHLD is caught in the background: the runtime's first
+		// registration of a signal waits for the thread that keeps the
+		// signal mask, a fraction of a millisecond of a start-up. A sweep
+		// once it is caught reaps what exited before.
+		signal.Notify(sig, syscall.SIGCHLD)
+		select {
+		case <-r.stop:
+		default:
+			r.sweep(r.opts.KillOrphans)
+		}
+		r.loop(sig)
+	}()
 	return r, nil
 }
 
