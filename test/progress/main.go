@@ -61,6 +61,8 @@ func main() {
 	flag.StringVar(&plan.weights, "shard-times", "", "file keeping each test's last duration, to balance the next run's shards")
 	flag.IntVar(&plan.nice, "shard-nice", 0, "run the shards this much nicer than the command after --")
 	flag.StringVar(&plan.packages, "package-times", "", "file keeping each other package's last duration: the command after -- gets them longest first")
+	flag.StringVar(&plan.weightsSeed, "shard-times-seed", "", "durations kept in the repository, for the tests -shard-times does not know (a fresh cache)")
+	flag.StringVar(&plan.packagesSeed, "package-times-seed", "", "durations kept in the repository, for the packages -package-times does not know")
 	besideScript := flag.String("beside", "", "also run this sh -c script beside the tests, at the lowest CPU priority, and fail if it fails")
 	besideName := flag.String("beside-name", "go vet and staticcheck", "what -beside runs, for its lines and its log file")
 	flag.Parse()

@@ -36,6 +36,10 @@ type shardPlan struct {
 	// packages is the file of each other package's last duration: the
 	// command after -- gets them longest first ("" keeps its order).
 	packages string
+	// weightsSeed and packagesSeed are files of durations kept in the
+	// repository: what weights and packages do not know (a first run, a
+	// fresh cache) is taken from them rather than guessed.
+	weightsSeed, packagesSeed string
 	// nice lowers the shards' priority (and so their processes'), so that
 	// the other packages, whose go test ends last, get a larger share of
 	// the CPUs while both run.
@@ -86,7 +90,7 @@ func runMerged(w io.Writer, main []string, plan shardPlan) (failed bool) {
 	var mu sync.Mutex
 	fail := func() { mu.Lock(); failed = true; mu.Unlock() }
 	wg.Go(func() {
-		main = longestFirst(main, readWeights(plan.packages))
+		main = longestFirst(main, readWeightsOver(plan.packagesSeed, plan.packages))
 		cmd := exec.Command(main[0], main[1:]...)
 		elapsed := map[string]float64{}
 		if !runInto(s, cmd, packageTimes(elapsed)) {
@@ -145,7 +149,7 @@ func (p shardPlan) run(s *sink) bool {
 		s.printf("FAIL\t%s: listing its tests: %v", p.pkg, err)
 		return false
 	}
-	shards := split(names, readWeights(p.weights), p.n)
+	shards := split(names, readWeightsOver(p.weightsSeed, p.weights), p.n)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := true
@@ -284,6 +288,14 @@ func readWeights(path string) map[string]float64 {
 			w[name] = v
 		}
 	}
+	return w
+}
+
+// readWeightsOver reads the durations of path over those of seed: the
+// seed's stand for what the last run did not keep.
+func readWeightsOver(seed, path string) map[string]float64 {
+	w := readWeights(seed)
+	maps.Copy(w, readWeights(path))
 	return w
 }
 

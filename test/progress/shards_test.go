@@ -58,6 +58,27 @@ func TestWeightsKept(t *testing.T) {
 	}
 }
 
+// TestWeightsSeeded: the durations kept in the repository stand for what
+// the last run did not keep (all of them on a fresh cache), and the kept
+// ones win over them; a fresh cache splits as a warm one does.
+func TestWeightsSeeded(t *testing.T) {
+	dir := t.TempDir()
+	seed, kept := filepath.Join(dir, "seed"), filepath.Join(dir, "cache", "test-times")
+	writeWeights(seed, map[string]float64{"TestLong": 100, "TestA": 10, "TestB": 10, "TestC": 10})
+	fresh := readWeightsOver(seed, kept)
+	if len(fresh) != 4 || fresh["TestLong"] != 100 {
+		t.Fatalf("a fresh cache: %v, want the seed's four", fresh)
+	}
+	if got, want := split([]string{"TestA", "TestB", "TestC", "TestLong"}, fresh, 2), [][]string{{"TestLong"}, {"TestA", "TestB", "TestC"}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("split on a fresh cache = %q, want %q", got, want)
+	}
+	writeWeights(kept, map[string]float64{"TestA": 3, "TestNew": 7})
+	got := readWeightsOver(seed, kept)
+	if got["TestA"] != 3 || got["TestNew"] != 7 || got["TestLong"] != 100 || len(got) != 5 {
+		t.Errorf("kept over seed: %v, want TestA 3, TestNew 7, the seed's others", got)
+	}
+}
+
 // TestShardedRun runs a real package split in two processes beside a
 // command, and reads it all as one run: every test reported once by its
 // package's name, the failing one with its log, each shard's line, and
