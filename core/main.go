@@ -113,9 +113,8 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	// EOF: it would cancel the calls in flight, and their commands would
 	// get SIGTERM (and a chance to linger) first.
 	eof := &eofReader{r: stdin, done: make(chan struct{}), atEOF: b.shell.Close}
-	t := wire.NewStdio(eof, stdout, cfg.maxLine())
+	t := wire.NewStdio(eof, writeAfter{stdout, signalsCaught}, cfg.maxLine()) // nothing is written before SIGPIPE is caught
 	t.AfterResponse(b.noteResponse)
-	<-signalsCaught // nothing is written before SIGPIPE is caught
 	err = b.serve(ctx, t, eof.done)
 	b.started()
 	if t.StdoutGone() {
@@ -127,6 +126,17 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 	}
 	log.Info("boris stopped", "err", err)
 	return err
+}
+
+// writeAfter is a writer whose writes wait until ready is closed.
+type writeAfter struct {
+	io.WriteCloser
+	ready <-chan struct{}
+}
+
+func (w writeAfter) Write(p []byte) (int, error) {
+	<-w.ready
+	return w.WriteCloser.Write(p)
 }
 
 // catchSignals catches, in the background, the signals that stop boris
@@ -147,7 +157,8 @@ func Main(ctx context.Context, args, environ []string, stdin io.ReadCloser, stdo
 // the thread that keeps its signal mask and waits for the answer: about 2
 // ms for these four on a small virtual machine, which the start-up does
 // beside them. A stop signal in that window has its default action, as
-// one before it did; boris writes nothing before caught is closed.
+// one before it did; boris writes nothing to stdout before caught is
+// closed (writeAfter).
 func catchSignals(parent context.Context) (ctx context.Context, caught <-chan struct{}, release func()) {
 	ctx, cancel := context.WithCancel(parent)
 	done := make(chan struct{})
