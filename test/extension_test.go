@@ -49,7 +49,10 @@ func extFixture(t *testing.T) string {
 	extTool(t, root, "progress", `{"name":"progress","description":"reports progress and logs"}`,
 		`for i in 1 2 3; do echo "{\"progress\":$i,\"total\":3,\"message\":\"step $i\"}" >> "$MCP_PROGRESS_STREAM"; `+
 			`echo "{\"level\":\"warning\",\"logger\":\"progress\",\"data\":\"at $i\"}" >> "$MCP_LOG_STREAM"; sleep 0.25; done; echo done`+"\n")
-	extTool(t, root, "flood", `{"name":"flood","description":"prints a lot"}`, "head -c $((256*1024*1024)) /dev/zero | tr '\\0' 'x'\n")
+	// 256 MB through tr takes seconds of CPU, which make test's race
+	// compilation can starve for longer than the default 30 s: the test is
+	// of the core's memory, not of its speed.
+	extTool(t, root, "flood", `{"name":"flood","description":"prints a lot","timeoutSecs":180}`, "head -c $((256*1024*1024)) /dev/zero | tr '\\0' 'x'\n")
 	extTool(t, root, "escape", `{"name":"escape","description":"writes outside"}`, "echo pwned > /etc/boris-extension-escape 2>&1 || echo refused\n")
 	return root
 }
