@@ -7,7 +7,7 @@ cache=${BORIS_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boris-test}
 [[ $(uname) == Darwin && -z ${BORIS_TEST_CACHE:-} ]] && cache="$HOME/Library/Caches/boris-test"
 
 echo "make test: every package's tests (-race), the end-to-end tests of ./test through the built binaries, go vet and staticcheck beside them"
-echo "(about 10 minutes on a 2-core machine with warm caches, more cold, less on more cores; a line at least every 25 s,"
+echo "(about 10 minutes on a 2-core machine with warm caches, 25 with empty ones, less on more cores; a line at least every 25 s,"
 echo "a line per test as it ends, a summary at the end, failures' full output in bin/test-logs)."
 echo "What it installs when missing, and why:"
 echo "  - Go modules (go mod download), into Go's module cache."
