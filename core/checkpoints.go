@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,11 +32,12 @@ import (
 // history, diff and undo read it. This file wires the store into the core.
 
 // openCheckpoints makes the recorder of the working tree's checkpoints
-// when --checkpoints is on and git is there; the recorder opens the
+// when --checkpoints is on and git is there (gitFound gives
+// checkpoint.Available's answer); the recorder opens the
 // shadow repository and records the tree's state with the first tool
 // call, in the background (the first change waits for it). Without git
 // the feature is off, said in one log line.
-func (b *boris) openCheckpoints(workdir string, environ []string) {
+func (b *boris) openCheckpoints(workdir string, environ []string, gitFound <-chan error) {
 	if !b.cfg.checkpointsOn() {
 		return
 	}
@@ -44,7 +46,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 		b.log.Warn("checkpoints are off: no state directory (set --state-dir, XDG_STATE_HOME or HOME)")
 		return
 	}
-	if err := checkpoint.Available(environ); err != nil {
+	if err := <-gitFound; err != nil {
 		b.log.Warn("checkpoints are off: git is not on PATH; history, diff and undo are not available")
 		return
 	}
@@ -54,7 +56,9 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 	// The store opens (and runs git) with the session's first tool call,
 	// and records the tree as it finds it then: a session that never
 	// calls a tool writes nothing (docs/reference/core.md#checkpoints), and start-up runs no git.
-	session := rand.Text()[:16]
+	// Named when the store opens: a process's first crypto/rand read runs
+	// the module's self-tests, 0.4 ms a start-up need not wait for.
+	session := sync.OnceValue(func() string { return rand.Text()[:16] })
 	open := func(ctx context.Context) (*checkpoint.Store, error) {
 		return checkpoint.Open(ctx, checkpoint.Options{
 			Tree: tree, StateDir: b.cfg.StateDir, Keep: b.cfg.CheckpointKeep, MaxFileSize: int64(b.cfg.MaxFileSize),
@@ -65,7 +69,7 @@ func (b *boris) openCheckpoints(workdir string, environ []string) {
 			// granted through the descriptor the store opened without links.
 			Confine: b.sandbox.WrapReadOnly([]string{tree}, []string{"/proc/self/fd/3"}),
 			Spawn:   b.gitSpawn(tree),
-			Environ: environ, Log: b.log, Session: session,
+			Environ: environ, Log: b.log, Session: session(),
 		})
 	}
 	b.rec = checkpoint.NewRecorder(tree, open, b.tasksRunning, b.log)

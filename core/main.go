@@ -309,6 +309,11 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if err != nil {
 		return nil, err
 	}
+	// Whether git is on PATH decides whether the checkpoint tools are
+	// offered; the lookup, a stat per PATH entry, runs beside the set-up
+	// of the policy, the sandbox and the shell.
+	gitFound := make(chan error, 1)
+	go func() { gitFound <- checkpoint.Available(environ) }()
 	if b.policy, err = cfg.policy(workdir, log); err != nil {
 		return nil, err
 	}
@@ -347,7 +352,7 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	if b.ext, err = extensions.Load(b, b.extensionOptions(environ)); err != nil {
 		return nil, err
 	}
-	b.openCheckpoints(workdir, environ)
+	b.openCheckpoints(workdir, environ, gitFound)
 	return b, nil
 }
 
