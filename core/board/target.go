@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ErrScheme is wrapped when --tasks-db looks like a URL of a database
@@ -21,7 +22,19 @@ var ErrPasswordInURL = errors.New("password in the task database URL")
 // schemeRE matches what a value that looks like a URL starts with: any
 // text before "://" (mysql://, foo:bar://), or one of PostgreSQL's two
 // schemes followed by ":" alone (a mistyped URL).
-var schemeRE = regexp.MustCompile(`^([^/]*)://|^(?i)(postgres|postgresql):`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([^/]*)://|^(?i)(postgres|postgresql):`)
+})
+
+// scheme is schemeRE's match of target; nil for a value without a colon,
+// such as every path that is not a URL's, without compiling it (every
+// core checks its --tasks-db at start).
+func scheme(target string) []string {
+	if !strings.Contains(target, ":") {
+		return nil
+	}
+	return schemeRE().FindStringSubmatch(target)
+}
 
 // IsPostgres reports whether target (a --tasks-db value) names a
 // PostgreSQL database: postgres://... or postgresql://...
@@ -38,7 +51,7 @@ func CheckTarget(target string) error {
 	if IsPostgres(target) {
 		return checkPostgresURL(target)
 	}
-	if m := schemeRE.FindStringSubmatch(target); m != nil {
+	if m := scheme(target); m != nil {
 		scheme := m[1] + m[2]
 		return fmt.Errorf("%w %q in %s: want postgres://... or postgresql://... for PostgreSQL, or a file's path for SQLite (./%s if that really is a file's name)",
 			ErrScheme, scheme, Redact(target), Redact(target))
@@ -65,7 +78,7 @@ func checkPostgresURL(target string) error {
 // password (user:password@ or password=); a file's path unchanged. A
 // value that cannot be parsed as a URL is shown as its scheme alone.
 func Redact(target string) string {
-	m := schemeRE.FindStringSubmatch(target)
+	m := scheme(target)
 	if m == nil {
 		return target
 	}

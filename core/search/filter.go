@@ -5,48 +5,51 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
 
 // fileTypes maps each name the type filter accepts to the file names it
 // selects (globs on the base name), after ripgrep's common types.
-var fileTypes = map[string][]string{
-	"c":        {"*.c", "*.h"},
-	"cpp":      {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h++", "*.h", "*.inl"},
-	"cs":       {"*.cs", "*.csx"},
-	"css":      {"*.css", "*.scss", "*.sass", "*.less"},
-	"docker":   {"Dockerfile", "Dockerfile.*", "*.dockerfile", "Containerfile"},
-	"go":       {"*.go"},
-	"html":     {"*.html", "*.htm", "*.xhtml"},
-	"java":     {"*.java"},
-	"js":       {"*.js", "*.jsx", "*.mjs", "*.cjs"},
-	"json":     {"*.json", "*.jsonl"},
-	"kotlin":   {"*.kt", "*.kts"},
-	"lua":      {"*.lua"},
-	"make":     {"Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"},
-	"markdown": {"*.md", "*.markdown", "*.mdx"},
-	"md":       {"*.md", "*.markdown", "*.mdx"},
-	"php":      {"*.php"},
-	"proto":    {"*.proto"},
-	"py":       {"*.py", "*.pyi"},
-	"ruby":     {"*.rb", "*.gemspec", "Gemfile", "Rakefile"},
-	"rust":     {"*.rs"},
-	"scala":    {"*.scala", "*.sbt"},
-	"sh":       {"*.sh", "*.bash", "*.zsh", "*.ksh", ".bashrc", ".bash_profile", ".zshrc", ".profile"},
-	"sql":      {"*.sql"},
-	"swift":    {"*.swift"},
-	"toml":     {"*.toml"},
-	"ts":       {"*.ts", "*.tsx", "*.mts", "*.cts"},
-	"txt":      {"*.txt"},
-	"xml":      {"*.xml", "*.xsd", "*.xsl", "*.xslt", "*.svg"},
-	"yaml":     {"*.yaml", "*.yml"},
-}
+var fileTypes = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"c":        {"*.c", "*.h"},
+		"cpp":      {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h++", "*.h", "*.inl"},
+		"cs":       {"*.cs", "*.csx"},
+		"css":      {"*.css", "*.scss", "*.sass", "*.less"},
+		"docker":   {"Dockerfile", "Dockerfile.*", "*.dockerfile", "Containerfile"},
+		"go":       {"*.go"},
+		"html":     {"*.html", "*.htm", "*.xhtml"},
+		"java":     {"*.java"},
+		"js":       {"*.js", "*.jsx", "*.mjs", "*.cjs"},
+		"json":     {"*.json", "*.jsonl"},
+		"kotlin":   {"*.kt", "*.kts"},
+		"lua":      {"*.lua"},
+		"make":     {"Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"},
+		"markdown": {"*.md", "*.markdown", "*.mdx"},
+		"md":       {"*.md", "*.markdown", "*.mdx"},
+		"php":      {"*.php"},
+		"proto":    {"*.proto"},
+		"py":       {"*.py", "*.pyi"},
+		"ruby":     {"*.rb", "*.gemspec", "Gemfile", "Rakefile"},
+		"rust":     {"*.rs"},
+		"scala":    {"*.scala", "*.sbt"},
+		"sh":       {"*.sh", "*.bash", "*.zsh", "*.ksh", ".bashrc", ".bash_profile", ".zshrc", ".profile"},
+		"sql":      {"*.sql"},
+		"swift":    {"*.swift"},
+		"toml":     {"*.toml"},
+		"ts":       {"*.ts", "*.tsx", "*.mts", "*.cts"},
+		"txt":      {"*.txt"},
+		"xml":      {"*.xml", "*.xsd", "*.xsl", "*.xslt", "*.svg"},
+		"yaml":     {"*.yaml", "*.yml"},
+	}
+})
 
 // Types returns the names the type filter accepts, sorted.
 func Types() []string {
-	names := make([]string, 0, len(fileTypes))
-	for name := range fileTypes {
+	names := make([]string, 0, len(fileTypes()))
+	for name := range fileTypes() {
 		names = append(names, name)
 	}
 	slices.Sort(names)
@@ -73,7 +76,7 @@ func NewFilter(include, typ string) (*Filter, error) {
 	if typ == "" {
 		return f, nil
 	}
-	globs, ok := fileTypes[typ]
+	globs, ok := fileTypes()[typ]
 	if !ok {
 		return nil, fmt.Errorf("unknown type %q; known types: %s", typ, strings.Join(Types(), ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"sync"
 )
 
 // The proxy leads out only: it connects to public unicast addresses, and
@@ -23,7 +24,7 @@ type special struct {
 
 // specials are the ranges refused. More specific ranges come before the
 // ones holding them, so that a refusal names the narrowest.
-var specials = func() []special {
+var specials = sync.OnceValue(func() []special {
 	var out []special
 	for _, s := range []struct{ cidr, what string }{
 		// IPv4 (RFC 6890 and the registry's later entries).
@@ -64,7 +65,7 @@ var specials = func() []special {
 		out = append(out, special{netip.MustParsePrefix(s.cidr), s.what})
 	}
 	return out
-}()
+})
 
 // globalUnicast is IPv6's global unicast space (RFC 4291 §2.4); outside it
 // nothing is a destination on the Internet.
@@ -88,7 +89,7 @@ func NotPublic(a netip.Addr) string {
 		}
 		return ""
 	}
-	for _, s := range specials {
+	for _, s := range specials() {
 		if s.prefix.Contains(a) {
 			return s.what
 		}
