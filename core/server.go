@@ -193,8 +193,9 @@ func toolNames(cfg *Config, out func(toolkit.Tool) bool) []string {
 // answered and written, or with the first request that needs them
 // (prepareSession, awaitTools): that first tools/list is answered from the
 // same definitions without the SDK (listEarly), so neither it nor the
-// handshake waits for or competes with the registration. With
-// --extensions they are registered at once, before serving.
+// handshake waits for or competes with the registration, which announces
+// nothing (without extensions the server declares no tools.listChanged).
+// With --extensions they are registered at once, before serving.
 func (b *boris) newServer() *mcp.Server {
 	tools := b.tools()
 	opts := &mcp.ServerOptions{
