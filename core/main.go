@@ -313,7 +313,9 @@ func newBoris(cfg *Config, environ []string, rp *reaper.Reaper, log, sdkLog *slo
 	// offered; the lookup, a stat per PATH entry, runs beside the set-up
 	// of the policy, the sandbox and the shell.
 	gitFound := make(chan error, 1)
-	go func() { gitFound <- checkpoint.Available(environ) }()
+	if cfg.checkpointsOn() {
+		go func() { gitFound <- checkpoint.Available(environ) }()
+	}
 	if b.policy, err = cfg.policy(workdir, log); err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func (b *boris) newServer() *mcp.Server {
 	if b.ext != nil {
 		b.registerTools()
 	} else {
-		b.firstList = sync.OnceValue(func() *mcp.ListToolsResult { return listed(tools) })
+		b.firstList = func() *mcp.ListToolsResult { return listed(tools) } // made anew for each answer: no result is shared
 	}
 	b.ext.AddContent(s) // resources, templates and prompts
 	return s

@@ -26,10 +26,10 @@ var schemeRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^([^/]*)://|^(?i)(postgres|postgresql):`)
 })
 
-// scheme is schemeRE's match of target; nil for a value without a colon,
+// schemeOf is schemeRE's match of target; nil for a value without a colon,
 // such as every path that is not a URL's, without compiling it (every
 // core checks its --tasks-db at start).
-func scheme(target string) []string {
+func schemeOf(target string) []string {
 	if !strings.Contains(target, ":") {
 		return nil
 	}
@@ -51,7 +51,7 @@ func CheckTarget(target string) error {
 	if IsPostgres(target) {
 		return checkPostgresURL(target)
 	}
-	if m := scheme(target); m != nil {
+	if m := schemeOf(target); m != nil {
 		scheme := m[1] + m[2]
 		return fmt.Errorf("%w %q in %s: want postgres://... or postgresql://... for PostgreSQL, or a file's path for SQLite (./%s if that really is a file's name)",
 			ErrScheme, scheme, Redact(target), Redact(target))
@@ -78,7 +78,7 @@ func checkPostgresURL(target string) error {
 // password (user:password@ or password=); a file's path unchanged. A
 // value that cannot be parsed as a URL is shown as its scheme alone.
 func Redact(target string) string {
-	m := scheme(target)
+	m := schemeOf(target)
 	if m == nil {
 		return target
 	}
