@@ -103,6 +103,9 @@ type Set struct {
 	environ []string      // the environment extension tools' variables come from
 	content *extContent   // resources, prompts and completions
 	state   *stateKey     // signs the requestStates of 2026-07-28 calls that ask the client
+	// loaded is the directories' fingerprint taken before they were
+	// loaded: Watch reloads once it changes, however late it starts.
+	loaded string
 }
 
 // Load reads opt.Dirs and writes out the SDK; nil without any. Entries
@@ -112,7 +115,7 @@ func Load(d Deps, opt Options) (_ *Set, err error) {
 	if len(opt.Dirs) == 0 {
 		return nil, nil
 	}
-	b := &Set{d: d, opt: opt, state: newStateKey()}
+	b := &Set{d: d, opt: opt, state: newStateKey(), loaded: extension.Fingerprint(opt.Dirs)}
 	defer func() {
 		if err != nil {
 			b.Close()
@@ -568,7 +571,7 @@ func (b *Set) Watch(ctx context.Context, s *mcp.Server) {
 	if b == nil {
 		return
 	}
-	last := extension.Fingerprint(b.opt.Dirs)
+	last := b.loaded // not taken here: a change made before this goroutine runs is a change too
 	tick := time.NewTicker(extReloadEvery)
 	defer tick.Stop()
 	for {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,4 +78,32 @@ func TestReload(t *testing.T) {
 	cancel()
 	go func() { e.b.Watch(cancelled, e.s); close(done) }()
 	<-done // Watch returns once its context ends
+}
+
+// TestWatchSeesAChangeMadeBeforeItStarts: Watch compares with the
+// directories as they were loaded, not as it finds them when its goroutine
+// first runs: a tool added between the two is still loaded and announced.
+func TestWatchSeesAChangeMadeBeforeItStarts(t *testing.T) {
+	e := loadExt(t, tool("one", `{"name":"one","description":"first"}`, "echo one\n"), nil)
+	put(t, e.root, tool("two", `{"name":"two","description":"second"}`, "echo two\n"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.b.Watch(ctx, e.s) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(3 * extReloadEvery)
+	for e.d.ListsChangedCount() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload within %s of a tool added before Watch started", 3*extReloadEvery)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.b.mu.Lock()
+	defer e.b.mu.Unlock()
+	var got []string
+	for _, tl := range e.b.tools {
+		got = append(got, tl.Name)
+	}
+	if !slices.Contains(got, "two") {
+		t.Errorf("tools after the reload: %v, want two among them", got)
+	}
 }
